@@ -1,0 +1,1 @@
+"""The aggregator: the privacy engine (``privacy/``), the lab (``lab/``) and the Django pipeline around them."""

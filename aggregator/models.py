@@ -1,0 +1,1 @@
+"""Database models (added with the survey and aggregator features)."""

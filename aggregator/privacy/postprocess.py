@@ -1,0 +1,48 @@
+"""Turning raw unbiased count estimates into probability distributions (SPEC §3, "Negative estimates").
+
+* ``project_simplex`` — Norm-Sub (Wang et al., NDSS 2020): f_v ← max(f_v + δ, 0) with δ chosen so that
+  Σ f_v = 1. It is the Euclidean projection onto the probability simplex and the project's default.
+* ``negative_to_one`` — the seed's rule (seed 000): negative counts become 1, then normalise. Kept so the
+  paper's figures can be reproduced.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["project_simplex", "negative_to_one", "to_distribution", "METHODS"]
+
+
+def project_simplex(estimates) -> np.ndarray:
+    """Euclidean projection of ``estimates / Σ`` … onto {f ≥ 0, Σ f = 1}.
+
+    ``estimates`` may be counts or frequencies; they are first scaled by their (positive) total, or by the
+    number of entries when the total is not positive. Runs in O(d log d) (sort-based algorithm).
+    """
+    x = np.asarray(estimates, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError("estimates must be a non-empty 1-d array")
+    total = x.sum()
+    f = x / total if total > 0 else x / x.size
+    u = np.sort(f)[::-1]
+    css = np.cumsum(u)
+    k = np.arange(1, f.size + 1)
+    rho = np.nonzero(u + (1.0 - css) / k > 0)[0][-1]
+    delta = (1.0 - css[rho]) / (rho + 1)
+    return np.maximum(f + delta, 0.0)
+
+
+def negative_to_one(estimates) -> np.ndarray:
+    """Seed 000's rule: counts below 1 become 1, then divide by the total."""
+    x = np.maximum(np.asarray(estimates, dtype=np.float64), 1.0)
+    return x / x.sum()
+
+
+METHODS = {"norm-sub": project_simplex, "neg-to-one": negative_to_one}
+
+
+def to_distribution(estimates, method: str = "norm-sub") -> np.ndarray:
+    """A probability distribution from raw count estimates, by ``method`` ("norm-sub" default, or "neg-to-one")."""
+    try:
+        return METHODS[method](estimates)
+    except KeyError:
+        raise ValueError(f"unknown post-processing method {method!r}; choose one of {', '.join(METHODS)}") from None

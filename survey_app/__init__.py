@@ -1,0 +1,1 @@
+"""Surveys: designer configuration, respondent pages and the report API."""
