@@ -27,7 +27,7 @@ migrate: venv
 ## run: set up and start web, Celery worker and beat on the embedded default (SQLite + filesystem broker).
 run: migrate
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
-	@echo "Coinflip on http://127.0.0.1:$${PORT:-8000}/  (API docs: /api/docs/, admin: /admin/)"
+	@echo "Coinflip on http://127.0.0.1:$${COINFLIP_PORT:-8000}/  (API docs: /api/docs/, admin: /admin/)"
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
 
 ## test: install the dev requirements and run every test.

@@ -74,6 +74,9 @@ TEMPLATES = [
     },
 ]
 
+if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
+    VAR_DIR.mkdir(parents=True, exist_ok=True)  # embedded default keeps its files here
+
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
@@ -124,6 +127,8 @@ if REDIS_URL:
 else:
     # Embedded default: kombu's filesystem transport needs no server.
     _broker_dir = VAR_DIR / "broker"
+    for _sub in ("queue", "processed"):
+        (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
