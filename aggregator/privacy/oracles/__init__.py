@@ -7,16 +7,26 @@
 """
 from __future__ import annotations
 
+import inspect
+
+from .adaptive import adaptive, choose
 from .base import FrequencyOracle, PureProtocol
 from .de import DirectEncoding
+from .histogram import SummationHistogram, ThresholdingHistogram
+from .olh import OptimizedLocalHashing
+from .unary import OptimizedUnaryEncoding, SymmetricUnaryEncoding
 
-__all__ = ["get", "names", "register", "FrequencyOracle", "PureProtocol", "DirectEncoding"]
+__all__ = [
+    "get", "names", "register", "choose", "FrequencyOracle", "PureProtocol", "DirectEncoding",
+    "SymmetricUnaryEncoding", "OptimizedUnaryEncoding", "SummationHistogram", "ThresholdingHistogram",
+    "OptimizedLocalHashing",
+]
 
 _REGISTRY: dict[str, type] = {}
 
 
 def register(cls):
-    """Class decorator / call registering an oracle under ``cls.name``."""
+    """Class decorator / call registering an oracle (a class, or a factory with a ``name`` attribute)."""
     _REGISTRY[cls.name] = cls
     return cls
 
@@ -26,11 +36,21 @@ def names() -> list[str]:
 
 
 def get(name: str, *, epsilon: float, domain: int, **params) -> FrequencyOracle:
-    """The oracle called ``name`` (case-insensitive) for the given ε and domain size."""
+    """The oracle called ``name`` (case-insensitive) for the given ε and domain size.
+
+    Names: de, sue, oue, she, the (``threshold=``), olh, and adaptive (an instance of ``choose(ε, d)``).
+    """
     key = str(name).lower()
     if key not in _REGISTRY:
         raise ValueError(f"unknown frequency oracle {name!r}; choose one of {', '.join(names())}")
-    return _REGISTRY[key](epsilon=epsilon, domain=domain, **params)
+    factory = _REGISTRY[key]
+    try:
+        inspect.signature(factory).bind(epsilon=epsilon, domain=domain, **params)
+    except TypeError:
+        raise ValueError(f"unexpected parameter(s) {', '.join(sorted(params))} for frequency oracle {key!r}") from None
+    return factory(epsilon=epsilon, domain=domain, **params)
 
 
-register(DirectEncoding)
+for _oracle in (DirectEncoding, SymmetricUnaryEncoding, OptimizedUnaryEncoding, SummationHistogram,
+                ThresholdingHistogram, OptimizedLocalHashing, adaptive):
+    register(_oracle)

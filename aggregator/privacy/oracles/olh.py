@@ -1,0 +1,128 @@
+"""Optimized local hashing (OLH, Wang et al. 2017), SPEC §3.
+
+Client: draw a hash h_{a,b}(v) = ((a·v + b) mod P) mod g with P = 2³¹ − 1, a uniform in [1, P−1] and b uniform
+in [0, P−1] (per report), then run DE over [g] on h(v): keep it with probability p = e^ε/(e^ε+g−1), otherwise
+send one of the other g−1 buckets uniformly. g = max(2, round(e^ε + 1)), rounding halves up (JavaScript's
+``Math.round``), capped at P. Report: the triple (a, b, y) of int64 arrays.
+
+Server: a report supports every v with h_{a,b}(v) = y, so c_v = #{reports: h(v) = y}. For a respondent with
+value u ≠ v, (a·u+b, a·v+b) mod P is uniform over distinct pairs, so P(h(u) = h(v)) = 1/g up to O(1/P) and
+P(support v) = p/g + (1−p)/g = 1/g =: q. OLH is then pure with (p, q) and uses ``PureProtocol``'s estimator and
+variances (the O(1/P) ≈ 5·10⁻¹⁰ deviation of the hash family is ignored).
+
+The browser must compute a·v + b exactly (≤ 2⁶²: BigInt, or split a into 16-bit halves).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..stats import Counts
+from .base import PureProtocol, check_values
+
+__all__ = ["OptimizedLocalHashing", "PRIME", "olh_hash", "olh_buckets"]
+
+PRIME = (1 << 31) - 1
+# Reports folded per block in ``aggregate`` (the block's running hash values are kept as uint32).
+_BLOCK = 65536
+
+
+def olh_buckets(epsilon: float) -> int:
+    """g = max(2, round(e^ε + 1)), halves rounded up; capped at P (reached for ε ≳ 21.5, where hashing mod P
+    already spreads values over P buckets)."""
+    return max(2, min(PRIME, int(math.floor(math.exp(min(epsilon, 50.0)) + 1.5))))
+
+
+def olh_hash(a, b, values, g: int) -> np.ndarray:
+    """h_{a,b}(v) = ((a·v + b) mod P) mod g, elementwise (broadcasting) in int64. The single definition of the hash."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    values = np.asarray(values, dtype=np.int64)
+    return ((a * values + b) % PRIME) % g
+
+
+class OptimizedLocalHashing(PureProtocol):
+    name = "olh"
+
+    def __init__(self, epsilon: float, domain: int):
+        super().__init__(epsilon, domain)
+        if self.domain >= PRIME:
+            raise ValueError(f"domain must be smaller than the hash prime {PRIME}")
+        self.g = olh_buckets(self.epsilon)
+
+    @property
+    def p(self) -> float:
+        """Probability that y = h(v): DE over [g]."""
+        return math.exp(self.epsilon) / (math.exp(self.epsilon) + self.g - 1)
+
+    @property
+    def q(self) -> float:
+        """Probability that a report supports a value other than the respondent's: 1/g."""
+        return 1.0 / self.g
+
+    def perturb(self, values, rng: np.random.Generator):
+        """(a, b, y). Randomness order: a = ``rng.integers(1, P, n)``, b = ``rng.integers(0, P, n)``,
+        keep = ``rng.random(n) < p``, other = ``rng.integers(0, g−1, n)`` (skipping over h(v))."""
+        values = check_values(values, self.domain)
+        n = values.shape[0]
+        a = rng.integers(1, PRIME, size=n, dtype=np.int64)
+        b = rng.integers(0, PRIME, size=n, dtype=np.int64)
+        hashed = olh_hash(a, b, values, self.g)
+        keep = rng.random(n) < self.p
+        other = rng.integers(0, self.g - 1, size=n, dtype=np.int64)
+        other = other + (other >= hashed)
+        return a, b, np.where(keep, hashed, other)
+
+    def validate(self, reports):
+        try:
+            a, b, y = reports
+        except (TypeError, ValueError):
+            raise ValueError("OLH reports must be a triple (a, b, y) of integer arrays") from None
+        arrays = []
+        for label, arr, low, high in (("a", a, 1, PRIME), ("b", b, 0, PRIME), ("y", y, 0, self.g)):
+            arr = np.asarray(arr)
+            if arr.ndim != 1:
+                raise ValueError(f"OLH report component {label} must be a 1-d array")
+            if arr.size and not np.issubdtype(arr.dtype, np.integer):
+                raise ValueError(f"OLH report component {label} must be integers")
+            arr = arr.astype(np.int64, copy=False)
+            if arr.size and (arr.min() < low or arr.max() >= high):
+                raise ValueError(f"OLH report component {label} must lie in [{low}, {high})")
+            arrays.append(arr)
+        if not arrays[0].shape == arrays[1].shape == arrays[2].shape:
+            raise ValueError("OLH report components a, b, y must have the same length")
+        return tuple(arrays)
+
+    def aggregate(self, reports) -> Counts:
+        """c_v = #{reports: h_{a,b}(v) = y}, in O(n·d) time and O(block) memory.
+
+        Equivalent to comparing ``olh_hash(a, b, v, g)`` with y for every v (the tests check it), computed
+        incrementally: x_v = (a·v + b) mod P satisfies x_{v+1} = (x_v + a) mod P, kept in uint32, and
+        x mod g = x − (x // g)·g (division by a scalar is fast in numpy, ``%`` is not).
+        """
+        a, b, y = self.validate(reports)
+        n, g, d = a.shape[0], self.g, self.domain
+        support = np.zeros(d, dtype=np.int64)
+        prime, gg = np.uint32(PRIME), np.uint32(g)
+        for start in range(0, n, _BLOCK):
+            aa = a[start:start + _BLOCK].astype(np.uint32)
+            x = b[start:start + _BLOCK].astype(np.uint32)
+            yy = y[start:start + _BLOCK].astype(np.uint32)
+            m = x.shape[0]
+            quot = np.empty(m, dtype=np.uint32)
+            wrapped = np.empty(m, dtype=np.uint32)
+            hit = np.empty(m, dtype=bool)
+            for v in range(d):
+                np.floor_divide(x, gg, out=quot)
+                np.multiply(quot, gg, out=quot)
+                np.add(quot, yy, out=quot)           # x ≡ y (mod g)  ⇔  x == (x // g)·g + y, as y < g
+                np.equal(x, quot, out=hit)
+                support[v] += np.count_nonzero(hit)
+                np.add(x, aa, out=x)                 # < 2³², no overflow
+                np.subtract(x, prime, out=wrapped)   # wraps to a huge value when x < P
+                np.minimum(x, wrapped, out=x)        # (x + a) mod P
+        return Counts(int(n), support)
+
+    def params(self) -> dict:
+        return {**super().params(), "g": self.g, "prime": PRIME}

@@ -1,0 +1,103 @@
+"""Unary encoding: symmetric (SUE, basic RAPPOR) and optimal (OUE), SPEC §3.
+
+Client: one-hot encode v over d bits; the own bit is sent as 1 with probability p, every other bit as 1 with
+probability q. Report: the d bits PACKED, ``bits.pack`` layout (little-endian bit order, ``ceil(d/8)`` bytes,
+padding bits beyond d zero). Server: support count c_v = number of reports with bit v set, counted on the packed
+bytes by ``bits.column_counts`` (reports are never unpacked).
+
+| protocol | p | q |
+|---|---|---|
+| SUE | e^{ε/2}/(e^{ε/2}+1) | 1/(e^{ε/2}+1) |
+| OUE | 1/2 | 1/(e^ε+1) |
+
+Both satisfy p(1−q)/((1−p)q) = e^ε (two reports' likelihoods differ in two bits). Estimator and variances are
+``PureProtocol``'s.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import bits
+from ..stats import Counts
+from .base import PureProtocol, check_values
+
+__all__ = ["UnaryEncoding", "SymmetricUnaryEncoding", "OptimizedUnaryEncoding"]
+
+# Bound on the number of uniform draws held in memory at once by ``perturb`` (rows × d).
+_PERTURB_CELLS = 1 << 22
+
+
+class UnaryEncoding(PureProtocol):
+    """Common client and server halves of SUE and OUE (they differ only in p and q)."""
+
+    def perturb(self, values, rng: np.random.Generator) -> np.ndarray:
+        """Packed reports, shape (n, ceil(d/8)) uint8.
+
+        Randomness order (per block of rows; a single block unless n·d > 2²²): ``rng.random((rows, d)) < q`` for
+        all bits, then ``rng.random(rows) < p`` for the own bit, which overwrites bit v.
+        """
+        values = check_values(values, self.domain)
+        d, n = self.domain, values.shape[0]
+        out = np.empty((n, bits.packed_width(d)), dtype=np.uint8)
+        rows = max(1, _PERTURB_CELLS // d)
+        p, q = self.p, self.q
+        for start in range(0, n, rows):
+            v = values[start:start + rows]
+            m = v.shape[0]
+            onebits = rng.random((m, d)) < q
+            onebits[np.arange(m), v] = rng.random(m) < p
+            out[start:start + m] = bits.pack(onebits.view(np.uint8))
+        return out
+
+    def validate(self, reports) -> np.ndarray:
+        """uint8 array (n, ceil(d/8)) with zero padding bits; integer arrays in [0, 255] are accepted."""
+        reports = np.asarray(reports)
+        width = bits.packed_width(self.domain)
+        if reports.ndim != 2 or reports.shape[1] != width:
+            raise ValueError(f"{self.name.upper()} reports must have shape (n, {width}) (packed bits)")
+        if reports.dtype != np.uint8:
+            if not np.issubdtype(reports.dtype, np.integer):
+                raise ValueError(f"{self.name.upper()} reports must be bytes (uint8), got dtype {reports.dtype}")
+            if reports.size and (reports.min() < 0 or reports.max() > 255):
+                raise ValueError(f"{self.name.upper()} report bytes must lie in [0, 255]")
+            reports = reports.astype(np.uint8)
+        spare = width * 8 - self.domain
+        if spare and reports.shape[0]:
+            padding = np.uint8((0xFF << (8 - spare)) & 0xFF)
+            if np.any(reports[:, -1] & padding):
+                raise ValueError(f"{self.name.upper()} reports have nonzero padding bits beyond domain {self.domain}")
+        return reports
+
+    def aggregate(self, reports) -> Counts:
+        reports = self.validate(reports)
+        return Counts(int(reports.shape[0]), bits.column_counts(reports, self.domain).astype(np.int64))
+
+    def params(self) -> dict:
+        return {**super().params(), "encoding": "packed-bits-le"}
+
+
+class SymmetricUnaryEncoding(UnaryEncoding):
+    name = "sue"
+
+    @property
+    def p(self) -> float:
+        half = math.exp(self.epsilon / 2)
+        return half / (half + 1)
+
+    @property
+    def q(self) -> float:
+        return 1.0 / (math.exp(self.epsilon / 2) + 1)
+
+
+class OptimizedUnaryEncoding(UnaryEncoding):
+    name = "oue"
+
+    @property
+    def p(self) -> float:
+        return 0.5
+
+    @property
+    def q(self) -> float:
+        return 1.0 / (math.exp(self.epsilon) + 1)
