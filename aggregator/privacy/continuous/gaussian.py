@@ -14,6 +14,8 @@ between any two inputs (|a| + |b| ≤ 2 in both groups), so:
   /(2e^ε + 2)), send (j, ±1); the server reads V'_j = ±D(e^ε+1)/(e^ε−1), zero elsewhere, and E[V'] = V entrywise;
 * Approach 3: one attribute's vector (attribute drawn uniformly, public), components + Lap(2/ε).
 
+The Laplace noise is ``privacy.noise.laplace_mechanism``: discrete, on a 2⁻¹⁰ grid, unbiased, exactly ε-LDP.
+
 Server: per group, additive sums, sums of squares and per-attribute report counts (``MomentSums``). The mean of the
 reported z_c estimates P(c)·E[x̃ | c] without bias, so μ̃_ic = m_ic / P̂(c), s̃_ic = (square-group m_ic) / P̂(c) and
 σ̃²_ic = max(s̃_ic − μ̃²_ic, SIGMA_FLOOR²); μ = l + (μ̃+1)(u−l)/2 and σ = σ̃(u−l)/2 in the attribute's units.
@@ -26,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import oracles
+from .. import noise, oracles
 from ..assignment import assign, check_probabilities
 from ..postprocess import to_distribution
 from ..schema import Categorical, Numeric
@@ -175,11 +177,17 @@ class LDPGaussianNB:
         return self.class_attribute.size
 
     @property
-    def laplace_scale(self) -> float:
-        """Laplace scale of each component: 2m/ε (Approach 1) or 2/ε (Approach 3)."""
+    def sensitivity(self) -> float:
+        """L1 sensitivity of what is noised: 2m (Approach 1, all m vectors) or 2 (Approach 3, one vector)."""
         if self.approach == 2:
             raise ValueError("Approach 2 adds no Laplace noise")
-        return (2.0 * self.m if self.approach == 1 else 2.0) / self.epsilon
+        return 2.0 * self.m if self.approach == 1 else 2.0
+
+    @property
+    def laplace_scale(self) -> float:
+        """Laplace scale of each component: (Δ + γ)/ε with Δ = 2m (Approach 1) or 2 (Approach 3) and the noise grid γ
+        (``privacy.noise``: values are randomly rounded to the grid, which widens the sensitivity by γ)."""
+        return noise.noise_scale(self.sensitivity, self.epsilon)
 
     @property
     def onebit_magnitude(self) -> float:
@@ -207,7 +215,7 @@ class LDPGaussianNB:
         if self.approach == 1:
             V = np.zeros((n, self.m, self.k))
             V[np.arange(n), :, y] = z
-            return V + rng.laplace(0.0, self.laplace_scale, size=V.shape)
+            return noise.laplace_mechanism(V, self.sensitivity, self.epsilon, rng)
         if self.approach == 2:
             j = rng.integers(0, self.m * self.k, size=n)
             attr, cls = np.divmod(j, self.k)
@@ -217,7 +225,7 @@ class LDPGaussianNB:
         attr = rng.integers(0, self.m, size=n)
         V = np.zeros((n, self.k))
         V[np.arange(n), y] = z[np.arange(n), attr]
-        return attr.astype(np.int64), V + rng.laplace(0.0, self.laplace_scale, size=V.shape)
+        return attr.astype(np.int64), noise.laplace_mechanism(V, self.sensitivity, self.epsilon, rng)
 
     def perturb(self, X, y, rng: np.random.Generator) -> GaussianReports:
         """One ε-LDP report per respondent (rows of ``X`` in original units, ``y`` class codes)."""
