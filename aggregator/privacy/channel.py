@@ -15,6 +15,10 @@ maximum θ + (1−θ)P_Y(r) (at o = r) and minimum (1−θ)P_Y(r) (any o ≠ r),
 
 and for a group sent together the same holds with r ranging over whole records of the group, whose personal
 probability is the product of the marginals, so min_r P_Y(r) = Π_i min P_Y,i (``mrr_group_epsilon``).
+
+A frequency oracle whose report is one value of its domain (DE, SPEC §3) has a d×d channel
+(``ibu.channel_matrix``); ``epsilon_of_oracle`` measures it with ``epsilon_of_channel`` — a check that the
+oracle's p and q deliver the ε it was configured with.
 """
 from __future__ import annotations
 
@@ -25,7 +29,9 @@ import numpy as np
 
 from .assignment import check_probabilities
 
-__all__ = ["epsilon_of_channel", "mrr_channel", "mrr_epsilon", "mrr_group_epsilon", "check_theta"]
+__all__ = [
+    "epsilon_of_channel", "epsilon_of_oracle", "mrr_channel", "mrr_epsilon", "mrr_group_epsilon", "check_theta",
+]
 
 
 def check_theta(theta, name: str = "theta", allow_zero: bool = True) -> float:
@@ -57,6 +63,17 @@ def epsilon_of_channel(P) -> float:
     if np.any(lo[reachable] == 0):
         return math.inf
     return float(np.max(np.log(hi[reachable]) - np.log(lo[reachable])))
+
+
+def epsilon_of_oracle(oracle) -> float:
+    """ε of a frequency oracle's channel (SPEC §3 DE: p on the diagonal, q elsewhere), by ``epsilon_of_channel``.
+
+    Only oracles with a single-value report have a small channel (``ibu.channel_matrix``); others raise
+    ``ValueError``.
+    """
+    from .ibu import channel_matrix
+
+    return epsilon_of_channel(channel_matrix(oracle))
 
 
 def mrr_channel(theta, personal) -> np.ndarray:

@@ -25,7 +25,9 @@ from .channel import check_theta
 from .postprocess import to_distribution
 from .schema import Categorical
 
-__all__ = ["MRRScheme", "MRRStats", "MRREstimate", "randomized_accuracy", "linear_fraction_se"]
+__all__ = [
+    "MRRScheme", "MRRStats", "MRREstimate", "randomized_accuracy", "linear_fraction_se", "conditional_distributions",
+]
 
 PERSONAL_MODES = ("simulated", "real")
 
@@ -60,6 +62,15 @@ def linear_fraction_se(n: int, p_ac, p_a, p_c, alpha, beta, scale) -> np.ndarray
     ef2 = p_ac * (1 - 2 * alpha - 2 * beta + 2 * alpha * beta) + alpha**2 * p_a + beta**2 * p_c
     var = np.maximum(ef2 - ef**2, 0.0) / max(n, 1)
     return np.abs(scale) * np.sqrt(var)
+
+
+def conditional_distributions(joint_counts: np.ndarray, method: str) -> np.ndarray:
+    """P(a|c) from an (n_i, k) table of estimated counts of (a ∧ c): each column through ``to_distribution``.
+
+    Counts, not fractions: "neg-to-one" (seed 000) raises counts below 1 to 1 — on fractions it would flatten
+    every column; Norm-Sub is scale-free.
+    """
+    return np.column_stack([to_distribution(joint_counts[:, c], method) for c in range(joint_counts.shape[1])])
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,7 +127,8 @@ class MRRStats:
 class MRREstimate:
     """NB parameters estimated from MRR reports (SPEC §2).
 
-    ``prior`` (k,) and ``conditionals[j]`` (n_j, k), columns summing to 1, are post-processed;
+    ``prior`` (k,) and ``conditionals[j]`` (n_j, k), columns summing to 1, are post-processed (``to_distribution``
+    applied to the estimated counts n·P̂);
     ``prior_raw``/``joint_raw[j]`` are the unbiased raw estimates of P(c) and P(a ∧ c); ``prior_se`` and
     ``joint_se[j]`` their standard errors. Feature attributes are in scheme order, class skipped.
     """
@@ -144,8 +156,8 @@ class MRRScheme:
     ``theta``: one θ for every group or one per group, each in [0, 1] (estimation needs θ > 0).
     ``groups``: a partition of attribute indices (default: one group holding everything).
     ``personal``: declared P_Y per attribute (default uniform). ``personal_mode``: "simulated" (the browser draws
-    the personal answers from P_Y) or "real" (respondents answer real unrelated questions; ``perturb`` then needs
-    their answers).
+    the personal answers from P_Y) or "real" (respondents answer real unrelated questions; ``perturb`` takes their
+    answers, or simulates them from P_Y when none are given).
     """
 
     def __init__(
@@ -227,7 +239,11 @@ class MRRScheme:
 
     # -- client half ---------------------------------------------------------------------------
     def perturb(self, X, rng: np.random.Generator, personal=None) -> np.ndarray:
-        """Randomized reports for true codes ``X`` (n, m); ``personal`` (n, m): real personal answers."""
+        """Randomized reports for true codes ``X`` (n, m); ``personal`` (n, m): real personal answers.
+
+        Without ``personal`` the personal answers are drawn from P_Y (in "real" mode too: that simulates
+        respondents whose real answers follow the declared distribution).
+        """
         X = check_codes(X, self.sizes)
         n, m = X.shape
         truth = np.empty((n, len(self.groups)), dtype=bool)
@@ -237,9 +253,9 @@ class MRRScheme:
             Y = check_codes(personal, self.sizes, name="personal")
             if Y.shape != X.shape:
                 raise ValueError("personal answers must have the shape of X")
-        elif self.personal_mode == "real":
-            raise ValueError("personal answers are required when personal_mode is 'real'")
         else:
+            # "simulated": the browser draws Y from P_Y. "real" without given answers: a simulation of
+            # respondents answering real unrelated questions, whose answers follow the declared P_Y.
             Y = np.empty_like(X)
             for i, p_y in enumerate(self.personal):
                 Y[:, i] = assign(n, p_y, rng)
@@ -322,12 +338,12 @@ class MRRScheme:
                 se = linear_fraction_se(n, p_ac, p_a, p_c[None, :], alpha, beta, 1.0 / (tg * th))
             joint_raw.append(raw)
             joint_se.append(se)
-            conditionals.append(np.column_stack([to_distribution(raw[:, c], postprocess) for c in range(raw.shape[1])]))
+            conditionals.append(conditional_distributions(raw * n, postprocess))
         return MRREstimate(
             n=n,
             class_attribute=self.class_attribute,
             attributes=tuple(self.attributes[i] for i in self.feature_indices),
-            prior=to_distribution(prior_raw, postprocess),
+            prior=to_distribution(prior_raw * n, postprocess),
             conditionals=tuple(conditionals),
             prior_raw=prior_raw,
             prior_se=prior_se,
@@ -338,6 +354,14 @@ class MRRScheme:
 
 # -- accuracy on randomized test data (SPEC §2, seed 004 §3.4) ------------------------------------
 MAX_ENUMERATE = 1 << 16
+
+
+def _class_codes(pred, n: int, k: int) -> np.ndarray:
+    """``predict``'s output checked to be n class codes in [0, k)."""
+    pred = np.asarray(pred)
+    if pred.shape != (n,) or (pred.size and (pred.min() < 0 or pred.max() >= k)):
+        raise ValueError(f"predict must return one class code in [0, {k}) per record")
+    return pred.astype(np.int64, copy=False)
 
 
 def _personal_correct_rate(predict, scheme: MRRScheme, rng, mc_samples: int):
@@ -351,12 +375,12 @@ def _personal_correct_rate(predict, scheme: MRRScheme, rng, mc_samples: int):
         weight = np.ones(grids.shape[0])
         for col, i in enumerate(feats):
             weight = weight * scheme.personal[i][grids[:, col]]
-        pred = np.asarray(predict(grids.astype(np.int64)), dtype=np.int64)
+        pred = _class_codes(predict(grids.astype(np.int64)), grids.shape[0], py_c.size)
         return float(np.sum(weight * py_c[pred])), 0.0
     if rng is None:
         raise ValueError(f"the personal feature space has {space} records (> {MAX_ENUMERATE}): pass a seeded rng for Monte Carlo")
     Y = np.column_stack([assign(mc_samples, scheme.personal[i], rng) for i in feats])
-    hit = py_c[np.asarray(predict(Y), dtype=np.int64)]
+    hit = py_c[_class_codes(predict(Y), mc_samples, py_c.size)]
     return float(hit.mean()), float(hit.std(ddof=1) / np.sqrt(mc_samples))
 
 
@@ -389,9 +413,7 @@ def randomized_accuracy(
     if n == 0:
         raise ValueError("R_test holds no records")
     feats = list(scheme.feature_indices)
-    pred = np.asarray(predict(R[:, feats]), dtype=np.int64)
-    if pred.shape != (n,):
-        raise ValueError("predict must return one class code per record")
+    pred = _class_codes(predict(R[:, feats]), n, scheme.class_attribute.size)
     p_star = float(np.mean(pred == R[:, scheme.class_index]))
     p_y, se_mc = _personal_correct_rate(predict, scheme, rng, int(mc_samples))
     est = (p_star - (1 - theta) * p_y) / theta

@@ -6,7 +6,8 @@ Before mining (§4.1), for one entry with original value O (prior π) and MRR-ra
     PSE = Σ_o Σ_r π(o)·P(R=r|O=o)·(1 − P(O=o|R=r)),   P(O=o|R=r) = π(o)P(r|o) / Σ_o' π(o')P(r|o'),
 
 the probability that the collector's guess "drawn from the posterior" misses. A group's privacy is the minimum
-over its entries (``pse_group``).
+over its entries (``pse_group``). ``pse_binary`` evaluates the same sum for binary entries on whole arrays of
+(W_a, θ, W_y) at once (numpy broadcasting), e.g. for the seed's Figure 6 grid.
 
 After mining (§4.2): PSE = PSE(PRE) − REC, clipped at 0, REC being the recoverability from inference rules.
 The seed documents two formulas, implemented literally:
@@ -42,6 +43,7 @@ from .channel import check_theta, mrr_channel
 __all__ = [
     "posterior",
     "pse_entry",
+    "pse_binary",
     "pse_group",
     "rec_known_precondition",
     "rec_unknown_precondition",
@@ -71,6 +73,28 @@ def pse_entry(prior, theta, personal) -> float:
     pr = J.sum(axis=1, keepdims=True)
     post = np.divide(J, pr, out=np.zeros_like(J), where=pr > 0)
     return float(np.sum(J * (1.0 - post)))
+
+
+def pse_binary(w_a, theta, w_y=0.5) -> np.ndarray:
+    """PSE(PRE) of binary entries, vectorized: W_a = P(A=1), W_y = P(Y=1), θ broadcast against each other.
+
+    Same sum as ``pse_entry`` with π = (1−W_a, W_a), P_Y = (1−W_y, W_y); returns an array of the broadcast shape.
+    """
+    w_a, theta, w_y = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (w_a, theta, w_y)))
+    for name, x in (("w_a", w_a), ("theta", theta), ("w_y", w_y)):
+        if np.any(~np.isfinite(x)) or np.any(x < 0) or np.any(x > 1):
+            raise ValueError(f"{name} must lie in [0, 1]")
+    pi = (1.0 - w_a, w_a)
+    p_y = (1.0 - w_y, w_y)
+    total = np.zeros(w_a.shape)
+    for r in (0, 1):
+        # J[r, o] = π(o)·P(R=r | O=o), P(r|o) = θ[r=o] + (1−θ)P_Y(r)
+        J = [pi[o] * (theta * (r == o) + (1.0 - theta) * p_y[r]) for o in (0, 1)]
+        pr = J[0] + J[1]
+        for o in (0, 1):
+            post = np.divide(J[o], pr, out=np.zeros_like(pr), where=pr > 0)
+            total = total + J[o] * (1.0 - post)
+    return total
 
 
 def pse_group(priors: Sequence, theta, personals: Sequence) -> float:

@@ -21,8 +21,8 @@ class Categorical:
 
     def __post_init__(self):
         object.__setattr__(self, "values", tuple(str(v) for v in self.values))
-        if len(self.values) < 2:
-            raise ValueError(f"attribute {self.name!r} needs at least two values")
+        if len(self.values) < 1:
+            raise ValueError(f"attribute {self.name!r} needs at least one value")
         if len(set(self.values)) != len(self.values):
             raise ValueError(f"attribute {self.name!r} has duplicate values")
 

@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from .channel import check_theta
-from .mrr import MRREstimate, MRRStats, check_codes
+from .mrr import MRREstimate, MRRStats, conditional_distributions, check_codes
 from .postprocess import to_distribution
 from .schema import Categorical
 
@@ -100,12 +100,12 @@ class WarnerScheme:
             var = (theta**2 * p + (1 - theta) ** 2 * p_neg - lin**2) / (n * (2 * theta - 1) ** 2)
             joint_raw.append(raw)
             joint_se.append(np.sqrt(np.maximum(var, 0.0)))
-            conditionals.append(np.column_stack([to_distribution(raw[:, c], postprocess) for c in range(2)]))
+            conditionals.append(conditional_distributions(raw * n, postprocess))
         return MRREstimate(
             n=n,
             class_attribute=self.attributes[self.class_index],
             attributes=tuple(self.attributes[i] for i in self.feature_indices),
-            prior=to_distribution(prior_raw, postprocess),
+            prior=to_distribution(prior_raw * n, postprocess),
             conditionals=tuple(conditionals),
             prior_raw=prior_raw,
             prior_se=prior_se,

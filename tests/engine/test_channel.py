@@ -4,7 +4,14 @@ import math
 import numpy as np
 import pytest
 
-from aggregator.privacy.channel import epsilon_of_channel, mrr_channel, mrr_epsilon, mrr_group_epsilon
+from aggregator.privacy import oracles
+from aggregator.privacy.channel import (
+    epsilon_of_channel,
+    epsilon_of_oracle,
+    mrr_channel,
+    mrr_epsilon,
+    mrr_group_epsilon,
+)
 from aggregator.privacy.oracles.de import DirectEncoding
 
 
@@ -14,6 +21,13 @@ def test_krr_channel_has_its_epsilon(eps, d):
     P = np.full((d, d), de.q) + np.eye(d) * (de.p - de.q)
     assert math.isclose(epsilon_of_channel(P), math.log(de.p / de.q), rel_tol=1e-12)
     assert math.isclose(epsilon_of_channel(P), eps, rel_tol=1e-12)
+    # the oracle's own channel, through the generic entry point
+    assert math.isclose(epsilon_of_oracle(de), eps, rel_tol=1e-12)
+
+
+def test_epsilon_of_oracle_refuses_oracles_without_a_single_value_channel():
+    with pytest.raises(ValueError, match="DE"):
+        epsilon_of_oracle(oracles.get("oue", epsilon=1.0, domain=4))
 
 
 @pytest.mark.parametrize("theta", [0.0, 0.1, 0.5, 0.9])

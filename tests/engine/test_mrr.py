@@ -140,8 +140,11 @@ def test_groups_switch_together_and_real_personal_answers_are_used():
     assert {c[0] for c in rng.calls} <= {"random", "integers"}
     # the class's group is independent: both combinations occur
     assert np.any(R[:, 0] != R[:, 2]) and np.any(R[:, 0] == R[:, 2])
+    # "real" mode without the answers (simulation): drawn from P_Y exactly like "simulated" mode
+    simulated = MRRScheme(ATTRS, CLASS, [0.5, 0.5], groups=[[0, 1], [2]])
+    assert np.array_equal(scheme.perturb(X, np.random.default_rng(7)), simulated.perturb(X, np.random.default_rng(7)))
     with pytest.raises(ValueError, match="personal"):
-        scheme.perturb(X, rng)
+        scheme.perturb(X, rng, personal=Y[:, :2])
 
 
 def test_client_uses_only_random_and_integers():
@@ -216,6 +219,21 @@ def test_postprocess_options_give_distributions():
         scheme.estimate(stats, postprocess="magic")
 
 
+def test_neg_to_one_works_on_counts():
+    # θ = 1 and every cell count ≥ 1: the seed's rule changes nothing, so both methods give the empirical
+    # frequencies (applied to fractions instead of counts, neg-to-one would flatten everything to uniform).
+    rng = np.random.default_rng(11)
+    X = sample_population(2000, rng)
+    scheme = MRRScheme(ATTRS, CLASS, 1.0, personal=PERSONAL)
+    stats = scheme.aggregate(X)
+    assert all(np.all(j >= 1) for j in stats.joint)
+    for method in ("norm-sub", "neg-to-one"):
+        est = scheme.estimate(stats, postprocess=method)
+        np.testing.assert_allclose(est.prior, stats.class_counts / 2000, atol=1e-12)
+        for cond, joint in zip(est.conditionals, stats.joint):
+            np.testing.assert_allclose(cond, joint / stats.class_counts[None, :], atol=1e-12)
+
+
 def test_to_model():
     pytest.importorskip("aggregator.privacy.naive_bayes.model")
     rng = np.random.default_rng(9)
@@ -263,6 +281,15 @@ def test_randomized_accuracy_monte_carlo_matches_enumeration(monkeypatch):
         mrr_mod._personal_correct_rate(_classifier, scheme, None, 1000)
     mc, se = mrr_mod._personal_correct_rate(_classifier, scheme, np.random.default_rng(10), 50000)
     assert se > 0 and abs(mc - exact) < 5 * se
+
+
+def test_randomized_accuracy_rejects_bad_predictions():
+    scheme = MRRScheme(ATTRS, CLASS, 0.5, personal=PERSONAL)
+    R = np.zeros((4, 3), dtype=np.int64)
+    with pytest.raises(ValueError, match="predict"):
+        randomized_accuracy(lambda F: np.full(F.shape[0], 2), R, scheme)  # class code 2 of 2 classes
+    with pytest.raises(ValueError, match="predict"):
+        randomized_accuracy(lambda F: np.zeros(1, dtype=np.int64), R, scheme)
 
 
 def test_randomized_accuracy_needs_one_group():

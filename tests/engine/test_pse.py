@@ -6,6 +6,7 @@ from aggregator.privacy.mrr import MRRScheme
 from aggregator.privacy.pse import (
     posterior,
     pse_after_mining,
+    pse_binary,
     pse_entry,
     pse_group,
     rec_known_precondition,
@@ -40,6 +41,22 @@ def test_boundaries(wa):
     for theta in (0.2, 0.5, 0.8):  # symmetric in W_a ↔ 1 − W_a when W_y = 0.5
         assert np.isclose(pse_entry([1 - wa, wa], theta, [0.5, 0.5]), pse_entry([wa, 1 - wa], theta, [0.5, 0.5]))
     assert pse_entry([0.5, 0.5], 0.0, [0.5, 0.5]) == 0.5
+
+
+def test_vectorized_binary_pse_matches_entrywise_and_paper():
+    wa = np.array([0.1, 0.3, 0.5, 0.8])[:, None, None]
+    theta = np.array([0.0, 0.25, 0.6, 1.0])[None, :, None]
+    wy = np.array([0.2, 0.5, 0.9])[None, None, :]
+    grid = pse_binary(wa, theta, wy)
+    assert grid.shape == (4, 4, 3)
+    for i, j, k in np.ndindex(grid.shape):
+        a, t, y = wa[i, 0, 0], theta[0, j, 0], wy[0, 0, k]
+        assert np.isclose(grid[i, j, k], pse_entry([1 - a, a], t, [1 - y, y]), atol=1e-15)
+        assert np.isclose(grid[i, j, k], paper_binary_pse(a, y, t), atol=1e-14)
+    np.testing.assert_array_equal(grid[:, 3, :], 0.0)  # θ = 1 ⇒ 0
+    np.testing.assert_allclose(grid[:, 0, :], np.broadcast_to(2 * wa[:, 0, :] * (1 - wa[:, 0, :]), (4, 3)))
+    with pytest.raises(ValueError, match="theta"):
+        pse_binary(0.5, 1.5)
 
 
 def test_pse_decreases_with_theta_and_group_is_minimum():

@@ -68,6 +68,13 @@ def test_record_negated_together_and_theta_one_exact():
     scheme = WarnerScheme(ATTRS, 2, 1.0)
     est = scheme.estimate(scheme.aggregate(X))
     np.testing.assert_allclose(est.prior, np.bincount(X[:, 2], minlength=2) / 500, atol=1e-12)
+    stats = scheme.aggregate(X)
+    for method in ("norm-sub", "neg-to-one"):  # every cell count ≥ 1 here, so neg-to-one changes nothing
+        est = scheme.estimate(stats, postprocess=method)
+        np.testing.assert_allclose(est.prior, stats.class_counts / 500, atol=1e-12)
+        for cond, joint in zip(est.conditionals, stats.joint):
+            assert np.all(joint >= 1)
+            np.testing.assert_allclose(cond, joint / stats.class_counts[None, :], atol=1e-12)
 
 
 def test_validation():

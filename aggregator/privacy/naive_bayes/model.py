@@ -56,6 +56,8 @@ class NaiveBayesModel:
     ):
         if not isinstance(class_attribute, Categorical):
             raise ValueError("the class attribute must be categorical")
+        if class_attribute.size < 2:
+            raise ValueError("a classifier needs at least two classes")
         self.class_attribute = class_attribute
         self.attributes = tuple(attributes)
         k = class_attribute.size

@@ -1,0 +1,1 @@
+"""The lab: experiments built on the engine (data loading, simulations, evaluation). Framework-free; pandas allowed."""

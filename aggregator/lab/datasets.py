@@ -1,0 +1,143 @@
+"""Loading tables (CSV) into the engine's schema: attributes, integer codes and numeric values.
+
+CSV files are read as ``data/datasets/README.md`` prescribes — every cell as text, only the empty field missing
+(pandas' default NA list would turn real labels such as ``None`` into NaN). A column is numeric when it is named
+in ``numeric`` or, by default, when every non-missing value parses as a number and it has more than
+``NUMERIC_MIN_DISTINCT`` distinct values. Missing categorical values become the category ``MISSING`` ("?").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..privacy.continuous.discretize import ewd_attribute, ewd_codes
+from ..privacy.schema import Attribute, Categorical, Numeric
+
+__all__ = ["Table", "load_table", "read_csv", "discretize_table", "train_test_split", "MISSING", "DATASETS_DIR"]
+
+MISSING = "?"
+NUMERIC_MIN_DISTINCT = 10
+DATASETS_DIR = Path(__file__).resolve().parents[2] / "data" / "datasets"
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """A data set in engine form: ``X`` (n, m) floats (codes for categorical columns), ``y`` class codes."""
+
+    class_attribute: Categorical
+    attributes: tuple[Attribute, ...]
+    X: np.ndarray
+    y: np.ndarray
+    columns: tuple[str, ...] = field(default=())
+
+    @property
+    def n(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def numeric_indices(self) -> list[int]:
+        return [i for i, a in enumerate(self.attributes) if isinstance(a, Numeric)]
+
+    def subset(self, rows) -> "Table":
+        return replace(self, X=self.X[rows], y=self.y[rows])
+
+    def majority_accuracy(self) -> float:
+        return float(np.bincount(self.y, minlength=self.class_attribute.size).max() / max(self.n, 1))
+
+
+def read_csv(path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+
+
+def _is_numeric(col: pd.Series) -> bool:
+    values = col.dropna()
+    if values.empty:
+        return False
+    parsed = pd.to_numeric(values, errors="coerce")
+    return bool(parsed.notna().all()) and values.nunique() > NUMERIC_MIN_DISTINCT
+
+
+def _sort_key(label: str):
+    try:
+        return (0, float(label), label)
+    except ValueError:
+        return (1, 0.0, label)
+
+
+def load_table(
+    path_or_frame,
+    *,
+    class_column: str | None = None,
+    numeric: Sequence[str] | None = None,
+) -> Table:
+    """Read a CSV (or take a DataFrame of strings) into a ``Table``; the class is the last column by default."""
+    df = path_or_frame if isinstance(path_or_frame, pd.DataFrame) else read_csv(path_or_frame)
+    if df.shape[1] < 2:
+        raise ValueError("a table needs at least one attribute column and a class column")
+    class_column = class_column or df.columns[-1]
+    if class_column not in df.columns:
+        raise ValueError(f"no column named {class_column!r}; columns: {', '.join(df.columns)}")
+    if df[class_column].isna().any():
+        raise ValueError(f"the class column {class_column!r} has missing values")
+    numeric = set(numeric) if numeric is not None else {c for c in df.columns if c != class_column and _is_numeric(df[c])}
+    unknown = numeric - set(df.columns)
+    if unknown:
+        raise ValueError(f"numeric columns not in the table: {', '.join(sorted(unknown))}")
+    class_values = tuple(sorted(df[class_column].unique(), key=_sort_key))
+    class_attribute = Categorical(class_column, class_values)
+    attributes, columns = [], []
+    for name in df.columns:
+        if name == class_column:
+            continue
+        col = df[name]
+        if name in numeric:
+            values = pd.to_numeric(col, errors="coerce")
+            if values.isna().any():
+                raise ValueError(f"numeric column {name!r} has missing or non-numeric values")
+            low, high = float(values.min()), float(values.max())
+            if low == high:
+                high = low + 1.0
+            attributes.append(Numeric(name, low, high))
+            columns.append(values.to_numpy(dtype=np.float64))
+        else:
+            labels = sorted(col.dropna().unique(), key=_sort_key)
+            if col.isna().any():
+                labels.append(MISSING)
+            attr = Categorical(name, tuple(labels))
+            lookup = {v: i for i, v in enumerate(attr.values)}
+            attributes.append(attr)
+            columns.append(col.fillna(MISSING).map(lookup).to_numpy(dtype=np.float64))
+    y_lookup = {v: i for i, v in enumerate(class_values)}
+    y = df[class_column].map(y_lookup).to_numpy(dtype=np.int64)
+    X = np.column_stack(columns) if columns else np.empty((len(df), 0))
+    return Table(class_attribute, tuple(attributes), X, y, tuple(a.name for a in attributes))
+
+
+def discretize_table(table: Table, bins: int = 4) -> Table:
+    """Every numeric attribute replaced by its equal-width bins over the public bounds (SPEC §5a)."""
+    X = table.X.copy()
+    attributes = list(table.attributes)
+    for i in table.numeric_indices:
+        attr = attributes[i]
+        X[:, i] = ewd_codes(attr, X[:, i], bins)
+        attributes[i] = ewd_attribute(attr, bins)
+    return replace(table, attributes=tuple(attributes), X=X)
+
+
+def train_test_split(table: Table, test_size: float, rng: np.random.Generator) -> tuple[Table, Table]:
+    """Stratified split: in every class, round(test_size · count) rows go to the test part."""
+    if not 0 < test_size < 1:
+        raise ValueError("test_size must lie in (0, 1)")
+    test = []
+    for c in range(table.class_attribute.size):
+        rows = np.flatnonzero(table.y == c)
+        rows = rows[rng.permutation(rows.size)]
+        test.append(rows[: int(round(test_size * rows.size))])
+    test_rows = np.sort(np.concatenate(test))
+    mask = np.ones(table.n, dtype=bool)
+    mask[test_rows] = False
+    return table.subset(np.flatnonzero(mask)), table.subset(test_rows)
