@@ -1,0 +1,445 @@
+"""A whole survey's randomization protocol, built from a plain configuration dict (the engine's single entry point
+for the web app, the ``simulate`` command and the lab).
+
+Configuration (JSON-able; ``survey_app.models.Survey.protocol_config()`` produces it)::
+
+    {"mode": "ldp" | "mrr",
+     "class": {"kind": "categorical", "name": ..., "values": [...]},
+     "features": [{"kind": "categorical", ...} | {"kind": "numeric", "name": ..., "low": ..., "high": ...}, ...],
+     "numeric": {"handling": "discretize", "bins": 4} | {"handling": "gaussian", "approach": 1 | 2 | 3},
+     "ldp": {"epsilon": 1.0, "encoding": "oue", "threshold": null, "strategy": "one-report", "postprocess": "norm-sub"},
+     "mrr": {"theta": 0.7, "groups": [[names…], …] | null, "personal": {name: [P_Y…]}, "personal_mode": {name: "simulated" | "real"},
+             "postprocess": "norm-sub"}}
+
+Numeric features are discretized into equal-width bins over their public bounds (SPEC §5a) unless the LDP
+"gaussian" handling is chosen (SPEC §5b; then every feature must be numeric). A protocol offers:
+
+* ``public()`` — everything the browser needs, nothing secret;
+* ``encode(X, y, rng)`` — simulated respondents' reports in wire form (the client halves), for demos and tests;
+* ``parse(payloads)`` — wire reports → engine reports, ``ReportError`` naming the field on bad input;
+* ``fold(payloads)`` → additive statistics; ``stats_to_dict`` / ``stats_from_dict``; ``zero_stats()``;
+* ``estimate(stats)`` → ``NaiveBayesModel``; ``privacy()`` → ε per question and per respondent (and PSE for MRR).
+
+Records given to ``encode`` and to the model use the *configured* features: codes for categorical ones, values for
+numeric ones (``to_model_input`` bins them where the protocol discretizes).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import oracles
+from .channel import mrr_epsilon, mrr_group_epsilon
+from .continuous.discretize import ewd_attribute, ewd_codes
+from .continuous.gaussian import GaussianReports, GaussianStats, LDPGaussianNB
+from .mrr import MRRScheme, MRRStats
+from .naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
+from .naive_bayes.model import NaiveBayesModel
+from .oracles.wire import from_wire, to_wire
+from .pse import pse_entry
+from .schema import Categorical, Numeric, attribute_from_dict
+
+__all__ = ["ReportError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol", "build"]
+
+
+class ReportError(ValueError):
+    """A malformed report; ``field`` names the offending part of the payload."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def _config_error(message: str) -> ValueError:
+    return ValueError(f"invalid survey configuration: {message}")
+
+
+class SurveyProtocol:
+    mode: str
+
+    def __init__(self, config: dict):
+        self.config = config
+        try:
+            self.class_attribute = attribute_from_dict(config["class"])
+            self.features = [attribute_from_dict(a) for a in config["features"]]
+        except (KeyError, TypeError) as exc:
+            raise _config_error(f"missing {exc}") from None
+        if not isinstance(self.class_attribute, Categorical) or self.class_attribute.size < 2:
+            raise _config_error("the class question must be categorical with at least two answers")
+        if not self.features:
+            raise _config_error("a survey needs at least one feature question besides the class")
+        names = [a.name for a in self.features] + [self.class_attribute.name]
+        if len(set(names)) != len(names):
+            raise _config_error("question names must be unique")
+        numeric = config.get("numeric") or {"handling": "discretize", "bins": 4}
+        self.numeric_handling = numeric.get("handling", "discretize")
+        self.bins = int(numeric.get("bins", 4))
+
+    # -- shared helpers ------------------------------------------------------------------------
+    def engine_features(self) -> list:
+        """Features as the mechanism sees them (numeric → bins when discretizing)."""
+        return [ewd_attribute(a, self.bins) if isinstance(a, Numeric) else a for a in self.features]
+
+    def to_model_input(self, X) -> np.ndarray:
+        """Configured-feature records → the model's input (numeric columns binned when discretizing)."""
+        X = np.array(X, dtype=np.float64, copy=True)
+        if X.ndim != 2 or X.shape[1] != len(self.features):
+            raise ValueError(f"records must have {len(self.features)} columns")
+        for j, a in enumerate(self.features):
+            if isinstance(a, Numeric):
+                X[:, j] = ewd_codes(a, X[:, j], self.bins)
+        return X
+
+    def parse_one(self, payload) -> Any:
+        return self.parse([payload])
+
+    def fold(self, payloads: Sequence[dict]):
+        stats = self.zero_stats()
+        if payloads:
+            stats = stats + self.aggregate(self.parse(list(payloads)))
+        return stats
+
+    def public_base(self) -> dict:
+        return {
+            "mode": self.mode,
+            "class": self.class_attribute.to_dict(),
+            "features": [a.to_dict() for a in self.features],
+            "numeric": {"handling": self.numeric_handling, "bins": self.bins},
+        }
+
+
+class MRRProtocol(SurveyProtocol):
+    """Unrelated-question MRR (SPEC §2). Wire report: ``{"answers": [code per feature…, class code]}``."""
+
+    mode = "mrr"
+
+    def __init__(self, config: dict):
+        super().__init__(config)
+        mrr = config.get("mrr") or {}
+        attrs = self.engine_features() + [self.class_attribute]
+        names = [a.name for a in attrs]
+        groups = mrr.get("groups")
+        if groups:
+            try:
+                groups = [[names.index(name) for name in g] for g in groups]
+            except ValueError as exc:
+                raise _config_error(f"group names unknown question: {exc}") from None
+        personal = mrr.get("personal") or {}
+        dists = [personal.get(a.name) for a in attrs]
+        dists = [d if d is not None else [1.0 / a.size] * a.size for d, a in zip(dists, attrs)]
+        self.personal_mode = {a.name: (mrr.get("personal_mode") or {}).get(a.name, "simulated") for a in attrs}
+        self.postprocess = mrr.get("postprocess", "norm-sub")
+        try:
+            theta = float(mrr["theta"])
+        except (KeyError, TypeError, ValueError):
+            raise _config_error("MRR needs θ") from None
+        if not 0 < theta <= 1:
+            raise _config_error("θ must be in (0, 1]")
+        self.scheme = MRRScheme(attrs, class_index=len(attrs) - 1, theta=theta, groups=groups, personal=dists)
+
+    def public(self) -> dict:
+        return {**self.public_base(), "mrr": {**self.scheme.params(), "personal_mode": self.personal_mode}}
+
+    def encode(self, X, y, rng) -> list[dict]:
+        R = self.scheme.perturb(np.column_stack([self.to_model_input(X), y]).astype(np.int64), rng)
+        return [{"answers": [int(v) for v in row]} for row in R]
+
+    def parse(self, payloads: list) -> np.ndarray:
+        m = len(self.scheme.attributes)
+        rows = []
+        for p in payloads:
+            answers = p.get("answers") if isinstance(p, dict) else None
+            if not isinstance(answers, list) or len(answers) != m:
+                raise ReportError("answers", f"must be a list of {m} answer codes")
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in answers):
+                raise ReportError("answers", "must hold integer codes")
+            rows.append(answers)
+        try:
+            return self.scheme.validate(np.asarray(rows, dtype=np.int64).reshape(len(rows), m))
+        except ValueError as exc:
+            raise ReportError("answers", str(exc)) from None
+
+    def aggregate(self, R) -> MRRStats:
+        return self.scheme.aggregate(R)
+
+    def zero_stats(self) -> MRRStats:
+        return self.scheme.zero_stats()
+
+    def stats_to_dict(self, stats) -> dict:
+        return stats.to_dict()
+
+    def stats_from_dict(self, data) -> MRRStats:
+        return MRRStats.from_dict(data)
+
+    def estimate(self, stats) -> NaiveBayesModel:
+        est = self.scheme.estimate(stats, postprocess=self.postprocess)
+        model = est.to_model()
+        model.metadata.update({
+            "mechanism": "mrr",
+            "reports": int(stats.n),
+            "prior_standard_errors": est.prior_se,
+            "joint_standard_errors": list(est.joint_se),
+        })
+        return model
+
+    def privacy(self, prior_by_attribute: dict | None = None) -> dict:
+        """ε per question, per group and per respondent (groups compose sequentially); PSE per question with the
+        given true-value priors (default uniform: before any data), and per group (the minimum, SPEC §2)."""
+        s = self.scheme
+        per_question, pse = {}, {}
+        for i, a in enumerate(s.attributes):
+            theta = s.theta_of(i)
+            per_question[a.name] = mrr_epsilon(theta, s.personal[i])
+            prior = (prior_by_attribute or {}).get(a.name, np.full(a.size, 1.0 / a.size))
+            pse[a.name] = pse_entry(prior, theta, s.personal[i])
+        groups = []
+        for g, members in enumerate(s.groups):
+            groups.append({
+                "attributes": [s.attributes[i].name for i in members],
+                "theta": s.thetas[g],
+                "epsilon": mrr_group_epsilon(s.thetas[g], [s.personal[i] for i in members]),
+                "pse": min(pse[s.attributes[i].name] for i in members),
+            })
+        return {
+            "mode": "mrr",
+            "epsilon_per_question": per_question,
+            "epsilon_per_respondent": float(sum(g["epsilon"] for g in groups)),
+            "pse_per_question": pse,
+            "groups": groups,
+        }
+
+
+class LDPProtocol(SurveyProtocol):
+    """LDP Naive Bayes over categorical (or discretized) features (SPEC §3–§4).
+
+    Wire report — one-report: ``{"input": j, "report": <oracle wire value>}``; split: ``{"reports": [one per input]}``.
+    """
+
+    mode = "ldp"
+
+    def __init__(self, config: dict):
+        super().__init__(config)
+        ldp = config.get("ldp") or {}
+        try:
+            epsilon = float(ldp["epsilon"])
+        except (KeyError, TypeError, ValueError):
+            raise _config_error("LDP needs ε") from None
+        if not math.isfinite(epsilon) or epsilon <= 0:
+            raise _config_error("ε must be a number > 0")
+        params = {}
+        if ldp.get("encoding") == "the" and ldp.get("threshold") is not None:
+            params["threshold"] = float(ldp["threshold"])
+        self.nb = LDPNaiveBayes(
+            self.class_attribute,
+            self.engine_features(),
+            epsilon,
+            oracle=ldp.get("encoding", "adaptive"),
+            strategy=ldp.get("strategy", "one-report"),
+            postprocess=ldp.get("postprocess", "norm-sub"),
+            **params,
+        )
+
+    def public(self) -> dict:
+        return {**self.public_base(), "ldp": self.nb.params()}
+
+    def encode(self, X, y, rng) -> list[dict]:
+        reports = self.nb.perturb(self.to_model_input(X).astype(np.int64), np.asarray(y), rng)
+        wires = [to_wire(fo, r) for fo, r in zip(self.nb.oracles, reports.per_input)]
+        if reports.assigned is None:
+            return [{"reports": [w[i] for w in wires]} for i in range(reports.n)]
+        position = np.zeros(len(wires), dtype=np.int64)
+        out = []
+        for j in reports.assigned:
+            out.append({"input": int(j), "report": wires[j][position[j]]})
+            position[j] += 1
+        return out
+
+    def parse(self, payloads: list) -> LDPNBReports:
+        inputs = len(self.nb.oracles)
+        per_input: list[list] = [[] for _ in range(inputs)]
+        assigned = []
+        for p in payloads:
+            if not isinstance(p, dict):
+                raise ReportError("report", "must be a JSON object")
+            if self.nb.strategy == "one-report":
+                j = p.get("input")
+                if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < inputs:
+                    raise ReportError("input", f"must be an integer in [0, {inputs})")
+                if "report" not in p:
+                    raise ReportError("report", "is required")
+                per_input[j].append(p["report"])
+                assigned.append(j)
+            else:
+                reports = p.get("reports")
+                if not isinstance(reports, list) or len(reports) != inputs:
+                    raise ReportError("reports", f"must be a list of {inputs} reports")
+                for j, r in enumerate(reports):
+                    per_input[j].append(r)
+        parsed = []
+        for j, (fo, values) in enumerate(zip(self.nb.oracles, per_input)):
+            try:
+                parsed.append(from_wire(fo, values))
+            except ValueError as exc:
+                raise ReportError("report" if self.nb.strategy == "one-report" else f"reports[{j}]", str(exc)) from None
+        return LDPNBReports(len(payloads), tuple(parsed), np.asarray(assigned, dtype=np.int64) if assigned else None)
+
+    def aggregate(self, reports) -> LDPNBStats:
+        return self.nb.aggregate(reports)
+
+    def zero_stats(self) -> LDPNBStats:
+        return self.nb.zero_stats()
+
+    def stats_to_dict(self, stats) -> dict:
+        return stats.to_dict()
+
+    def stats_from_dict(self, data) -> LDPNBStats:
+        return LDPNBStats.from_dict(data)
+
+    def estimate(self, stats) -> NaiveBayesModel:
+        return self.nb.estimate(stats)
+
+    def privacy(self, prior_by_attribute: dict | None = None) -> dict:
+        per_input = self.nb.oracles[0].epsilon
+        names = [self.class_attribute.name] + [a.name for a in self.features]
+        return {
+            "mode": "ldp",
+            "epsilon_per_question": {n: per_input for n in names},
+            "epsilon_per_respondent": self.nb.epsilon_per_respondent,
+            "strategy": self.nb.strategy,
+            "encodings": {n: fo.name for n, fo in zip(names, self.nb.oracles)},
+        }
+
+
+class GaussianProtocol(SurveyProtocol):
+    """LDP Gaussian NB over numeric features (SPEC §5b). Wire report: ``{"group": 0 | 1 | 2, "report": …}`` with
+    group 0 the class through the prior oracle, 1/2 the mean/square groups: Approach 1 an m×k list, Approach 2
+    ``[j, ±1]``, Approach 3 ``[attribute, [k numbers]]``."""
+
+    mode = "ldp"
+
+    def __init__(self, config: dict):
+        super().__init__(config)
+        if not all(isinstance(a, Numeric) for a in self.features):
+            raise _config_error("Gaussian Naive Bayes needs every feature question to be numeric (or discretize them)")
+        ldp = config.get("ldp") or {}
+        numeric = config.get("numeric") or {}
+        try:
+            epsilon = float(ldp["epsilon"])
+        except (KeyError, TypeError, ValueError):
+            raise _config_error("LDP needs ε") from None
+        if not math.isfinite(epsilon) or epsilon <= 0:
+            raise _config_error("ε must be a number > 0")
+        encoding = ldp.get("encoding", "adaptive")
+        prior_oracle = oracles.choose(epsilon, self.class_attribute.size) if encoding == "adaptive" else encoding
+        self.gnb = LDPGaussianNB(
+            self.class_attribute, self.features, epsilon, approach=int(numeric.get("approach", 3)),
+            prior_oracle=prior_oracle, postprocess=ldp.get("postprocess", "norm-sub"),
+        )
+
+    def to_model_input(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != len(self.features):
+            raise ValueError(f"records must have {len(self.features)} columns")
+        return X
+
+    def public(self) -> dict:
+        return {**self.public_base(), "ldp": self.gnb.params()}
+
+    def _vector_to_wire(self, group_reports) -> list:
+        if self.gnb.approach == 1:
+            return np.asarray(group_reports).tolist()
+        first, second = group_reports
+        if self.gnb.approach == 2:
+            return [[int(j), int(s)] for j, s in zip(first, second)]
+        return [[int(a), list(map(float, v))] for a, v in zip(first, second)]
+
+    def encode(self, X, y, rng) -> list[dict]:
+        reports = self.gnb.perturb(X, y, rng)
+        wires = [to_wire(self.gnb.prior_oracle, reports.prior), self._vector_to_wire(reports.mean),
+                 self._vector_to_wire(reports.square)]
+        position = [0, 0, 0]
+        out = []
+        for g in reports.group:
+            out.append({"group": int(g), "report": wires[g][position[g]]})
+            position[g] += 1
+        return out
+
+    def _vectors_from_wire(self, values: list):
+        m, k = self.gnb.m, self.gnb.k
+        try:
+            if self.gnb.approach == 1:
+                if not all(isinstance(v, list) and len(v) == m and all(isinstance(r, list) and len(r) == k for r in v) for v in values):
+                    raise ValueError(f"an Approach 1 report is an {m}×{k} list of numbers")
+                return self.gnb.validate_vectors(np.asarray(values, dtype=np.float64).reshape(len(values), m, k))
+            if not all(isinstance(v, list) and len(v) == 2 for v in values):
+                raise ValueError("this report is a pair")
+            first = np.asarray([v[0] for v in values], dtype=np.int64) if values else np.empty(0, np.int64)
+            if self.gnb.approach == 2:
+                return self.gnb.validate_vectors((first, np.asarray([v[1] for v in values], dtype=np.int64)))
+            if not all(isinstance(v[1], list) and len(v[1]) == k for v in values):
+                raise ValueError(f"an Approach 3 report is [attribute, [{k} numbers]]")
+            vec = np.asarray([v[1] for v in values], dtype=np.float64).reshape(len(values), k)
+            return self.gnb.validate_vectors((first, vec))
+        except (TypeError, ValueError) as exc:
+            raise ReportError("report", str(exc)) from None
+
+    def parse(self, payloads: list) -> GaussianReports:
+        groups, per = [], [[], [], []]
+        for p in payloads:
+            g = p.get("group") if isinstance(p, dict) else None
+            if not isinstance(g, int) or isinstance(g, bool) or g not in (0, 1, 2):
+                raise ReportError("group", "must be 0 (class), 1 (mean) or 2 (square)")
+            if "report" not in p:
+                raise ReportError("report", "is required")
+            groups.append(g)
+            per[g].append(p["report"])
+        try:
+            prior = from_wire(self.gnb.prior_oracle, per[0])
+        except ValueError as exc:
+            raise ReportError("report", str(exc)) from None
+        return GaussianReports(np.asarray(groups, dtype=np.int64), prior, self._vectors_from_wire(per[1]),
+                               self._vectors_from_wire(per[2]))
+
+    def aggregate(self, reports) -> GaussianStats:
+        return self.gnb.aggregate(reports)
+
+    def zero_stats(self) -> GaussianStats:
+        return self.gnb.zero_stats()
+
+    def stats_to_dict(self, stats) -> dict:
+        return stats.to_dict()
+
+    def stats_from_dict(self, data) -> GaussianStats:
+        return GaussianStats.from_dict(data)
+
+    def estimate(self, stats) -> NaiveBayesModel:
+        return self.gnb.estimate(stats)
+
+    def privacy(self, prior_by_attribute: dict | None = None) -> dict:
+        names = [self.class_attribute.name] + [a.name for a in self.features]
+        return {
+            "mode": "ldp",
+            "epsilon_per_question": {n: self.gnb.epsilon for n in names},
+            "epsilon_per_respondent": self.gnb.epsilon,
+            "approach": self.gnb.approach,
+        }
+
+
+def build(config: dict) -> SurveyProtocol:
+    """The protocol a configuration describes; ``ValueError`` with a readable message when it is invalid."""
+    if not isinstance(config, dict):
+        raise _config_error("expected an object")
+    mode = config.get("mode")
+    if mode == "mrr":
+        return MRRProtocol(config)
+    if mode == "ldp":
+        handling = (config.get("numeric") or {}).get("handling", "discretize")
+        if handling == "gaussian":
+            return GaussianProtocol(config)
+        if handling != "discretize":
+            raise _config_error("numeric handling must be 'discretize' or 'gaussian'")
+        return LDPProtocol(config)
+    raise _config_error("mode must be 'mrr' or 'ldp'")
