@@ -1,1 +1,268 @@
-"""Database models (added with the survey and aggregator features)."""
+"""Surveys as designers define them, invitation tokens, and the randomized reports respondents send.
+
+A ``Survey`` holds the privacy settings (mode ``mrr`` — the unrelated-question model of SPEC §2 — or ``ldp`` — a
+frequency oracle of SPEC §3 with the Naive Bayes reporting of §4–§5) and its ``Question``s with their ``Choice``s.
+``protocol_config()`` turns it into the plain dict the engine (``aggregator.privacy``) understands; the engine does
+all randomization and estimation. A ``Report`` holds only what a respondent's browser sent — already randomized — and
+a coarse date: no token, IP address, user agent or precise time.
+"""
+from __future__ import annotations
+
+import math
+import secrets
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils import timezone
+
+PREFER_NOT_TO_SAY = "Prefer not to say"
+
+
+class Survey(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    class Access(models.TextChoices):
+        LINK = "link", "Open link"
+        TOKENS = "tokens", "One-use invitation tokens"
+
+    class Mode(models.TextChoices):
+        MRR = "mrr", "Unrelated-question randomized response (θ)"
+        LDP = "ldp", "Local differential privacy (ε)"
+
+    class Encoding(models.TextChoices):
+        DE = "de", "DE — direct encoding (k-ary randomized response)"
+        SUE = "sue", "SUE — symmetric unary encoding (basic RAPPOR)"
+        OUE = "oue", "OUE — optimized unary encoding"
+        SHE = "she", "SHE — summation with histogram encoding"
+        THE = "the", "THE — thresholding with histogram encoding"
+        OLH = "olh", "OLH — optimized local hashing"
+        ADAPTIVE = "adaptive", "Adaptive — least variance for each question"
+
+    class Strategy(models.TextChoices):
+        ONE_REPORT = "one-report", "One report per person, full ε (recommended)"
+        SPLIT = "split", "Every answer reported, ε split between them"
+
+    class NumericHandling(models.TextChoices):
+        DISCRETIZE = "discretize", "Discretize into equal-width bins"
+        GAUSSIAN = "gaussian", "Gaussian Naive Bayes"
+
+    class GaussianApproach(models.IntegerChoices):
+        ALL_LAPLACE = 1, "Approach 1 — every answer with Laplace noise 2m/ε"
+        ONE_BIT = 2, "Approach 2 — one bit (Duchi et al.)"
+        ONE_ANSWER = 3, "Approach 3 — one answer with Laplace noise 2/ε"
+
+    class Projection(models.TextChoices):
+        NONE = "none", "None"
+        PCA = "pca", "PCA"
+        DCA = "dca", "DCA"
+
+    class PostProcess(models.TextChoices):
+        NORM_SUB = "norm-sub", "Projection onto the simplex (recommended)"
+        NEG_TO_ONE = "neg-to-one", "Negative counts set to 1 (as in the paper)"
+
+    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True, help_text="Used in the survey's public link: /s/<slug>/.")
+    description = models.TextField(blank=True, help_text="Shown to respondents above the questions.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
+
+    mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
+    theta = models.FloatField(
+        null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="MRR: probability that a group's true answers are sent (0 < θ ≤ 1). Larger θ: more accuracy, less privacy.",
+    )
+    epsilon = models.FloatField(
+        null=True, blank=True, help_text="LDP: privacy budget per respondent (ε > 0). Smaller ε: more privacy, less accuracy."
+    )
+    encoding = models.CharField(max_length=10, choices=Encoding.choices, default=Encoding.ADAPTIVE)
+    the_threshold = models.FloatField(
+        null=True, blank=True, help_text="THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25)."
+    )
+    strategy = models.CharField(max_length=12, choices=Strategy.choices, default=Strategy.ONE_REPORT)
+    numeric_handling = models.CharField(max_length=12, choices=NumericHandling.choices, default=NumericHandling.DISCRETIZE)
+    numeric_bins = models.PositiveSmallIntegerField(
+        default=4, validators=[MinValueValidator(2), MaxValueValidator(64)], help_text="Equal-width bins per numeric question."
+    )
+    gaussian_approach = models.PositiveSmallIntegerField(choices=GaussianApproach.choices, default=GaussianApproach.ONE_ANSWER)
+    projection = models.CharField(max_length=5, choices=Projection.choices, default=Projection.NONE)
+    projection_components = models.PositiveSmallIntegerField(null=True, blank=True)
+    reference_sample = models.FileField(
+        upload_to="reference-samples/", null=True, blank=True,
+        help_text="Public CSV sample with the numeric questions' columns (and the class), used to fit PCA/DCA.",
+    )
+    projection_params = models.JSONField(null=True, blank=True, editable=False)
+    postprocess = models.CharField(max_length=12, choices=PostProcess.choices, default=PostProcess.NORM_SUB)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.slug})"
+
+    # -- validation --------------------------------------------------------------------------
+    def clean(self):
+        errors: dict[str, str] = {}
+        if self.mode == self.Mode.MRR:
+            if self.theta is None or not (0.0 < self.theta <= 1.0):
+                errors["theta"] = "θ must be in (0, 1]: the probability that true answers are sent."
+        elif self.mode == self.Mode.LDP:
+            if self.epsilon is None or not math.isfinite(self.epsilon) or self.epsilon <= 0:
+                errors["epsilon"] = "ε must be a number greater than 0."
+            if self.encoding == self.Encoding.THE and self.the_threshold is not None and not (0 < self.the_threshold < 1):
+                errors["the_threshold"] = "The threshold t must lie in (0, 1)."
+        if self.projection != self.Projection.NONE:
+            if self.mode != self.Mode.LDP:
+                errors["projection"] = "PCA/DCA applies to LDP surveys only."
+            elif not self.reference_sample and not self.projection_params:
+                errors["reference_sample"] = "PCA/DCA needs a public reference sample."
+            if not self.projection_components:
+                errors["projection_components"] = "Say how many components to keep."
+        if self.pk and self.has_reports():
+            previous = Survey.objects.get(pk=self.pk)
+            changed = [f for f in PROTOCOL_FIELDS if getattr(previous, f) != getattr(self, f)]
+            if changed:
+                raise ValidationError(
+                    "This survey has reports: its privacy settings can no longer change (the estimates would be "
+                    f"corrupted). Changed: {', '.join(changed)}. Clone the survey instead."
+                )
+        if errors:
+            raise ValidationError(errors)
+
+    def has_reports(self) -> bool:
+        return self.pk is not None and self.reports.exists()
+
+    @property
+    def class_question(self):
+        return self.questions.filter(is_class=True).first()
+
+    @property
+    def feature_questions(self):
+        return self.questions.filter(is_class=False)
+
+
+#: Fields that define the randomization protocol: frozen once reports exist.
+PROTOCOL_FIELDS = (
+    "mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "numeric_handling", "numeric_bins",
+    "gaussian_approach", "projection", "projection_components", "postprocess",
+)
+
+
+class Question(models.Model):
+    class Kind(models.TextChoices):
+        BINARY = "binary", "Yes / no"
+        CATEGORICAL = "categorical", "Choices"
+        NUMERIC = "numeric", "Number with public bounds"
+
+    class PersonalMode(models.TextChoices):
+        SIMULATED = "simulated", "Simulated by the browser from the declared distribution"
+        REAL = "real", "A real unrelated question asked to the respondent"
+
+    survey = models.ForeignKey(Survey, related_name="questions", on_delete=models.CASCADE)
+    position = models.PositiveIntegerField(default=0)
+    section = models.CharField(max_length=120, blank=True, help_text="Questions with the same section share a page.")
+    name = models.SlugField(max_length=100, help_text="Machine name (the CSV column name); unique within the survey.")
+    text = models.CharField(max_length=500, help_text="The question as respondents read it.")
+    help_text = models.CharField(max_length=500, blank=True)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CATEGORICAL)
+    is_class = models.BooleanField(default=False, help_text="The class the model learns to predict (exactly one per survey).")
+    low = models.FloatField(null=True, blank=True, help_text="Numeric only: public lower bound.")
+    high = models.FloatField(null=True, blank=True, help_text="Numeric only: public upper bound.")
+    prefer_not_to_say = models.BooleanField(default=False, help_text="Add “Prefer not to say” as an explicit category.")
+    group = models.PositiveSmallIntegerField(default=0, help_text="MRR attribute group: a group's answers are randomized together.")
+    personal_mode = models.CharField(max_length=10, choices=PersonalMode.choices, default=PersonalMode.SIMULATED)
+    personal_text = models.CharField(
+        max_length=500, blank=True,
+        help_text="MRR with a real personal question: the unrelated question (e.g. “Were you born in January–June?”).",
+    )
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "name"], name="unique_question_name_per_survey"),
+            models.UniqueConstraint(fields=["survey"], condition=models.Q(is_class=True), name="one_class_question_per_survey"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self):
+        errors = {}
+        if self.kind == self.Kind.NUMERIC:
+            if self.low is None or self.high is None:
+                errors["high"] = "A numeric question needs public lower and upper bounds."
+            elif not (math.isfinite(self.low) and math.isfinite(self.high)) or self.low >= self.high:
+                errors["high"] = "The bounds must be finite with lower < upper."
+            if self.is_class:
+                errors["kind"] = "The class question must be binary or categorical."
+        if self.personal_mode == self.PersonalMode.REAL and not self.personal_text.strip():
+            errors["personal_text"] = "Write the real unrelated question, or let the browser simulate it."
+        if errors:
+            raise ValidationError(errors)
+
+    def labels(self) -> list[str]:
+        """The categories respondents choose from (binary: no/yes), with “Prefer not to say” when enabled."""
+        if self.kind == self.Kind.BINARY:
+            labels = ["no", "yes"]
+        elif self.kind == self.Kind.CATEGORICAL:
+            labels = [c.label for c in self.choices.all()]
+        else:
+            return []
+        if self.prefer_not_to_say:
+            labels.append(PREFER_NOT_TO_SAY)
+        return labels
+
+
+class Choice(models.Model):
+    question = models.ForeignKey(Question, related_name="choices", on_delete=models.CASCADE)
+    position = models.PositiveIntegerField(default=0)
+    label = models.CharField(max_length=200)
+    personal_probability = models.FloatField(
+        null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="MRR: declared share of the population giving this answer to the personal question (empty: uniform).",
+    )
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [models.UniqueConstraint(fields=["question", "label"], name="unique_choice_label_per_question")]
+
+    def __str__(self) -> str:
+        return self.label
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+class InvitationToken(models.Model):
+    """A one-use invitation. Marked used without any link to the report it allowed."""
+
+    survey = models.ForeignKey(Survey, related_name="tokens", on_delete=models.CASCADE)
+    token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)
+    batch = models.CharField(max_length=100, blank=True)
+    used = models.BooleanField(default=False)
+    created_on = models.DateField(default=timezone.localdate, editable=False)
+
+    def __str__(self) -> str:
+        return f"{self.token[:6]}… ({'used' if self.used else 'unused'})"
+
+
+class Report(models.Model):
+    """One randomized report, exactly as the browser sent it (already validated by the engine)."""
+
+    survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT)
+    payload = models.JSONField()
+    received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
+
+    class Meta:
+        indexes = [models.Index(fields=["survey", "id"])]
+
+    def __str__(self) -> str:
+        return f"report {self.pk} of {self.survey_id}"
+

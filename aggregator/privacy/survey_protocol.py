@@ -62,6 +62,8 @@ class SurveyProtocol:
 
     def __init__(self, config: dict):
         self.config = config
+        if not config.get("class"):
+            raise _config_error("the survey needs a class question")
         try:
             self.class_attribute = attribute_from_dict(config["class"])
             self.features = [attribute_from_dict(a) for a in config["features"]]

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import api, views
+
+urlpatterns = [
+    path("api/surveys/<slug:slug>/protocol/", api.ProtocolView.as_view(), name="api-protocol"),
+    path("api/surveys/<slug:slug>/reports/", api.ReportView.as_view(), name="api-reports"),
+    path("s/<slug:slug>/", views.survey_page, name="survey"),
+    path("s/<slug:slug>/t/<str:token>/", views.survey_page, name="survey-token"),
+    path("s/<slug:slug>/thanks/", views.thanks_page, name="survey-thanks"),
+]

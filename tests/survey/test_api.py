@@ -1,0 +1,145 @@
+"""The report API: every success stores exactly one report; every error path stores nothing (embedded SQLite)."""
+import numpy as np
+import pytest
+from rest_framework.test import APIClient
+
+from survey_app.models import Choice, InvitationToken, Question, Report, Survey
+from survey_app.protocol import get_protocol
+from survey_app.services import generate_tokens
+
+pytestmark = pytest.mark.django_db
+
+
+def make_survey(slug="health", mode="ldp", encoding="oue", access="link", status="open", **kwargs) -> Survey:
+    survey = Survey.objects.create(title="Health", slug=slug, mode=mode, epsilon=1.0, theta=0.7, encoding=encoding,
+                                   access=access, status=status, **kwargs)
+    Question.objects.create(survey=survey, name="sick", text="Are you sick?", kind="binary", is_class=True, position=9)
+    q = Question.objects.create(survey=survey, name="smoker", text="Do you smoke?", kind="categorical", position=1)
+    for i, label in enumerate(["never", "sometimes", "daily"]):
+        Choice.objects.create(question=q, label=label, position=i)
+    Question.objects.create(survey=survey, name="age", text="Age", kind="numeric", low=18, high=98, position=2)
+    return survey
+
+
+def simulated_reports(survey, n=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, 3, n), rng.uniform(18, 98, n)])
+    y = rng.integers(0, 2, n)
+    return get_protocol(survey).encode(X, y, rng)
+
+
+@pytest.fixture
+def client():
+    return APIClient()
+
+
+def post(client, survey, body):
+    return client.post(f"/api/surveys/{survey.slug}/reports/", body, format="json")
+
+
+@pytest.mark.parametrize("mode, encoding", [("ldp", "de"), ("ldp", "oue"), ("ldp", "sue"), ("ldp", "olh"),
+                                            ("ldp", "she"), ("ldp", "the"), ("ldp", "adaptive"), ("mrr", "oue")])
+def test_valid_reports_are_stored(client, mode, encoding):
+    survey = make_survey(mode=mode, encoding=encoding)
+    for report in simulated_reports(survey):
+        assert post(client, survey, {"report": report}).status_code == 201
+    assert Report.objects.filter(survey=survey).count() == 5
+    stored = [r.payload for r in Report.objects.filter(survey=survey)]
+    stats = get_protocol(survey).fold(stored)
+    assert stats is not None
+
+
+def test_protocol_endpoint_has_questions_and_no_secrets(client):
+    survey = make_survey()
+    body = client.get(f"/api/surveys/{survey.slug}/protocol/").json()
+    assert [q["name"] for q in body["questions"]] == ["smoker", "age", "sick"]
+    assert body["protocol"]["mode"] == "ldp"
+    assert body["privacy"]["epsilon_per_respondent"] == 1.0
+    assert "reports" not in str(body["survey"])
+
+
+@pytest.mark.parametrize(
+    "report, field",
+    [
+        ({}, "report.input"),
+        ({"input": 7, "report": 1}, "report.input"),
+        ({"input": "1", "report": 1}, "report.input"),
+        ({"input": 0}, "report.report"),
+        ({"input": 0, "report": "!!notbase64"}, "report.report"),
+        ({"input": 0, "report": "AAAA"}, "report.report"),  # 3 bytes where 1 is expected
+        ({"input": 0, "report": "/w=="}, "report.report"),  # padding bits beyond d = 2 set
+        ({"input": 1, "report": [1, 2]}, "report.report"),
+    ],
+)
+def test_malformed_reports_are_rejected_naming_the_field(client, report, field):
+    survey = make_survey(encoding="oue")
+    response = post(client, survey, {"report": report})
+    assert response.status_code == 400
+    assert field in response.json()
+    assert Report.objects.count() == 0
+
+
+def test_body_without_report_is_rejected(client):
+    survey = make_survey()
+    response = post(client, survey, {"answers": [1, 2]})
+    assert response.status_code == 400 and "report" in response.json()
+    assert Report.objects.count() == 0
+
+
+def test_mrr_out_of_domain_answer_is_rejected(client):
+    survey = make_survey(mode="mrr")
+    response = post(client, survey, {"report": {"answers": [3, 0, 0]}})
+    assert response.status_code == 400 and "report.answers" in response.json()
+    assert Report.objects.count() == 0
+
+
+def test_unknown_draft_and_closed_surveys(client):
+    draft = make_survey(slug="draft", status="draft")
+    closed = make_survey(slug="closed", status="closed")
+    report = simulated_reports(draft, n=1)[0]
+    assert client.post("/api/surveys/nope/reports/", {"report": report}, format="json").status_code == 404
+    assert post(client, draft, {"report": report}).status_code == 404
+    assert post(client, closed, {"report": report}).status_code == 410
+    assert client.get("/api/surveys/closed/protocol/").status_code == 410
+    assert Report.objects.count() == 0
+
+
+def test_tokens_one_use_and_unlinked(client):
+    survey = make_survey(access="tokens")
+    token = generate_tokens(survey, 1)[0].token
+    report = simulated_reports(survey, n=1)[0]
+    assert post(client, survey, {"report": report}).status_code == 403  # no token
+    assert post(client, survey, {"report": report, "token": "made-up"}).status_code == 403
+    assert post(client, survey, {"report": report, "token": token}).status_code == 201
+    assert post(client, survey, {"report": report, "token": token}).status_code == 409
+    assert Report.objects.count() == 1
+    assert InvitationToken.objects.get(token=token).used
+    stored = Report.objects.get()
+    assert {f.name for f in Report._meta.get_fields()} == {"id", "survey", "payload", "received_on"}
+    assert token not in str(stored.payload)
+
+
+def test_invalid_report_does_not_consume_the_token(client):
+    survey = make_survey(access="tokens")
+    token = generate_tokens(survey, 1)[0].token
+    assert post(client, survey, {"report": {"input": 99}, "token": token}).status_code == 400
+    assert not InvitationToken.objects.get(token=token).used
+
+
+def test_respondent_pages(client):
+    survey = make_survey(access="tokens")
+    token = generate_tokens(survey, 1)[0]
+    assert client.get("/s/health/").status_code == 403
+    page = client.get(f"/s/health/t/{token.token}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<noscript>" in html and "survey.mjs" in html
+    assert " name=" not in html.split('id="survey-app"')[1]  # the form has no named inputs
+    assert client.get("/s/health/t/wrong/").status_code == 404
+    token.used = True
+    token.save()
+    assert client.get(f"/s/health/t/{token.token}/").status_code == 409
+    assert client.get("/s/nope/").status_code == 404
+    survey.status = "closed"
+    survey.save()
+    assert client.get(f"/s/health/t/{token.token}/").status_code == 410
