@@ -40,3 +40,53 @@ def generate_tokens(survey: Survey, count: int, batch: str = "") -> list[Invitat
     if not 1 <= count <= 100_000:
         raise ValueError("count must be between 1 and 100000")
     return InvitationToken.objects.bulk_create([InvitationToken(survey=survey, batch=batch) for _ in range(count)])
+
+
+@transaction.atomic
+def create_survey_from_table(
+    table,
+    *,
+    slug: str,
+    title: str | None = None,
+    mode: str = Survey.Mode.LDP,
+    encoding: str = Survey.Encoding.ADAPTIVE,
+    epsilon: float | None = None,
+    theta: float | None = None,
+    open_now: bool = False,
+) -> Survey:
+    """A survey whose questions, choices and numeric bounds come from a ``aggregator.lab.datasets.Table``.
+
+    Defaults follow the papers: LDP ε = 1 with numeric questions discretized into 4 equal-width bins; MRR θ = 0.7
+    with every personal answer simulated uniformly by the browser (seed 004's experiments). Validation errors of the
+    resulting survey are raised as ``django.core.exceptions.ValidationError``.
+    """
+    from aggregator.privacy.schema import Numeric
+
+    if Survey.objects.filter(slug=slug).exists():
+        raise ValueError(f"a survey with slug {slug!r} already exists")
+    survey = Survey(
+        title=title or slug.replace("-", " ").capitalize(),
+        slug=slug,
+        mode=mode,
+        encoding=encoding,
+        epsilon=(epsilon if epsilon is not None else 1.0) if mode == Survey.Mode.LDP else None,
+        theta=(theta if theta is not None else 0.7) if mode == Survey.Mode.MRR else None,
+        status=Survey.Status.OPEN if open_now else Survey.Status.DRAFT,
+    )
+    survey.full_clean()
+    survey.save()
+    attributes = list(table.attributes) + [table.class_attribute]
+    for position, attr in enumerate(attributes):
+        is_class = attr is table.class_attribute
+        name = slugify(attr.name)[:100] or f"q{position}"
+        if isinstance(attr, Numeric):
+            q = Question(survey=survey, position=position, name=name, text=attr.name, kind=Question.Kind.NUMERIC,
+                         low=attr.low, high=attr.high)
+        else:
+            q = Question(survey=survey, position=position, name=name, text=attr.name, kind=Question.Kind.CATEGORICAL,
+                         is_class=is_class)
+        q.full_clean(exclude=["survey"])
+        q.save()
+        if not isinstance(attr, Numeric):
+            Choice.objects.bulk_create([Choice(question=q, position=i, label=v) for i, v in enumerate(attr.values)])
+    return survey

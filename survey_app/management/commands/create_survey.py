@@ -1,0 +1,47 @@
+"""python manage.py create_survey DATA.csv --slug S --mode ldp|mrr [--encoding E] [--epsilon E | --theta T]
+[--class-column C] [--numeric COL ...] [--open]"""
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from aggregator.lab.datasets import load_table
+from survey_app.models import Survey
+from survey_app.services import create_survey_from_table
+
+
+class Command(BaseCommand):
+    help = "Create a draft survey whose questions come from a CSV table's columns (class column last by default)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("csv", help="CSV file: one column per question, one header row")
+        parser.add_argument("--slug", required=True)
+        parser.add_argument("--title")
+        parser.add_argument("--mode", choices=[m.value for m in Survey.Mode], default="ldp")
+        parser.add_argument("--encoding", choices=[e.value for e in Survey.Encoding], default="adaptive")
+        group = parser.add_mutually_exclusive_group()
+        group.add_argument("--epsilon", type=float)
+        group.add_argument("--theta", type=float)
+        parser.add_argument("--class-column", help="the class column (default: the last)")
+        parser.add_argument("--numeric", nargs="*", help="numeric columns (default: detected)")
+        parser.add_argument("--open", action="store_true", help="open the survey at once")
+
+    def handle(self, *args, **opts):
+        if opts["mode"] == "mrr" and opts["epsilon"] is not None:
+            raise CommandError("--epsilon applies to --mode ldp; MRR surveys take --theta")
+        if opts["mode"] == "ldp" and opts["theta"] is not None:
+            raise CommandError("--theta applies to --mode mrr; LDP surveys take --epsilon")
+        try:
+            table = load_table(opts["csv"], class_column=opts["class_column"], numeric=opts["numeric"])
+            survey = create_survey_from_table(
+                table, slug=opts["slug"], title=opts["title"], mode=opts["mode"], encoding=opts["encoding"],
+                epsilon=opts["epsilon"], theta=opts["theta"], open_now=opts["open"],
+            )
+        except FileNotFoundError:
+            raise CommandError(f"no such file: {opts['csv']}") from None
+        except ValidationError as exc:
+            raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())) from None
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(self.style.SUCCESS(
+            f"Created {survey.status} survey {survey.slug!r} with {survey.questions.count()} questions "
+            f"({survey.mode}); public link /s/{survey.slug}/"
+        ))
