@@ -1,0 +1,196 @@
+// The respondent's page: renders the questions from the protocol API, randomizes the answers in this browser
+// (./protocol.mjs, which mirrors aggregator/privacy) and sends only the randomized report.
+// True answers live only in this page's memory: never in a request, a URL, a cookie or storage.
+import { randomize } from "./protocol.mjs";
+import { ByteSource } from "./random.mjs";
+
+const app = document.getElementById("survey-app");
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "text") node.textContent = value;
+    else if (value !== false && value !== undefined && value !== null) node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+function fail(message) {
+  app.replaceChildren(el("p", { class: "warning", role: "alert", text: message }));
+}
+
+const memoKey = (slug) => `coinflip:report:${slug}`;
+
+function sections(questions) {
+  const groups = new Map();
+  for (const q of questions) {
+    const key = q.section || "";
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(q);
+  }
+  return [...groups.entries()];
+}
+
+function questionField(q, index) {
+  const id = `q${index}`;
+  const help = q.help_text ? el("p", { class: "help", id: `${id}-help`, text: q.help_text }) : null;
+  if (q.kind === "numeric") {
+    const input = el("input", {
+      id, type: "number", inputmode: "decimal", min: q.low, max: q.high, step: "any", required: true,
+      "aria-describedby": help ? `${id}-help` : null, "data-question": q.name,
+    });
+    return el("div", { class: "question" },
+      el("label", { for: id, text: `${q.text} (${q.low} to ${q.high})` }), help, input);
+  }
+  const fieldset = el("fieldset", { class: "question", "data-question": q.name },
+    el("legend", { text: q.text }), help);
+  q.labels.forEach((label, code) => {
+    const optionId = `${id}-${code}`;
+    // No name attribute: nothing here can ever be submitted by a plain form post.
+    fieldset.append(el("div", { class: "choice" },
+      el("input", { type: "radio", id: optionId, "data-group": id, value: String(code), required: code === 0 }),
+      el("label", { for: optionId, text: label })));
+  });
+  return fieldset;
+}
+
+function readAnswer(q, index) {
+  if (q.kind === "numeric") {
+    const input = document.getElementById(`q${index}`);
+    const value = Number.parseFloat(input.value);
+    if (!Number.isFinite(value)) return { error: `Please answer “${q.text}” with a number.` };
+    if (value < q.low || value > q.high) return { error: `“${q.text}” must be between ${q.low} and ${q.high}.` };
+    return { value };
+  }
+  const checked = [...document.querySelectorAll(`input[data-group="q${index}"]`)].find((r) => r.checked);
+  if (!checked) return { error: `Please answer “${q.text}”.` };
+  return { value: Number.parseInt(checked.value, 10) };
+}
+
+function radiosExclusive(container) {
+  container.addEventListener("change", (event) => {
+    const target = event.target;
+    if (target.type !== "radio") return;
+    for (const other of container.querySelectorAll(`input[data-group="${target.dataset.group}"]`)) {
+      if (other !== target) other.checked = false;
+    }
+  });
+}
+
+async function main() {
+  const { slug, token, protocolUrl, reportUrl, thanksUrl } = app.dataset;
+  let source;
+  try {
+    source = new ByteSource();
+  } catch (error) {
+    fail("Your browser cannot produce secure random numbers (crypto.getRandomValues), so the survey cannot randomize your answers. Nothing will be sent.");
+    return;
+  }
+  const response = await fetch(protocolUrl, { headers: { Accept: "application/json" } });
+  if (!response.ok) {
+    fail(response.status === 410 ? "This survey is closed." : "The survey could not be loaded. Please try again later.");
+    return;
+  }
+  const { survey, questions, protocol, privacy } = await response.json();
+  const pages = sections(questions);
+  const form = el("form", { novalidate: true, "aria-describedby": "privacy-figure" });
+  radiosExclusive(form);
+  const progress = el("progress", { max: pages.length + 1, value: 1, "aria-label": "Progress" });
+  const status = el("p", { class: "progress-text", "aria-live": "polite" });
+  const errors = el("div", { class: "errors", role: "alert" });
+  const pageNodes = pages.map(([title, qs], p) => {
+    const node = el("section", { class: "page", hidden: p !== 0, "aria-label": title || `Part ${p + 1}` });
+    if (title) node.append(el("h2", { text: title }));
+    for (const q of qs) node.append(questionField(q, questions.indexOf(q)));
+    return node;
+  });
+  const review = el("section", { class: "page review", hidden: true, "aria-label": "Review what will be sent" });
+  const nav = el("div", { class: "nav" });
+  const back = el("button", { type: "button", class: "secondary", text: "Back" });
+  const next = el("button", { type: "button", text: "Next" });
+  nav.append(back, next);
+  const eps = privacy.epsilon_per_respondent;
+  const figure = el("p", { id: "privacy-figure", class: "privacy-figure",
+    text: privacy.mode === "ldp"
+      ? `Privacy level: ε = ${Number(eps).toPrecision(3)} for everything you send (smaller is more private).`
+      : `Privacy level: each group of answers is your true one with probability θ = ${protocol.mrr.thetas.join(", ")}; otherwise a random stand-in.` });
+  form.append(figure, status, progress, errors, ...pageNodes, review, nav);
+  app.replaceChildren(form);
+
+  let page = 0;
+  let body = null;
+  const stored = window.localStorage.getItem(memoKey(slug));
+
+  function show(p) {
+    page = p;
+    pageNodes.forEach((node, i) => { node.hidden = i !== p; });
+    review.hidden = p !== pages.length;
+    back.hidden = p === 0;
+    next.textContent = p === pages.length ? "Send the randomized report" : p === pages.length - 1 ? "Review what will be sent" : "Next";
+    progress.value = p + 1;
+    status.textContent = p === pages.length ? "Last step: check what leaves your browser." : `Part ${p + 1} of ${pages.length}`;
+    const focusable = (p === pages.length ? review : pageNodes[p]).querySelector("input, pre, h2");
+    if (focusable) focusable.focus?.();
+  }
+
+  function collect(qs) {
+    const problems = [];
+    for (const q of qs) {
+      const { error } = readAnswer(q, questions.indexOf(q));
+      if (error) problems.push(error);
+    }
+    errors.replaceChildren(...problems.map((m) => el("p", { text: m })));
+    return problems.length === 0;
+  }
+
+  function buildReport() {
+    if (stored) return JSON.parse(stored);  // one randomization per survey and browser: a reload cannot average noise
+    const features = [], classes = [];
+    for (const [i, q] of questions.entries()) (q.is_class ? classes : features).push({ q, i });
+    const order = protocol.features.map((f) => features.find(({ q }) => q.name === f.name));
+    const x = order.map(({ q, i }) => readAnswer(q, i).value);
+    const y = readAnswer(classes[0].q, classes[0].i).value;
+    const report = randomize(protocol, x, y, source);
+    window.localStorage.setItem(memoKey(slug), JSON.stringify(report));
+    return report;
+  }
+
+  back.addEventListener("click", () => show(Math.max(0, page - 1)));
+  next.addEventListener("click", async () => {
+    if (page < pages.length) {
+      if (!collect(pages[page][1])) return;
+      if (page === pages.length - 1) {
+        body = { report: buildReport() };
+        if (token) body.token = token;
+        review.replaceChildren(
+          el("h2", { text: "What leaves your browser" }),
+          el("p", { text: stored
+            ? "Your answers were already randomized once in this browser; the same randomized report is sent again so the noise cannot be averaged away."
+            : "This is the complete message that will be sent. Your true answers are not in it." }),
+          el("pre", { class: "payload", tabindex: "0", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }));
+      }
+      show(page + 1);
+      return;
+    }
+    next.disabled = true;
+    const sent = await fetch(reportUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+      credentials: "omit",
+    });
+    if (sent.status === 201) {
+      window.location.assign(thanksUrl);
+      return;
+    }
+    next.disabled = false;
+    const detail = await sent.json().catch(() => ({}));
+    const message = { 409: "This invitation has already been used.", 410: "This survey is now closed.",
+                      403: "This invitation is not valid." }[sent.status] || `The report was refused: ${JSON.stringify(detail)}`;
+    errors.replaceChildren(el("p", { text: message }));
+  });
+  show(0);
+}
+
+main().catch((error) => fail(`Something went wrong: ${error.message}. Nothing was sent.`));
