@@ -1,14 +1,26 @@
-"""The Django project starts on the embedded default and serves its front page and API schema."""
+"""The Django project: the embedded default (SQLite + filesystem broker) and the front page / API schema."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_embedded_default_uses_sqlite_and_filesystem_broker(monkeypatch):
-    if "DATABASE_URL" in __import__("os").environ:
-        pytest.skip("DATABASE_URL is set: not the embedded default")
-    assert settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
-    if not settings.REDIS_URL:
-        assert settings.CELERY_BROKER_URL == "filesystem://"
+def test_embedded_default_runs_on_sqlite_and_filesystem_broker(tmp_path):
+    """With no DATABASE_URL / REDIS_URL, the product migrates into SQLite under COINFLIP_VAR_DIR and uses kombu's
+    filesystem transport (what `make run` relies on)."""
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
+    env["COINFLIP_VAR_DIR"] = str(tmp_path)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+    assert (tmp_path / "db.sqlite3").stat().st_size > 0
+    code = ("import django; django.setup(); from django.conf import settings; "
+            "print(settings.DATABASES['default']['ENGINE'], settings.CELERY_BROKER_URL)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "DJANGO_SETTINGS_MODULE": "coinflip.settings"},
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["django.db.backends.sqlite3", "filesystem://"]
 
 
 @pytest.mark.django_db
@@ -19,7 +31,7 @@ def test_home_page(client):
 
 
 @pytest.mark.django_db
-def test_openapi_schema(client):
+def test_openapi_schema_lists_the_report_api(client):
     response = client.get("/api/schema/")
     assert response.status_code == 200
-    assert b"openapi" in response.content
+    assert b"/api/surveys/{slug}/reports/" in response.content
