@@ -3,13 +3,28 @@ from __future__ import annotations
 
 import csv
 
+from django import forms
 from django.contrib import admin, messages
-from django.http import HttpResponse
-from django.urls import reverse
-from django.utils.html import format_html
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 
 from .models import Choice, InvitationToken, Question, Survey
-from .services import clone_survey, generate_tokens
+from .protocol import get_protocol
+from .services import clone_survey, create_survey_from_table, generate_tokens
+
+
+class ImportForm(forms.Form):
+    csv_file = forms.FileField(label="CSV table", help_text="One column per question and a header row; the class column last unless named below.")
+    slug = forms.SlugField(max_length=80)
+    title = forms.CharField(max_length=200, required=False)
+    mode = forms.ChoiceField(choices=Survey.Mode.choices, initial=Survey.Mode.LDP)
+    encoding = forms.ChoiceField(choices=Survey.Encoding.choices, initial=Survey.Encoding.ADAPTIVE)
+    epsilon = forms.FloatField(required=False, help_text="LDP only (default 1).")
+    theta = forms.FloatField(required=False, help_text="MRR only (default 0.7).")
+    class_column = forms.CharField(required=False, help_text="Default: the last column.")
 
 
 class QuestionInline(admin.TabularInline):
@@ -34,11 +49,13 @@ class SurveyAdmin(admin.ModelAdmin):
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [QuestionInline]
+    readonly_fields = ("privacy_report",)
+    change_list_template = "admin/survey_app/survey/change_list.html"
     actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description", "status", "access")}),
         ("Privacy", {
-            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "postprocess"),
+            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "postprocess", "privacy_report"),
             "description": "MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports (clone it to change).",
         }),
         ("Numeric questions (LDP)", {
@@ -52,6 +69,55 @@ class SurveyAdmin(admin.ModelAdmin):
         if obj.mode == Survey.Mode.MRR:
             return f"θ = {obj.theta:g}" if obj.theta is not None else "θ not set"
         return f"ε = {obj.epsilon:g} ({obj.encoding})" if obj.epsilon is not None else "ε not set"
+
+    @admin.display(description="Privacy this gives")
+    def privacy_report(self, obj: Survey) -> str:
+        """ε per question and per respondent (and PSE for MRR), computed by the engine from the saved settings."""
+        if obj is None or obj.pk is None:
+            return "Save the survey to see the privacy it gives."
+        try:
+            privacy = get_protocol(obj).privacy()
+        except ValueError as exc:
+            return f"Not computable yet: {exc}"
+        pse = privacy.get("pse_per_question", {})
+        rows = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((name, f"{eps:.3g}", f"{pse[name]:.3f}" if name in pse else "—")
+             for name, eps in privacy["epsilon_per_question"].items()),
+        )
+        return format_html(
+            "<p><strong>ε per respondent: {}</strong> (smaller is more private)</p>"
+            "<table><thead><tr><th>question</th><th>ε</th><th>PSE (uniform prior)</th></tr></thead><tbody>{}</tbody></table>",
+            f"{privacy['epsilon_per_respondent']:.3g}", rows,
+        )
+
+    def get_urls(self):
+        return [path("import/", self.admin_site.admin_view(self.import_view), name="survey_app_survey_import")] + super().get_urls()
+
+    def import_view(self, request):
+        """Create a draft survey from an uploaded CSV (the same as ``manage.py create_survey``)."""
+        from aggregator.lab.datasets import load_table, read_csv
+
+        form = ImportForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                table = load_table(read_csv(data["csv_file"]), class_column=data["class_column"] or None)
+                survey = create_survey_from_table(
+                    table, slug=data["slug"], title=data["title"] or None, mode=data["mode"], encoding=data["encoding"],
+                    epsilon=data["epsilon"], theta=data["theta"],
+                )
+            except ValidationError as exc:
+                for field, errs in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, errs)
+            except (ValueError, UnicodeDecodeError) as exc:
+                form.add_error(None, str(exc))
+            else:
+                self.message_user(request, f"Created draft survey {survey.slug} with {survey.questions.count()} questions.")
+                return HttpResponseRedirect(reverse("admin:survey_app_survey_change", args=[survey.pk]))
+        context = {**self.admin_site.each_context(request), "form": form, "title": "Import a survey from a CSV table",
+                   "opts": self.model._meta}
+        return TemplateResponse(request, "admin/survey_app/survey/import.html", context)
 
     @admin.display(description="Reports")
     def report_count(self, obj: Survey) -> int:

@@ -64,6 +64,8 @@ def create_survey_from_table(
 
     if Survey.objects.filter(slug=slug).exists():
         raise ValueError(f"a survey with slug {slug!r} already exists")
+    if table.class_attribute.size < 2:
+        raise ValueError(f"the class column {table.class_attribute.name!r} needs at least two classes")
     survey = Survey(
         title=title or slug.replace("-", " ").capitalize(),
         slug=slug,

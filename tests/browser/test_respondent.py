@@ -1,0 +1,91 @@
+"""A respondent in a real browser (Debian's Chromium driven by Playwright) against the live server.
+
+Checks: the page randomizes in the browser and POSTs one report that holds no true answer (not in the body, the URL,
+cookies or storage); the database then holds exactly one valid report; with JavaScript off nothing is sent.
+"""
+import json
+import os
+import shutil
+
+import pytest
+
+from survey_app.models import Choice, Question, Report, Survey
+from survey_app.protocol import get_protocol
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.skipif(not shutil.which(CHROMIUM), reason=f"Chromium not installed at {CHROMIUM} (.ci/run installs it)"),
+    pytest.mark.django_db(transaction=True),
+]
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+def make_survey(mode: str, encoding: str = "oue") -> Survey:
+    survey = Survey.objects.create(title="Habits", slug=f"habits-{mode}-{encoding}", mode=mode, epsilon=1.0, theta=0.6,
+                                   encoding=encoding, status="open")
+    smoker = Question.objects.create(survey=survey, name="smoker", text="Do you smoke?", kind="categorical",
+                                     position=0, section="Habits")
+    for i, label in enumerate(["never", "sometimes", "daily"]):
+        Choice.objects.create(question=smoker, label=label, position=i)
+    Question.objects.create(survey=survey, name="age", text="Your age", kind="numeric", low=18, high=98, position=1,
+                            section="About you")
+    Question.objects.create(survey=survey, name="sick", text="Have you been ill this year?", kind="binary",
+                            is_class=True, position=2, section="About you")
+    return survey
+
+
+@pytest.mark.parametrize("mode, encoding", [("ldp", "oue"), ("ldp", "olh"), ("ldp", "de"), ("mrr", "oue")])
+def test_fill_survey_sends_only_a_randomized_report(browser, live_server, mode, encoding):
+    survey = make_survey(mode, encoding)
+    context = browser.new_context()
+    page = context.new_page()
+    posts, errors = [], []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    page.get_by_label("daily").check()
+    page.get_by_role("button", name="Next").click()
+    page.get_by_label("Your age (18 to 98)").fill("73.25")
+    page.get_by_label("yes").check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    shown = json.loads(page.locator("pre.payload").inner_text())
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.wait_for_url(f"**/s/{survey.slug}/thanks/")
+    assert errors == []
+    assert len(posts) == 1
+    body = json.loads(posts[0].post_data)
+    assert body == shown  # what the respondent saw is exactly what was sent
+    text = json.dumps(body) + posts[0].url
+    for secret in ("daily", "73.25", "yes"):
+        assert secret not in text
+    assert context.cookies() == []
+    storage = page.evaluate("JSON.stringify(Object.assign({}, localStorage))")
+    assert "73.25" not in storage and "daily" not in storage
+    reports = list(Report.objects.filter(survey=survey))
+    assert len(reports) == 1 and reports[0].payload == body["report"]
+    get_protocol(survey).parse_one(reports[0].payload)  # valid for the engine
+    context.close()
+
+
+def test_without_javascript_nothing_is_sent(browser, live_server):
+    survey = make_survey("ldp")
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    posts = []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    assert "needs JavaScript" in page.content()
+    assert page.locator("input").count() == 0
+    assert posts == [] and Report.objects.count() == 0
+    context.close()

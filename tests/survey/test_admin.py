@@ -1,0 +1,29 @@
+"""The designers' admin: survey pages render with their privacy readout; CSV import creates a draft."""
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from survey_app.models import Survey
+
+pytestmark = pytest.mark.django_db
+
+
+def test_change_page_shows_privacy(admin_client, datasets_dir):
+    upload = SimpleUploadedFile("vote.csv", (datasets_dir / "vote.csv").read_bytes(), content_type="text/csv")
+    response = admin_client.post("/admin/survey_app/survey/import/",
+                                 {"csv_file": upload, "slug": "vote", "mode": "mrr", "encoding": "adaptive", "theta": "0.6"})
+    assert response.status_code == 302
+    survey = Survey.objects.get(slug="vote")
+    page = admin_client.get(f"/admin/survey_app/survey/{survey.pk}/change/").content.decode()
+    assert "ε per respondent" in page and "PSE" in page
+
+
+def test_import_errors_are_shown(admin_client):
+    upload = SimpleUploadedFile("bad.csv", b"a,class\n1,x\n2,x\n", content_type="text/csv")
+    response = admin_client.post("/admin/survey_app/survey/import/",
+                                 {"csv_file": upload, "slug": "bad", "mode": "ldp", "encoding": "oue", "epsilon": "1"})
+    assert response.status_code == 200
+    assert not Survey.objects.exists()
+
+
+def test_admin_refused_to_anonymous(client):
+    assert client.get("/admin/survey_app/survey/import/").status_code == 302
