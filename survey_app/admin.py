@@ -125,7 +125,16 @@ class SurveyAdmin(admin.ModelAdmin):
 
     @admin.action(description="Open the selected surveys")
     def open_surveys(self, request, queryset):
-        queryset.update(status=Survey.Status.OPEN)
+        """Open only surveys whose protocol the engine accepts (a class question with ≥ 2 answers, features, …)."""
+        for survey in queryset:
+            try:
+                get_protocol(survey)
+            except ValueError as exc:
+                self.message_user(request, f"{survey.slug} cannot open: {exc}", messages.ERROR)
+                continue
+            survey.status = Survey.Status.OPEN
+            survey.save(update_fields=["status"])
+            self.message_user(request, f"{survey.slug} is open: /s/{survey.slug}/", messages.SUCCESS)
 
     @admin.action(description="Close the selected surveys")
     def close_surveys(self, request, queryset):

@@ -27,3 +27,10 @@ def test_import_errors_are_shown(admin_client):
 
 def test_admin_refused_to_anonymous(client):
     assert client.get("/admin/survey_app/survey/import/").status_code == 302
+
+
+def test_open_action_refuses_a_survey_without_class(admin_client):
+    survey = Survey.objects.create(title="x", slug="x", mode="ldp", epsilon=1.0)
+    admin_client.post("/admin/survey_app/survey/", {"action": "open_surveys", "_selected_action": [survey.pk]})
+    survey.refresh_from_db()
+    assert survey.status == "draft"
