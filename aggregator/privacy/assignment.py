@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_probabilities", "assign"]
+__all__ = ["check_probabilities", "assign", "cdf"]
 
 
 def check_probabilities(probabilities, size: int | None = None, name: str = "assignment") -> np.ndarray:
@@ -20,9 +20,15 @@ def check_probabilities(probabilities, size: int | None = None, name: str = "ass
     return p / p.sum()
 
 
+def cdf(probabilities) -> np.ndarray:
+    """The cumulative distribution used by ``assign`` (last entry exactly 1). Protocols publish it so that the
+    browser draws with the very same numbers: index = first i with u < cdf[i]."""
+    c = np.cumsum(check_probabilities(probabilities))
+    c[-1] = 1.0
+    return c
+
+
 def assign(n: int, probabilities, rng: np.random.Generator) -> np.ndarray:
-    """``n`` input indices drawn with the given probabilities (inverse CDF of ``rng.random``)."""
-    p = check_probabilities(probabilities)
-    cdf = np.cumsum(p)
-    cdf[-1] = 1.0
-    return np.minimum(np.searchsorted(cdf, rng.random(n), side="right"), p.size - 1).astype(np.int64)
+    """``n`` input indices drawn with the given probabilities (inverse CDF of one ``rng.random`` each)."""
+    c = cdf(probabilities)
+    return np.minimum(np.searchsorted(c, rng.random(n), side="right"), c.size - 1).astype(np.int64)

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .assignment import assign, check_probabilities
+from .assignment import assign, cdf, check_probabilities
 from .channel import check_theta
 from .postprocess import to_distribution
 from .schema import Categorical
@@ -234,6 +234,7 @@ class MRRScheme:
             "groups": [list(g) for g in self.groups],
             "thetas": list(self.thetas),
             "personal": [p.tolist() for p in self.personal],
+            "personal_cdf": [cdf(p).tolist() for p in self.personal],
             "personal_mode": self.personal_mode,
         }
 

@@ -25,6 +25,8 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 def browser():
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API keeps an asyncio loop on this thread; the ORM calls in these tests are still synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield browser

@@ -1,24 +1,47 @@
 """LDP Gaussian Naive Bayes (SPEC §5b; seed 000 §2.2.2–2.2.3 and §3.2).
 
-Every respondent is publicly assigned (``privacy.assignment``) to one of three groups and sends one ε-LDP report:
+Groups — one report per respondent, so ε is never spent twice. Every respondent is publicly assigned
+(``privacy.assignment``, drawn by the browser from the published shares) to exactly one of
 
-* ``PRIOR``  — the class through a frequency oracle (SPEC §4, "class prior as in §4");
-* ``MEAN``   — class-hiding vectors z with z_c = x̃ at the own class c and 0 elsewhere (x̃ ∈ [−1, 1], SPEC §5);
-* ``SQUARE`` — the same with x̃² ∈ [0, 1].
+* ``PRIOR``  (share ``prior_share``) — the class through a frequency oracle (SPEC §4, "class prior as in §4");
+* ``MEAN``   (share (1 − prior_share)·group_split) — class-hiding vectors z with z_c = x̃ at the own class c and 0
+  elsewhere (x̃ ∈ [−1, 1], ``schema.Numeric.normalise``, SPEC §5);
+* ``SQUARE`` (share (1 − prior_share)·(1 − group_split)) — the same with x̃² ∈ [0, 1].
+The group is part of the report (public); only its content is randomized, with the full ε.
+Default ``prior_share``: 1/(2m + 1) for Approach 3 (uniform over its 2m + 1 inputs, as §4's uniform assignment),
+0.1 for Approaches 1 and 2 (the class report is far less noisy than a vector report, see ``Var`` below).
 
-Multi-dimensional reporting (m attributes, k classes), each ε-LDP. One class-hiding vector changes by at most 2 in L1
-between any two inputs (|a| + |b| ≤ 2 in both groups), so:
+Multi-dimensional reporting (m attributes, k classes), each ε-LDP. Sensitivity: a class-hiding vector has one non-zero
+entry of magnitude ≤ 1 (|x̃| ≤ 1 and x̃² ≤ 1), so two vectors differ by at most 2 in L1 — in both groups (SPEC's 2):
 
-* Approach 1: all m vectors, every component + Lap(2m/ε) (L1 sensitivity 2m);
-* Approach 2: Duchi et al.'s one bit over the D = m·k entries V: pick j uniformly, u ~ Bernoulli((V_j(e^ε−1) + e^ε + 1)
-  /(2e^ε + 2)), send (j, ±1); the server reads V'_j = ±D(e^ε+1)/(e^ε−1), zero elsewhere, and E[V'] = V entrywise;
-* Approach 3: one attribute's vector (attribute drawn uniformly, public), components + Lap(2/ε).
+* Approach 1: all m vectors (an m × k array), every component + Lap(2m/ε) (L1 sensitivity 2m);
+* Approach 2: Duchi et al.'s one bit over the D = m·k entries V (all in [−1, 1]; x̃² ∈ [0, 1] qualifies): pick j
+  uniformly, u ~ Bernoulli((V_j(e^ε−1) + e^ε + 1)/(2e^ε + 2)), send (j, ±1); the server reads V'_j = ±D(e^ε+1)/(e^ε−1)
+  and zero elsewhere; E[V'] = V entrywise. P(j, +1 | V) ∈ [1/(D(e^ε+1)), e^ε/(D(e^ε+1))], ratio ≤ e^ε.
+* Approach 3: one attribute's vector (attribute drawn uniformly by the browser, public), components + Lap(2/ε).
 
-The Laplace noise is ``privacy.noise.laplace_mechanism``: discrete, on a 2⁻¹⁰ grid, unbiased, exactly ε-LDP.
+Laplace noise on a grid (``privacy.noise``): each component is first randomly rounded to the 2⁻¹⁰ grid (unbiased), then
+discrete Laplace noise of scale b = Δ/ε on the grid is added. No widening of Δ for the rounding is needed here: 0, ±1
+are grid points, so rounding keeps every entry in its interval ([−1, 1], resp. [0, 1]) and zeros stay exactly zero —
+every possible rounded input is itself a class-hiding vector, any two of which differ by ≤ Δ in L1, and the discrete
+Laplace density ratio for grid inputs at L1 distance ≤ Δ is ≤ exp(Δ/b) = e^ε. The output mixes such densities, so the
+mechanism is exactly ε-LDP (tests/engine/test_gaussian_ldp.py evaluates the output pmf).
 
-Server: per group, additive sums, sums of squares and per-attribute report counts (``MomentSums``). The mean of the
-reported z_c estimates P(c)·E[x̃ | c] without bias, so μ̃_ic = m_ic / P̂(c), s̃_ic = (square-group m_ic) / P̂(c) and
-σ̃²_ic = max(s̃_ic − μ̃²_ic, SIGMA_FLOOR²); μ = l + (μ̃+1)(u−l)/2 and σ = σ̃(u−l)/2 in the attribute's units.
+Variances of one report's component R_ic (true entry z_ic):
+* Approaches 1, 3: Var(R_ic | z) = γ²f(1−f) + σ²_N, f the fractional grid position of z (rounding, ≤ γ²/4) and
+  σ²_N = ``noise.discrete_laplace_variance(b)`` ≈ 2b²;
+* Approach 2: V'_ic = C·s·[j = (i, c)], C = D(e^ε+1)/(e^ε−1): Var(V'_ic | z) = C²/D − z_ic².
+
+Server: per group, additive sums, sums of squares and per-attribute report counts (``MomentSums``). The group is a
+uniformly random subset of respondents, so the mean m_ic of the reported z_c estimates P(c)·E[x̃_i | c] without bias:
+μ̃_ic = m_ic / P̂(c), s̃_ic = (square-group m_ic) / P̂(c), σ̃²_ic = max(s̃_ic − μ̃²_ic, SIGMA_FLOOR²), clipped to the
+normalised ranges first (μ̃ ∈ [−1, 1], s̃ ∈ [0, 1]); then μ = ``Numeric.denormalise``(μ̃) and σ = σ̃(u−l)/2.
+
+Standard errors of μ (``metadata["mean_standard_errors"]``, original units), delta method for the ratio of the
+independent m_ic (mean group) and P̂(c) (prior group): Var(μ̃) ≈ Var(m)/P² + m²·Var(P̂)/P⁴, with Var(m) the empirical
+variance of the group's reports over their number (it contains both noise and sampling variance) and
+Var(P̂) = (oracle's exact variance at the estimated counts)/n₀² + P̂(1−P̂)/n₀ (perturbation + sampling of the prior
+group's n₀ respondents).
 """
 from __future__ import annotations
 
@@ -30,23 +53,30 @@ import numpy as np
 
 from .. import noise, oracles
 from ..assignment import assign, check_probabilities
+from ..oracles.base import check_values
 from ..postprocess import to_distribution
 from ..schema import Categorical, Numeric
 from ..stats import Counts
 
-__all__ = ["LDPGaussianNB", "GaussianReports", "GaussianStats", "MomentSums", "PRIOR", "MEAN", "SQUARE", "SIGMA_FLOOR"]
+__all__ = [
+    "LDPGaussianNB", "GaussianReports", "GaussianStats", "MomentSums", "PRIOR", "MEAN", "SQUARE", "SIGMA_FLOOR",
+    "PRIOR_FLOOR", "APPROACHES",
+]
 
 PRIOR, MEAN, SQUARE = 0, 1, 2
+APPROACHES = (1, 2, 3)
 #: Smallest standard deviation in normalised units (0.5 % of an attribute's range): a noisy s̃ − μ̃² can be ≤ 0.
 SIGMA_FLOOR = 0.01
 #: Smallest class probability divided by (guards μ̃ = m / P̂(c) when a class is estimated at 0).
 PRIOR_FLOOR = 1e-6
+#: Prior share of Approaches 1 and 2 when none is given.
+DEFAULT_PRIOR_SHARE = 0.1
 
 
 @dataclass(frozen=True, eq=False)
 class MomentSums:
-    """Σ of reported class-hiding components, Σ of their squares, how many reports cover each attribute, and the
-    number of reports ``n`` in the group."""
+    """One group's additive statistics: Σ of reported class-hiding components (m × k), Σ of their squares, how many
+    reports cover each attribute (``counts``, length m) and the number of reports ``n`` in the group."""
 
     n: int
     sums: np.ndarray  # (m, k)
@@ -58,21 +88,28 @@ class MomentSums:
         return cls(0, np.zeros((m, k)), np.zeros((m, k)), np.zeros(m, dtype=np.int64))
 
     def __add__(self, other: "MomentSums") -> "MomentSums":
+        if not isinstance(other, MomentSums):
+            return NotImplemented
         if self.sums.shape != other.sums.shape:
             raise ValueError("cannot add moment sums of different shapes")
         return MomentSums(self.n + other.n, self.sums + other.sums, self.sumsq + other.sumsq, self.counts + other.counts)
 
+    def __radd__(self, other):  # lets sum([...]) start from 0
+        return self if other == 0 else NotImplemented
+
     def __eq__(self, other) -> bool:
+        """Equal counts; sums equal up to floating-point reassociation (folding in another order)."""
         return (
             isinstance(other, MomentSums)
             and self.n == other.n
+            and self.sums.shape == other.sums.shape
             and np.array_equal(self.counts, other.counts)
             and np.allclose(self.sums, other.sums, rtol=1e-12, atol=1e-9)
             and np.allclose(self.sumsq, other.sumsq, rtol=1e-12, atol=1e-9)
         )
 
     def means(self) -> tuple[np.ndarray, np.ndarray]:
-        """Mean reported component m_ic and its standard error (from the empirical variance of the reports)."""
+        """Mean reported component m_ic and its standard error (empirical variance of the reports, ddof 1)."""
         if np.any(self.counts < 2):
             raise ValueError("every attribute needs at least two reports in each of the mean and square groups")
         n = self.counts[:, None].astype(np.float64)
@@ -85,17 +122,29 @@ class MomentSums:
 
     @classmethod
     def from_dict(cls, data: dict) -> "MomentSums":
-        return cls(int(data["n"]), np.asarray(data["sums"], float), np.asarray(data["sumsq"], float), np.asarray(data["counts"], np.int64))
+        sums = np.asarray(data["sums"], dtype=np.float64)
+        sumsq = np.asarray(data["sumsq"], dtype=np.float64)
+        counts = np.asarray(data["counts"], dtype=np.int64)
+        if sums.ndim != 2 or sumsq.shape != sums.shape or counts.shape != sums.shape[:1]:
+            raise ValueError("moment sums: sums and sumsq must be (m, k) arrays and counts a length-m vector")
+        return cls(int(data["n"]), sums, sumsq, counts)
 
 
 @dataclass(frozen=True, eq=False)
 class GaussianStats:
+    """The prior group's ``Counts`` and the mean and square groups' ``MomentSums``; additive, JSON-able."""
+
     prior: Counts
     mean: MomentSums
     square: MomentSums
 
     def __add__(self, other: "GaussianStats") -> "GaussianStats":
+        if not isinstance(other, GaussianStats):
+            return NotImplemented
         return GaussianStats(self.prior + other.prior, self.mean + other.mean, self.square + other.square)
+
+    def __radd__(self, other):
+        return self if other == 0 else NotImplemented
 
     def __eq__(self, other) -> bool:
         return (
@@ -120,10 +169,9 @@ class GaussianStats:
 
 @dataclass(frozen=True)
 class GaussianReports:
-    """Reports of n respondents: ``group`` (public), then each group's reports in respondent order.
-
-    Vector reports by approach — 1: float (n_g, m, k); 2: tuple (j int (n_g,), sign ±1 int (n_g,));
-    3: tuple (attribute int (n_g,), float (n_g, k)).
+    """Reports of n respondents: ``group`` (public, one of PRIOR/MEAN/SQUARE each), then each group's reports in
+    respondent order: ``prior`` the oracle's reports; ``mean`` and ``square`` vector reports by approach —
+    1: float (n_g, m, k); 2: tuple (j int (n_g,), sign ±1 int (n_g,)); 3: tuple (attribute int (n_g,), float (n_g, k)).
     """
 
     group: np.ndarray
@@ -132,8 +180,23 @@ class GaussianReports:
     square: object
 
 
+def _share(value, name: str) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1)") from None
+    if not (0.0 < value < 1.0):
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value}")
+    return value
+
+
 class LDPGaussianNB:
-    """Gaussian Naive Bayes from ε-LDP reports (SPEC §5b); ``estimate`` returns a ``NaiveBayesModel``."""
+    """Gaussian Naive Bayes from ε-LDP reports (SPEC §5b); ``estimate`` returns a ``NaiveBayesModel``.
+
+    ``prior_oracle``: frequency oracle name for the class reports (``oracles.get``); ``prior_share``: share of
+    respondents in the prior group (default above); ``group_split``: share of the others in the mean group (the rest
+    report squares); ``postprocess``: how the class estimates become a distribution (``postprocess.to_distribution``).
+    """
 
     def __init__(
         self,
@@ -142,16 +205,18 @@ class LDPGaussianNB:
         epsilon: float,
         approach: int = 3,
         prior_oracle: str = "oue",
-        shares: Sequence[float] | None = None,
+        prior_share: float | None = None,
+        group_split: float = 0.5,
         postprocess: str = "norm-sub",
     ):
-        if not isinstance(class_attribute, Categorical):
-            raise ValueError("class_attribute must be categorical")
+        if not isinstance(class_attribute, Categorical) or class_attribute.size < 2:
+            raise ValueError("class_attribute must be categorical with at least two classes")
         attributes = tuple(attributes)
         if not attributes or not all(isinstance(a, Numeric) for a in attributes):
             raise ValueError("attributes must be a non-empty sequence of numeric attributes")
-        if approach not in (1, 2, 3):
+        if approach not in APPROACHES or isinstance(approach, bool):
             raise ValueError("approach must be 1, 2 or 3")
+        to_distribution(np.ones(2), postprocess)  # validates the method name
         self.class_attribute = class_attribute
         self.attributes = attributes
         self.approach = int(approach)
@@ -159,13 +224,18 @@ class LDPGaussianNB:
         self.epsilon = self.prior_oracle.epsilon
         self.postprocess = postprocess
         m = len(attributes)
-        if shares is None:
-            # Approach 3 spreads respondents uniformly over the 2m + 1 inputs; 1 and 2 report every attribute at once.
-            shares = (1.0, m, m) if approach == 3 else (0.1, 0.45, 0.45)
-            shares = np.asarray(shares, float) / np.sum(shares)
-        self.shares = check_probabilities(shares, 3, "shares (prior, mean, square)")
-        if np.any(self.shares == 0):
-            raise ValueError("each of the prior, mean and square groups needs a positive share")
+        if prior_share is None:
+            prior_share = 1.0 / (2 * m + 1) if self.approach == 3 else DEFAULT_PRIOR_SHARE
+        self.prior_share = _share(prior_share, "prior_share")
+        self.group_split = _share(group_split, "group_split")
+        rest = 1.0 - self.prior_share
+        self.shares = check_probabilities(
+            (self.prior_share, rest * self.group_split, rest * (1.0 - self.group_split)), 3, "shares (prior, mean, square)"
+        )
+
+    def __repr__(self) -> str:
+        return (f"LDPGaussianNB(approach={self.approach}, epsilon={self.epsilon:g}, m={self.m}, k={self.k}, "
+                f"shares={np.round(self.shares, 4).tolist()})")
 
     # -- sizes and constants ------------------------------------------------------------------
     @property
@@ -185,58 +255,74 @@ class LDPGaussianNB:
 
     @property
     def laplace_scale(self) -> float:
-        """Laplace scale of each component: (Δ + γ)/ε with Δ = 2m (Approach 1) or 2 (Approach 3) and the noise grid γ
-        (``privacy.noise``: values are randomly rounded to the grid, which widens the sensitivity by γ)."""
-        return noise.noise_scale(self.sensitivity, self.epsilon)
+        """Scale b = Δ/ε of the (grid) Laplace noise on each component: 2m/ε (Approach 1), 2/ε (Approach 3)."""
+        return self.sensitivity / self.epsilon
+
+    @property
+    def noise_variance(self) -> float:
+        """Variance of the noise on one component (rounding excluded): the discrete Laplace's, ≈ 2b²."""
+        return noise.discrete_laplace_variance(self.laplace_scale)
 
     @property
     def onebit_magnitude(self) -> float:
-        """|V'_j| = D(e^ε+1)/(e^ε−1) of Approach 2."""
+        """|V'_j| = D(e^ε+1)/(e^ε−1) of Approach 2, D = m·k."""
         e = math.exp(self.epsilon)
         return self.m * self.k * (e + 1) / (e - 1)
 
     def onebit_probability(self, v) -> np.ndarray:
         """P[u = 1] = (v(e^ε−1) + e^ε + 1)/(2e^ε + 2) for entries v ∈ [−1, 1] (Approach 2)."""
         e = math.exp(self.epsilon)
-        return (np.asarray(v, float) * (e - 1) + e + 1) / (2 * e + 2)
+        return (np.asarray(v, dtype=np.float64) * (e - 1) + e + 1) / (2 * e + 2)
 
     # -- client half --------------------------------------------------------------------------
-    def _normalised(self, X) -> np.ndarray:
+    def normalise(self, X) -> np.ndarray:
+        """Rows of ``X`` (original units) clipped and mapped to [−1, 1] per attribute (``Numeric.normalise``)."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.m:
             raise ValueError(f"X must have shape (n, {self.m})")
         if not np.all(np.isfinite(X)):
             raise ValueError("X must hold finite numbers")
-        return np.column_stack([a.normalise(X[:, i]) for i, a in enumerate(self.attributes)]) if self.m else X
+        return np.column_stack([a.normalise(X[:, i]) for i, a in enumerate(self.attributes)])
 
-    def _vectors(self, z: np.ndarray, y: np.ndarray, rng: np.random.Generator):
-        """Randomize the class-hiding vectors of values ``z`` (n_g, m) with classes ``y``."""
+    def _laplace(self, V: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Randomized rounding to the grid, then discrete Laplace of scale Δ/ε (see the module docstring)."""
+        return noise.randomized_round(rng, V) + noise.discrete_laplace(rng, self.laplace_scale, V.shape)
+
+    def randomize(self, values, y, rng: np.random.Generator):
+        """One group's vector reports: ``values`` (n_g, m) normalised entries in [−1, 1] (x̃ or x̃²), ``y`` classes."""
+        z = np.asarray(values, dtype=np.float64)
+        y = np.asarray(y, dtype=np.int64)
+        if z.ndim != 2 or z.shape[1] != self.m or y.shape != (z.shape[0],):
+            raise ValueError(f"values must have shape (n, {self.m}) with one class per row")
+        if z.size and (not np.all(np.isfinite(z)) or np.abs(z).max() > 1.0):
+            raise ValueError("values must be normalised into [-1, 1]")
         n = z.shape[0]
+        rows = np.arange(n)
         if self.approach == 1:
             V = np.zeros((n, self.m, self.k))
-            V[np.arange(n), :, y] = z
-            return noise.laplace_mechanism(V, self.sensitivity, self.epsilon, rng)
+            V[rows, :, y] = z
+            return self._laplace(V, rng)
         if self.approach == 2:
             j = rng.integers(0, self.m * self.k, size=n)
             attr, cls = np.divmod(j, self.k)
-            v = np.where(cls == y, z[np.arange(n), attr], 0.0)
+            v = np.where(cls == y, z[rows, attr], 0.0)
             u = rng.random(n) < self.onebit_probability(v)
             return j.astype(np.int64), np.where(u, 1, -1).astype(np.int64)
         attr = rng.integers(0, self.m, size=n)
         V = np.zeros((n, self.k))
-        V[np.arange(n), y] = z[np.arange(n), attr]
-        return attr.astype(np.int64), noise.laplace_mechanism(V, self.sensitivity, self.epsilon, rng)
+        V[rows, y] = z[rows, attr]
+        return attr.astype(np.int64), self._laplace(V, rng)
 
     def perturb(self, X, y, rng: np.random.Generator) -> GaussianReports:
         """One ε-LDP report per respondent (rows of ``X`` in original units, ``y`` class codes)."""
-        xt = self._normalised(X)
-        y = np.asarray(y).astype(np.int64)
-        if y.shape != (xt.shape[0],) or (y.size and (y.min() < 0 or y.max() >= self.k)):
-            raise ValueError(f"y must be {xt.shape[0]} class codes in [0, {self.k})")
+        xt = self.normalise(X)
+        if np.shape(y) != (xt.shape[0],):
+            raise ValueError(f"y must hold one class code per row of X ({xt.shape[0]})")
+        y = check_values(y, self.k)
         group = assign(xt.shape[0], self.shares, rng)
         prior = self.prior_oracle.perturb(y[group == PRIOR], rng)
-        mean = self._vectors(xt[group == MEAN], y[group == MEAN], rng)
-        square = self._vectors(xt[group == SQUARE] ** 2, y[group == SQUARE], rng)
+        mean = self.randomize(xt[group == MEAN], y[group == MEAN], rng)
+        square = self.randomize(xt[group == SQUARE] ** 2, y[group == SQUARE], rng)
         return GaussianReports(group, prior, mean, square)
 
     # -- server half --------------------------------------------------------------------------
@@ -248,7 +334,10 @@ class LDPGaussianNB:
             if V.ndim != 3 or V.shape[1:] != (m, k) or not np.all(np.isfinite(V)):
                 raise ValueError(f"Approach 1 reports must be finite arrays of shape (n, {m}, {k})")
             return V
-        first, second = reports
+        try:
+            first, second = reports
+        except (TypeError, ValueError):
+            raise ValueError("Approach 2 and 3 reports are a pair of arrays") from None
         first = np.asarray(first)
         if first.ndim != 1 or (first.size and not np.issubdtype(first.dtype, np.integer)):
             raise ValueError("report indices must be a 1-d integer array")
@@ -266,7 +355,8 @@ class LDPGaussianNB:
             raise ValueError(f"Approach 3 attribute indices must lie in [0, {m})")
         return first.astype(np.int64), V
 
-    def _fold_vectors(self, reports) -> MomentSums:
+    def fold_vectors(self, reports) -> MomentSums:
+        """One group's vector reports → ``MomentSums``."""
         m, k = self.m, self.k
         if self.approach == 1:
             V = self.validate_vectors(reports)
@@ -286,28 +376,38 @@ class LDPGaussianNB:
 
     def aggregate(self, reports: GaussianReports) -> GaussianStats:
         return GaussianStats(
-            self.prior_oracle.aggregate(reports.prior), self._fold_vectors(reports.mean), self._fold_vectors(reports.square)
+            self.prior_oracle.aggregate(reports.prior), self.fold_vectors(reports.mean), self.fold_vectors(reports.square)
         )
 
     def zero_stats(self) -> GaussianStats:
         return GaussianStats(self.prior_oracle.zero_stats(), MomentSums.zero(self.m, self.k), MomentSums.zero(self.m, self.k))
 
-    def estimate(self, stats: GaussianStats):
-        """The Gaussian ``NaiveBayesModel`` (SPEC §5b) with standard errors of μ in ``metadata``."""
-        from ..naive_bayes.model import NaiveBayesModel
-
+    def _check_stats(self, stats: GaussianStats) -> None:
+        if not isinstance(stats, GaussianStats):
+            raise ValueError("stats must be GaussianStats")
+        for part in (stats.mean, stats.square):
+            if part.sums.shape != (self.m, self.k):
+                raise ValueError(f"stats are for {part.sums.shape} attributes × classes, expected ({self.m}, {self.k})")
+        if stats.prior.domain != self.k:
+            raise ValueError(f"class statistics have domain {stats.prior.domain}, expected {self.k}")
         if stats.prior.n == 0:
             raise ValueError("no class reports yet")
+
+    def estimate(self, stats: GaussianStats):
+        """The Gaussian ``NaiveBayesModel`` (SPEC §5b); standard errors of μ and P̂(c) and the raw (normalised) m_ic in
+        ``metadata``."""
+        from ..naive_bayes.model import NaiveBayesModel
+
+        self._check_stats(stats)
         prior = to_distribution(self.prior_oracle.estimate(stats.prior), self.postprocess)
         p = np.maximum(prior, PRIOR_FLOOR)
         mean_m, mean_se = stats.mean.means()
-        sq_m, _ = stats.square.means()
+        sq_m, sq_se = stats.square.means()
         mu = np.clip(mean_m / p, -1.0, 1.0)
         s = np.clip(sq_m / p, 0.0, 1.0)
         sigma = np.sqrt(np.maximum(s - mu**2, SIGMA_FLOOR**2))
-        # Delta method for μ̃ = m / P̂(c): Var ≈ Var(m)/P² + m²·Var(P̂)/P⁴, Var(P̂) from the oracle's exact variance.
         n0 = stats.prior.n
-        var_p = self.prior_oracle.exact_variance(n0, prior * n0) / n0**2
+        var_p = self.prior_oracle.exact_variance(n0, prior * n0) / n0**2 + prior * (1 - prior) / n0
         mu_se = np.sqrt(mean_se**2 / p**2 + mean_m**2 * var_p / p**4)
         conditionals, mu_se_units = [], []
         for i, attr in enumerate(self.attributes):
@@ -318,18 +418,31 @@ class LDPGaussianNB:
             "mechanism": f"ldp-gaussian-approach-{self.approach}",
             "epsilon": self.epsilon,
             "reports": stats.n,
+            "group_reports": [int(stats.prior.n), int(stats.mean.n), int(stats.square.n)],
             "prior_standard_errors": np.sqrt(var_p).tolist(),
             "mean_standard_errors": mu_se_units,
+            "mean_moments": mean_m.tolist(),
+            "mean_moments_se": mean_se.tolist(),
+            "square_moments": sq_m.tolist(),
+            "square_moments_se": sq_se.tolist(),
         }
         return NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
 
     def params(self) -> dict:
         """What the browser needs (published with the survey)."""
-        return {
+        out = {
             "approach": self.approach,
             "epsilon": self.epsilon,
             "shares": self.shares.tolist(),
+            "prior_share": self.prior_share,
+            "group_split": self.group_split,
             "prior_oracle": self.prior_oracle.params(),
             "attributes": [a.to_dict() for a in self.attributes],
             "classes": self.k,
         }
+        if self.approach == 2:
+            out["onebit_magnitude"] = self.onebit_magnitude
+        else:
+            out["laplace_scale"] = self.laplace_scale
+            out["grid"] = noise.GRID
+        return out
