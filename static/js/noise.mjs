@@ -3,10 +3,6 @@
 
 export const GRID = 2 ** -10;
 
-export function noiseScale(sensitivity, epsilon, grid = GRID) {
-  return (sensitivity + grid) / epsilon;
-}
-
 /** n draws of γ·K, K discrete Laplace with P(K = k) ∝ exp(−|k|γ/scale); all u1 draws first, then all u2 draws. */
 export function discreteLaplace(rng, scale, n, grid = GRID) {
   const logAlpha = Math.log(Math.exp(-grid / scale));
@@ -22,11 +18,4 @@ export function randomizedRound(rng, values, grid = GRID) {
     const up = rng.random() < scaled - floor ? 1 : 0;
     return (floor + up) * grid;
   });
-}
-
-/** values + discrete Laplace noise, ε-LDP for L1 sensitivity ``sensitivity`` (see noise.py). */
-export function laplaceMechanism(values, sensitivity, epsilon, rng, grid = GRID) {
-  const rounded = randomizedRound(rng, values, grid);
-  const noise = discreteLaplace(rng, noiseScale(sensitivity, epsilon, grid), values.length, grid);
-  return rounded.map((x, i) => x + noise[i]);
 }

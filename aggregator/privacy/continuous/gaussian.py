@@ -52,7 +52,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import noise, oracles
-from ..assignment import assign, check_probabilities
+from ..assignment import assign, cdf, check_probabilities
 from ..oracles.base import check_values
 from ..postprocess import to_distribution
 from ..schema import Categorical, Numeric
@@ -208,6 +208,7 @@ class LDPGaussianNB:
         prior_share: float | None = None,
         group_split: float = 0.5,
         postprocess: str = "norm-sub",
+        floor_se: float = 2.0,
     ):
         if not isinstance(class_attribute, Categorical) or class_attribute.size < 2:
             raise ValueError("class_attribute must be categorical with at least two classes")
@@ -223,6 +224,7 @@ class LDPGaussianNB:
         self.prior_oracle = oracles.get(prior_oracle, epsilon=epsilon, domain=class_attribute.size)
         self.epsilon = self.prior_oracle.epsilon
         self.postprocess = postprocess
+        self.floor_se = float(floor_se)
         m = len(attributes)
         if prior_share is None:
             prior_share = 1.0 / (2 * m + 1) if self.approach == 3 else DEFAULT_PRIOR_SHARE
@@ -405,10 +407,12 @@ class LDPGaussianNB:
         sq_m, sq_se = stats.square.means()
         mu = np.clip(mean_m / p, -1.0, 1.0)
         s = np.clip(sq_m / p, 0.0, 1.0)
-        sigma = np.sqrt(np.maximum(s - mu**2, SIGMA_FLOOR**2))
         n0 = stats.prior.n
         var_p = self.prior_oracle.exact_variance(n0, prior * n0) / n0**2 + prior * (1 - prior) / n0
         mu_se = np.sqrt(mean_se**2 / p**2 + mean_m**2 * var_p / p**4)
+        var_se = np.sqrt((sq_se**2 + 4 * mu**2 * mean_se**2 + (2 * mu**2 - s) ** 2 * var_p) / p**2)
+        floor = np.maximum(SIGMA_FLOOR**2, self.floor_se * var_se)
+        sigma = np.sqrt(np.maximum(s - mu**2, floor))
         conditionals, mu_se_units = [], []
         for i, attr in enumerate(self.attributes):
             half_range = (attr.high - attr.low) / 2.0
@@ -434,6 +438,7 @@ class LDPGaussianNB:
             "approach": self.approach,
             "epsilon": self.epsilon,
             "shares": self.shares.tolist(),
+            "shares_cdf": cdf(self.shares).tolist(),
             "prior_share": self.prior_share,
             "group_split": self.group_split,
             "prior_oracle": self.prior_oracle.params(),

@@ -1,0 +1,98 @@
+"""Cross-language test vectors: random bytes in → report out, produced by the Python client halves.
+
+Each case feeds a survey protocol's ``encode`` (aggregator/privacy/survey_protocol.py) one respondent and a
+``ByteStream`` of fixed random bytes; static/js/protocol.mjs must produce the same report from the same bytes and
+consume exactly as many of them (tests/js/vectors.test.mjs). Run ``python tests/js/make_vectors.py`` after changing
+a client half; tests/js/test_js.py fails while the committed vectors are stale.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from aggregator.privacy import survey_protocol  # noqa: E402
+from aggregator.privacy.bytestream import ByteStream  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "vectors"
+CASES = 12
+BYTES = 8192
+
+CLASS = {"kind": "categorical", "name": "sick", "values": ["no", "yes", "unsure"]}
+CATEGORICAL = [
+    {"kind": "categorical", "name": "smoker", "values": ["never", "sometimes", "daily"]},
+    {"kind": "categorical", "name": "diet", "values": [f"d{i}" for i in range(11)]},
+]
+NUMERIC = [
+    {"kind": "numeric", "name": "age", "low": 18.0, "high": 98.0},
+    {"kind": "numeric", "name": "weight", "low": 40.0, "high": 160.0},
+]
+
+
+def configs() -> dict[str, dict]:
+    out = {}
+    for encoding in ("de", "sue", "oue", "she", "the", "olh"):
+        for strategy in ("one-report", "split"):
+            out[f"ldp-{encoding}-{strategy}"] = {
+                "mode": "ldp", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
+                "numeric": {"handling": "discretize", "bins": 4},
+                "ldp": {"epsilon": 2.0, "encoding": encoding, "strategy": strategy},
+            }
+    out["ldp-the-seed-threshold"] = {**out["ldp-the-one-report"], "ldp": {"epsilon": 1.0, "encoding": "the", "threshold": 0.25}}
+    for approach in (1, 2, 3):
+        out[f"gaussian-approach-{approach}"] = {
+            "mode": "ldp", "class": CLASS, "features": NUMERIC,
+            "numeric": {"handling": "gaussian", "approach": approach},
+            "ldp": {"epsilon": 1.5, "encoding": "oue"},
+        }
+    out["mrr-one-group"] = {"mode": "mrr", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
+                            "mrr": {"theta": 0.6, "personal": {"smoker": [0.5, 0.3, 0.2]}}}
+    out["mrr-two-groups"] = {"mode": "mrr", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
+                             "mrr": {"theta": 0.4, "groups": [["smoker", "sick"], ["diet", "age"]]}}
+    return out
+
+
+def answers(config: dict, rng: np.random.Generator) -> list:
+    out = []
+    for f in config["features"]:
+        if f["kind"] == "numeric":
+            out.append(float(np.round(rng.uniform(f["low"] - 5, f["high"] + 5), 3)))  # some out of bounds: clipped
+        else:
+            out.append(int(rng.integers(0, len(f["values"]))))
+    return out
+
+
+def generate() -> dict[str, dict]:
+    rng = np.random.default_rng(20261122)
+    files = {}
+    for name, config in configs().items():
+        protocol = survey_protocol.build(config)
+        cases = []
+        for _ in range(CASES):
+            data = rng.integers(0, 256, BYTES, dtype=np.uint8).tobytes()
+            x = answers(config, rng)
+            y = int(rng.integers(0, len(CLASS["values"])))
+            stream = ByteStream(data)
+            report = protocol.encode(np.asarray([x], dtype=np.float64), np.asarray([y]), stream)[0]
+            cases.append({"bytes": data[: stream.consumed].hex(), "answers": x, "class": y, "report": report,
+                          "consumed": stream.consumed})
+        files[name] = json.loads(json.dumps({"config": config, "protocol": protocol.public(), "cases": cases}))
+    return files
+
+
+def main():
+    OUT.mkdir(exist_ok=True)
+    for old in OUT.glob("*.json"):
+        old.unlink()
+    for name, content in generate().items():
+        (OUT / f"{name}.json").write_text(json.dumps(content, indent=1) + "\n")
+    print(f"wrote {len(list(OUT.glob('*.json')))} vector files to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
