@@ -150,3 +150,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }
+
+# Outside production, serve static files straight from the source folders (no stale collectstatic output).
+WHITENOISE_USE_FINDERS = not env_bool("COINFLIP_PRODUCTION")
+WHITENOISE_AUTOREFRESH = not env_bool("COINFLIP_PRODUCTION")
