@@ -3,7 +3,9 @@
 CSV files are read as ``data/datasets/README.md`` prescribes — every cell as text, only the empty field missing
 (pandas' default NA list would turn real labels such as ``None`` into NaN). A column is numeric when it is named
 in ``numeric`` or, by default, when every non-missing value parses as a number and it has more than
-``NUMERIC_MIN_DISTINCT`` distinct values. Missing categorical values become the category ``MISSING`` ("?").
+``NUMERIC_MIN_DISTINCT`` distinct values. Missing values (``missing=``): "category" (default) makes them the extra
+category ``MISSING`` ("?") of a categorical attribute (a numeric column with missing values is an error); "drop"
+removes every row with a missing value; "error" raises ``ValueError``.
 """
 from __future__ import annotations
 
@@ -17,9 +19,11 @@ import pandas as pd
 from ..privacy.continuous.discretize import ewd_attribute, ewd_codes
 from ..privacy.schema import Attribute, Categorical, Numeric
 
-__all__ = ["Table", "load_table", "read_csv", "discretize_table", "train_test_split", "MISSING", "DATASETS_DIR"]
+__all__ = ["Table", "load_table", "read_csv", "discretize_table", "train_test_split", "MISSING", "MISSING_POLICIES",
+           "DATASETS_DIR"]
 
 MISSING = "?"
+MISSING_POLICIES = ("category", "drop", "error")
 NUMERIC_MIN_DISTINCT = 10
 DATASETS_DIR = Path(__file__).resolve().parents[2] / "data" / "datasets"
 
@@ -73,9 +77,18 @@ def load_table(
     *,
     class_column: str | None = None,
     numeric: Sequence[str] | None = None,
+    missing: str = "category",
 ) -> Table:
-    """Read a CSV (or take a DataFrame of strings) into a ``Table``; the class is the last column by default."""
+    """Read a CSV (or take a DataFrame of strings) into a ``Table``; the class is the last column by default.
+
+    Categorical labels are sorted (numerically when they parse as numbers), ``MISSING`` last when present; the class
+    values are the labels that occur. Numeric attributes get the observed minimum and maximum as bounds.
+    """
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     df = path_or_frame if isinstance(path_or_frame, pd.DataFrame) else read_csv(path_or_frame)
+    if df.shape[0] == 0:
+        raise ValueError("the table has no rows")
     if df.shape[1] < 2:
         raise ValueError("a table needs at least one attribute column and a class column")
     class_column = class_column or df.columns[-1]
@@ -83,10 +96,21 @@ def load_table(
         raise ValueError(f"no column named {class_column!r}; columns: {', '.join(df.columns)}")
     if df[class_column].isna().any():
         raise ValueError(f"the class column {class_column!r} has missing values")
+    if missing == "error" and df.isna().any().any():
+        bad = [c for c in df.columns if df[c].isna().any()]
+        raise ValueError(f"missing values in column(s) {', '.join(bad)} (missing='error')")
+    if missing == "drop":
+        df = df.dropna().reset_index(drop=True)
+        if df.shape[0] == 0:
+            raise ValueError("no row is complete (missing='drop')")
+    if isinstance(numeric, str):
+        numeric = [numeric]
     numeric = set(numeric) if numeric is not None else {c for c in df.columns if c != class_column and _is_numeric(df[c])}
     unknown = numeric - set(df.columns)
     if unknown:
         raise ValueError(f"numeric columns not in the table: {', '.join(sorted(unknown))}")
+    if class_column in numeric:
+        raise ValueError(f"the class column {class_column!r} cannot be numeric")
     class_values = tuple(sorted(df[class_column].unique(), key=_sort_key))
     class_attribute = Categorical(class_column, class_values)
     attributes, columns = [], []

@@ -4,7 +4,8 @@ Statistical tolerances (fixed seeds):
 * unbiasedness: for every value v, |mean of R estimates − c_v| < 5·σ_v/√R with σ_v² = exact_variance
   (a 5-SE two-sided miss has probability 5.7e-7 per value under the CLT);
 * variance: (R−1)·s_v²/σ_v² ~ χ²_{R−1} for near-normal estimates (sums of n i.i.d. terms); we require it inside
-  the two-sided interval of total level 1e-4 per configuration, Bonferroni-split over the d values.
+  the two-sided interval of total level 1e-4 per configuration, Bonferroni-split over the d values (28
+  configurations: a false failure anywhere has probability < 3e-3).
 """
 from __future__ import annotations
 
@@ -17,23 +18,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from aggregator.privacy import bits, oracles
+from aggregator.privacy import bits, noise, oracles
 from aggregator.privacy.oracles.histogram import optimal_threshold, the_probabilities
 from aggregator.privacy.oracles.olh import PRIME, olh_buckets, olh_hash
 from aggregator.privacy.stats import Counts
 
 ALL = ["de", "sue", "oue", "she", "the", "olh"]
 
-# (name, d, ε, params): d = 10 and 20 exercise unary padding bits; the THE at t = 0.25 reproduces seed 000.
-CONFIGS = [
-    ("de", 4, 1.0, {}), ("de", 16, 3.0, {}),
-    ("sue", 8, 1.0, {}), ("sue", 10, 2.0, {}),
-    ("oue", 10, 1.0, {}), ("oue", 16, 3.0, {}),
-    ("she", 8, 1.0, {}), ("she", 12, 2.0, {}),
-    ("the", 8, 1.0, {}), ("the", 8, 1.0, {"threshold": 0.25}),
-    ("olh", 16, 1.0, {}), ("olh", 20, 3.0, {}),
+# Every protocol at d ∈ {2, 16} × ε ∈ {0.5, 2}, plus: d = 10 exercises unary padding bits, THE at t = 0.25
+# reproduces seed 000, OLH at ε = 3 has g = 21 > d = 20.
+CONFIGS = [(name, d, eps, {}) for name in ALL for d in (2, 16) for eps in (0.5, 2.0)] + [
+    ("sue", 10, 1.0, {}), ("oue", 10, 1.0, {}), ("the", 8, 1.0, {"threshold": 0.25}), ("olh", 20, 3.0, {}),
 ]
-N, REPS = 400, 300
+N, REPS = 400, 500
 
 
 def skewed_values(d: int, n: int) -> np.ndarray:
@@ -73,18 +70,26 @@ def test_unbiased_with_exact_variance(name, d, eps, params):
 
 @pytest.mark.parametrize("name", ALL)
 def test_count_variance_and_exact_variance(name):
-    d, eps, n = 12, 1.3, 1000
+    d, eps, n = 12, 1.3, 1200
     fo = oracles.get(name, epsilon=eps, domain=d)
-    counts = np.arange(d) * 7.0
-    exact = fo.exact_variance(n, counts)
-    assert exact.shape == (d,)
-    if name == "she":
-        assert np.allclose(exact, 8 * n / eps ** 2) and fo.count_variance(n) == pytest.approx(8 * n / eps ** 2)
+    uniform = np.full(d, n / d)
+    skewed = np.arange(d) * (2 * n / (d * (d - 1)))  # sums to n
+    if name == "she":  # the noise does not depend on the value: no frequency term; 8n/ε² up to the grid
+        for counts in (uniform, skewed):
+            assert np.array_equal(fo.exact_variance(n, counts), np.full(d, fo.count_variance(n)))
+        assert fo.count_variance(n) == pytest.approx(8 * n / eps ** 2, rel=1e-6)
         return
     p, q = fo.p, fo.q
-    # exact = table approximation + the frequency term c_v(1−p−q)/(p−q) (SPEC §3)
-    assert np.allclose(exact, fo.count_variance(n) + counts * (1 - p - q) / (p - q))
-    assert fo.count_variance(n) == pytest.approx(n * q * (1 - q) / (p - q) ** 2)
+    for counts in (uniform, skewed):
+        exact = fo.exact_variance(n, counts)
+        assert exact.shape == (d,)
+        # From first principles: c_v = Bin(n_v, p) + Bin(n − n_v, q) independent, Ê_v = (c_v − nq)/(p − q).
+        direct = (counts * p * (1 - p) + (n - counts) * q * (1 - q)) / (p - q) ** 2
+        assert np.allclose(exact, direct, rtol=1e-12)
+        # = the table's approximation + the frequency term c_v(1−p−q)/(p−q) (SPEC §3)
+        assert np.allclose(exact, fo.count_variance(n) + counts * (1 - p - q) / (p - q), rtol=1e-12)
+    # On the uniform distribution the frequency term is the same n/d·(1−p−q)/(p−q) for every value.
+    assert np.allclose(fo.exact_variance(n, uniform) - fo.count_variance(n), n / d * (1 - p - q) / (p - q))
     e = math.exp(eps)
     table = {
         "de": n * (d - 2 + e) / (e - 1) ** 2,
@@ -93,6 +98,12 @@ def test_count_variance_and_exact_variance(name):
     }
     if name in table:
         assert fo.count_variance(n) == pytest.approx(table[name], rel=1e-12)
+    if name == "the":
+        # Grid probabilities vs SPEC's continuous p = 1 − ½e^{(ε/2)(t−1)}, q = ½e^{−(ε/2)t}: the grid shifts the
+        # threshold by < γ and the tail's normaliser by ≈ γ/(2b) (b = 2/ε), so |ln(q/q_cont)| < 1.5γ/b < γε.
+        t, tol = fo.threshold, noise.GRID * eps
+        assert p == pytest.approx(1 - 0.5 * math.exp(eps / 2 * (t - 1)), rel=tol)
+        assert q == pytest.approx(0.5 * math.exp(-eps / 2 * t), rel=tol)
 
 
 def test_olh_variance_matches_table_when_g_is_exact():
@@ -122,9 +133,18 @@ def test_the_optimal_threshold():
 def test_privacy_ratio(name):
     for eps in (0.3, 1.0, 4.0):
         fo = oracles.get(name, epsilon=eps, domain=9)
-        if name == "she":
-            assert fo.params()["laplace_scale"] == pytest.approx(2 / eps)  # L1 sensitivity 2 of a one-hot vector
-            continue
+        if name in ("she", "the"):
+            # The report is the one-hot vector + γ·K per component, P(K = k) ∝ α^|k|, α = e^{−γ/b}, b = 2/ε: two
+            # one-hot vectors differ by 1 = 1/γ grid steps in two components, so the likelihood ratio of any
+            # report is at most α^{−2/γ} — which must be e^ε. Reports must lie on the grid for this to hold.
+            b = fo.params()["laplace_scale"]
+            assert b == pytest.approx(2 / eps)
+            alpha = math.exp(-noise.GRID / b)
+            assert alpha ** (-2 / noise.GRID) == pytest.approx(math.exp(eps), rel=1e-9)
+            reports = fo.perturb(np.arange(9), np.random.default_rng(4))
+            assert np.array_equal(reports / noise.GRID, np.round(reports / noise.GRID))
+            if name == "she":
+                continue
         p, q = fo.p, fo.q
         if name == "de":
             ratio = p / q
@@ -167,7 +187,9 @@ def test_zero_stats_dtype():
 
 def _bad_reports(name, d):
     if name == "de":
-        return [np.array([0, d]), np.array([-1]), np.array([[0, 1]]), np.array([0.5])]
+        return [np.array([0, d]), np.array([-1]), np.array([[0, 1]]), np.array([0.5]), np.array([np.nan]),
+                np.array([np.inf]), np.array([1e30]), np.array(["1"]), np.array([1, None], dtype=object),
+                np.array([2 ** 63], dtype=np.uint64), np.array([0, 2 ** 40]), np.array([3, -2], dtype=np.int32)]
     if name in ("sue", "oue"):
         w = bits.packed_width(d)
         pad = np.zeros((2, w), np.uint8)
@@ -179,13 +201,20 @@ def _bad_reports(name, d):
         nan[1, 3] = np.nan
         inf = np.zeros((2, d))
         inf[0, 0] = np.inf
-        return [nan, inf, np.zeros((2, d + 1)), np.zeros(d), np.array([["x"] * d])]
+        opposite = np.zeros((2, d))
+        opposite[:, 5] = [np.inf, -np.inf]  # a column sum of NaN, a row sum of ±∞
+        late = np.zeros((30000, d))        # more than one block of the fold (2¹⁸ components)
+        late[29999, d - 1] = np.nan
+        return [nan, inf, -inf, opposite, late, np.zeros((2, d + 1)), np.zeros(d), np.array([["x"] * d]),
+                np.zeros((2, d), dtype=complex)]
     ok = (np.array([1, 2]), np.array([0, 5]), np.array([0, 1]))
     return [
         (np.array([0, 2]), ok[1], ok[2]),          # a = 0
         (np.array([PRIME, 2]), ok[1], ok[2]),      # a ≥ P
         (ok[0], np.array([0, PRIME]), ok[2]),      # b ≥ P
         (ok[0], ok[1], np.array([0, 99])),         # y ≥ g
+        (ok[0], ok[1], np.array([0, -1])),         # y < 0
+        (ok[0].astype(float), ok[1], ok[2]),       # float component
         (ok[0], ok[1], np.array([0])),             # lengths differ
         (ok[0], ok[1]),                            # not a triple
         np.zeros((3, 2), dtype=float),             # floats
@@ -199,11 +228,50 @@ def test_validation_rejects_malformed(name):
     for bad in _bad_reports(name, d):
         with pytest.raises(ValueError):
             fo.aggregate(bad)
+        with pytest.raises(ValueError):
+            fo.validate(bad)
     good = fo.perturb(np.arange(d), np.random.default_rng(0))
     fo.validate(good)
     assert fo.aggregate(good).n == d
     with pytest.raises(ValueError):
         fo.perturb(np.array([d]), np.random.default_rng(0))
+
+
+def test_histogram_fold_in_blocks(monkeypatch):
+    # Force many blocks (and a partial last one): the fold must equal the plain column sum / threshold count.
+    from aggregator.privacy.oracles import histogram
+
+    monkeypatch.setattr(histogram, "_FOLD_CELLS", 50)
+    rng = np.random.default_rng(8)
+    for d in (3, 7, 64):
+        values = rng.integers(0, d, 1001)
+        she = oracles.get("she", epsilon=1.0, domain=d)
+        reports = she.perturb(values, rng)
+        # grid values: every partial sum is exact, so the order of additions cannot matter
+        assert np.array_equal(she.aggregate(reports).support, reports.sum(axis=0))
+        the = oracles.get("the", epsilon=1.0, domain=d)
+        assert np.array_equal(the.aggregate(reports).support, (reports > the.threshold).sum(axis=0))
+        assert she.aggregate(reports).n == the.aggregate(reports).n == 1001
+
+
+def test_histogram_overflow():
+    huge = np.zeros((3, 4))
+    huge[:2, 1] = 1e308  # finite components whose sum overflows
+    with pytest.raises(ValueError, match="too large"):
+        oracles.get("she", epsilon=1.0, domain=4).aggregate(huge)
+    the = oracles.get("the", epsilon=1.0, domain=4)
+    assert list(the.aggregate(huge).support) == [0, 2, 0, 0]
+
+
+def test_de_aggregate_accepts_integer_dtypes():
+    fo = oracles.get("de", epsilon=1.0, domain=5)
+    values = np.array([0, 4, 4, 2, 1, 4])
+    expected = np.bincount(values, minlength=5)
+    for arr in (values, values.astype(np.int32), values.astype(np.uint8), values.astype(np.uint64),
+                values.astype(float), values.tolist()):
+        stats = fo.aggregate(arr)
+        assert stats.n == 6 and np.array_equal(stats.support, expected) and stats.support.dtype == np.int64
+    assert fo.aggregate(np.array([], dtype=np.int64)) == Counts.zero(5)
 
 
 def test_bad_parameters():
@@ -236,7 +304,21 @@ def test_packed_format_huge_epsilon():
     assert 0 < own.sum() < d * 20
 
 
-def test_olh_fold_matches_hash_function():
+def test_packed_format_in_perturb_blocks(monkeypatch):
+    from aggregator.privacy.oracles import unary
+
+    monkeypatch.setattr(unary, "_PERTURB_CELLS", 40)  # a few rows per block, and a partial last block
+    for d in (8, 13, 16):
+        values = np.random.default_rng(d).permutation(np.tile(np.arange(d), 3))
+        packed = oracles.get("sue", epsilon=120.0, domain=d).perturb(values, np.random.default_rng(0))
+        assert packed.shape == (3 * d, bits.packed_width(d))
+        assert np.array_equal(bits.unpack(packed, d), np.eye(d, dtype=np.uint8)[values])
+
+
+def test_olh_fold_matches_hash_function(monkeypatch):
+    from aggregator.privacy.oracles import olh
+
+    monkeypatch.setattr(olh, "_BLOCK", 700)  # several blocks and a partial last one
     rng = np.random.default_rng(5)
     for eps, d in ((1.0, 37), (4.0, 9)):
         fo = oracles.get("olh", epsilon=eps, domain=d)

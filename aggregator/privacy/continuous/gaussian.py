@@ -37,6 +37,16 @@ uniformly random subset of respondents, so the mean m_ic of the reported z_c est
 μ̃_ic = m_ic / P̂(c), s̃_ic = (square-group m_ic) / P̂(c), σ̃²_ic = max(s̃_ic − μ̃²_ic, SIGMA_FLOOR²), clipped to the
 normalised ranges first (μ̃ ∈ [−1, 1], s̃ ∈ [0, 1]); then μ = ``Numeric.denormalise``(μ̃) and σ = σ̃(u−l)/2.
 
+The variance floor. Under-estimating σ is catastrophic for a Gaussian classifier (a class whose σ is estimated near 0
+loses every test point not at its mean), over-estimating it only weakens one attribute. At moderate ε the noisy
+s̃ − μ̃² is often near or below 0 (diabetes, n = 100,000, ε = 4: some σ̃ floored in most fits), so the floor adapts to
+the estimate's own precision: floor_ic = max(SIGMA_FLOOR², floor_se · SE(σ̃²_ic)), with SE(σ̃²) from the delta method
+(Var(σ̃²) ≈ [Var(m^sq) + 4μ̃²Var(m) + (2μ̃² − s̃)²Var(P̂)] / P̂², the three estimates from independent groups) and
+``floor_se`` = 1 by default: a variance not one standard error above zero is replaced by that standard error. The floor
+vanishes as O(1/√n), so the estimate stays consistent. Measured on diabetes (10 splits, n = 100,000, all three
+approaches, ε ∈ {0.5, 1, 2, 4}): floor_se = 0 gives 57–64 % mean accuracy with 8–14 points of spread (worse than the
+65 % majority rule); floor_se = 1 gives 64–73 %, floor_se = 2 64–75 % with less spread at small ε.
+
 Standard errors of μ (``metadata["mean_standard_errors"]``, original units), delta method for the ratio of the
 independent m_ic (mean group) and P̂(c) (prior group): Var(μ̃) ≈ Var(m)/P² + m²·Var(P̂)/P⁴, with Var(m) the empirical
 variance of the group's reports over their number (it contains both noise and sampling variance) and
@@ -195,7 +205,8 @@ class LDPGaussianNB:
 
     ``prior_oracle``: frequency oracle name for the class reports (``oracles.get``); ``prior_share``: share of
     respondents in the prior group (default above); ``group_split``: share of the others in the mean group (the rest
-    report squares); ``postprocess``: how the class estimates become a distribution (``postprocess.to_distribution``).
+    report squares); ``postprocess``: how the class estimates become a distribution (``postprocess.to_distribution``);
+    ``floor_se``: the variance floor in standard errors of σ̃² (module docstring).
     """
 
     def __init__(
@@ -208,7 +219,7 @@ class LDPGaussianNB:
         prior_share: float | None = None,
         group_split: float = 0.5,
         postprocess: str = "norm-sub",
-        floor_se: float = 2.0,
+        floor_se: float = 1.0,
     ):
         if not isinstance(class_attribute, Categorical) or class_attribute.size < 2:
             raise ValueError("class_attribute must be categorical with at least two classes")
@@ -224,7 +235,12 @@ class LDPGaussianNB:
         self.prior_oracle = oracles.get(prior_oracle, epsilon=epsilon, domain=class_attribute.size)
         self.epsilon = self.prior_oracle.epsilon
         self.postprocess = postprocess
-        self.floor_se = float(floor_se)
+        try:
+            self.floor_se = float(floor_se)
+        except (TypeError, ValueError):
+            raise ValueError("floor_se must be a number ≥ 0") from None
+        if not (math.isfinite(self.floor_se) and self.floor_se >= 0):
+            raise ValueError(f"floor_se must be a finite number ≥ 0, got {floor_se!r}")
         m = len(attributes)
         if prior_share is None:
             prior_share = 1.0 / (2 * m + 1) if self.approach == 3 else DEFAULT_PRIOR_SHARE
@@ -425,6 +441,7 @@ class LDPGaussianNB:
             "group_reports": [int(stats.prior.n), int(stats.mean.n), int(stats.square.n)],
             "prior_standard_errors": np.sqrt(var_p).tolist(),
             "mean_standard_errors": mu_se_units,
+            "variance_floor": (floor * np.array([((a.high - a.low) / 2.0) ** 2 for a in self.attributes])[:, None]).tolist(),
             "mean_moments": mean_m.tolist(),
             "mean_moments_se": mean_se.tolist(),
             "square_moments": sq_m.tolist(),

@@ -4,12 +4,18 @@ The server fits a projection on a *public* reference sample the designer provide
 survey. The browser standardises its numeric answers with the published mean and scale, projects them with W,
 clips to the published bounds and then runs discretization (§5a) or Gaussian NB (§5b) on the components.
 
-* PCA: the top right-singular vectors of the standardised reference sample.
+Standardisation uses the reference sample's mean and standard deviation (ddof 1; a constant column keeps scale 1).
+
+* PCA: the top right-singular vectors of the standardised reference sample (= eigenvectors of its correlation matrix).
 * DCA: the top eigenvectors of (S_W + ρI)⁻¹ S_B, solved as the symmetric generalized problem
-  S_B v = λ (S_W + ρI) v (``scipy.linalg.eigh``); S_W is the within-class and S_B the between-class scatter.
+  S_B v = λ (S_W + ρI) v (``scipy.linalg.eigh``); S_W is the within-class and S_B the between-class scatter (sums
+  over rows, so the ridge is applied as ρ·n·I — ``rho`` is relative to the unit per-row variance). S_B has rank
+  ≤ k − 1: only the first k − 1 components carry discriminant information, further ones (eigenvalue 0) are an
+  arbitrary basis of the rest and are best not requested.
+Each component is scaled to unit length and its sign fixed (largest loading positive), so fits are reproducible.
 
 Public bounds of each component are the reference sample's range widened by ``BOUND_MARGIN`` of it on each side, so
-that respondents slightly outside the reference range are clipped, not mapped to the edge.
+that respondents slightly outside the reference range keep their position; beyond, ``transform`` clips.
 """
 from __future__ import annotations
 
@@ -20,9 +26,11 @@ from scipy import linalg
 
 from ..schema import Numeric
 
-__all__ = ["Projection", "fit_pca", "fit_dca", "BOUND_MARGIN"]
+__all__ = ["Projection", "fit_pca", "fit_dca", "BOUND_MARGIN", "METHODS"]
 
+#: Each component's public bounds: the reference sample's [min, max] widened by this fraction of its range per side.
 BOUND_MARGIN = 0.1
+METHODS = ("pca", "dca")
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,8 +78,21 @@ class Projection:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Projection":
-        arr = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "W", "low", "high")}
-        return cls(str(data["method"]), **arr)
+        try:
+            arr = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "W", "low", "high")}
+            method = str(data["method"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a projection: {exc}") from None
+        m = arr["mean"].shape[0] if arr["mean"].ndim == 1 else -1
+        W = arr["W"]
+        if (
+            method not in METHODS or m < 1 or arr["scale"].shape != (m,) or W.ndim != 2 or W.shape[0] != m
+            or arr["low"].shape != (W.shape[1],) or arr["high"].shape != (W.shape[1],)
+            or not all(np.all(np.isfinite(a)) for a in arr.values())
+            or np.any(arr["scale"] <= 0) or np.any(arr["low"] >= arr["high"])
+        ):
+            raise ValueError("not a projection: inconsistent shapes or values")
+        return cls(method, **arr)
 
 
 def _standardise(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -125,8 +146,14 @@ def fit_dca(reference_X, reference_y, n_components: int, rho: float = 1e-3) -> P
     y = np.asarray(reference_y)
     if y.shape != (Z.shape[0],):
         raise ValueError("reference_y must have one class per reference row")
-    if rho <= 0:
-        raise ValueError("rho must be > 0")
+    if np.unique(y).size < 2:
+        raise ValueError("reference_y must hold at least two classes")
+    try:
+        rho = float(rho)
+    except (TypeError, ValueError):
+        raise ValueError("rho must be a number > 0") from None
+    if not (np.isfinite(rho) and rho > 0):
+        raise ValueError("rho must be a finite number > 0")
     m = Z.shape[1]
     s_w = np.zeros((m, m))
     s_b = np.zeros((m, m))

@@ -12,11 +12,20 @@ Strategies:
 Estimation: P̂(c) = Ê_c / Σ Ê and P̂(a | c) = Ê_{a,c} / Σ_h Ê_{h,c}, each joint distribution first made a
 distribution by ``postprocess.to_distribution`` (Norm-Sub by default; "neg-to-one" is the seed's rule).
 
-Pooled class prior (beyond the seed, SPEC §4): every feature input also estimates P(c) as Σ_a Ê_{a,c} / N_i. The
-estimates are combined per class by inverse-variance weighting. The weights use the oracles' *approximate* variances
-(``count_variance``, which do not depend on the data), so the pooled estimate stays unbiased; the variance of a sum
-Σ_a Ê_{a,c} is taken as the sum of the variances (exact for SUE/OUE/SHE/THE, whose supports of different values are
-independent given the truth; an upper bound for DE, whose counts are negatively correlated; an approximation for OLH).
+Pooled class prior (beyond the seed, SPEC §4): every feature input also estimates P(c) as Σ_a Ê_{a,c} / N_i, N_i
+being the number of its reports. The raw estimates are combined per class by inverse-variance weighting. The weights
+use Wang et al.'s approximate variances (frequency term dropped, ``exact_variance`` at zero counts), which do not
+depend on the data — given the public assignment the pooled estimate is therefore still unbiased; they are optimal
+only when the frequency term is small. The variance of a sum Σ_a Ê_{a,c} comes from the covariance of the count
+estimates (``count_covariance``): exact for DE (whose counts are negatively correlated: one report supports one value)
+and for SUE/OUE/SHE/THE (independent components), an approximation for OLH (hash values of different inputs are only
+pairwise uniform; their covariance is taken as 0).
+
+Standard errors (``metadata``) treat respondents as an i.i.d. sample of the population whose P(c), P(a | c) are
+estimated: variance = perturbation variance (exact oracle formulas with the clipped estimate plugged in) + the
+sampling variance of the reporting group, p(1 − p)/N. Conditionals use the delta method for the ratio
+Ê_{a,c} / Σ_h Ê_{h,c}, evaluated at the post-processed estimates; they ignore the post-processing itself, so where
+Norm-Sub clips small values (small ε·n) they overstate the conditionals' spread (conservative).
 """
 from __future__ import annotations
 
@@ -26,13 +35,14 @@ from typing import Sequence
 import numpy as np
 
 from .. import oracles
-from ..assignment import assign, check_probabilities
+from ..assignment import assign, cdf, check_probabilities
+from ..oracles.de import DirectEncoding
 from ..postprocess import to_distribution
 from ..schema import Categorical
 from ..stats import Counts
 from .model import NaiveBayesModel
 
-__all__ = ["LDPNaiveBayes", "LDPNBReports", "LDPNBStats", "STRATEGIES"]
+__all__ = ["LDPNaiveBayes", "LDPNBReports", "LDPNBStats", "STRATEGIES", "count_covariance"]
 
 STRATEGIES = ("one-report", "split")
 
@@ -49,16 +59,18 @@ class LDPNBReports:
 
 @dataclass(frozen=True, eq=False)
 class LDPNBStats:
-    """One ``Counts`` per input; additive."""
+    """One ``Counts`` per input (input 0 = class, i + 1 = feature i); additive with ``+``, JSON-able."""
 
     per_input: tuple
 
     def __add__(self, other: "LDPNBStats") -> "LDPNBStats":
+        if not isinstance(other, LDPNBStats):
+            return NotImplemented
         if len(self.per_input) != len(other.per_input):
             raise ValueError("cannot add statistics of different input counts")
         return LDPNBStats(tuple(a + b for a, b in zip(self.per_input, other.per_input)))
 
-    def __radd__(self, other):
+    def __radd__(self, other):  # lets sum([...]) start from 0
         return self if other == 0 else NotImplemented
 
     def __eq__(self, other) -> bool:
@@ -74,8 +86,32 @@ class LDPNBStats:
         return cls(tuple(Counts.from_dict(c) for c in data["per_input"]))
 
 
+def count_covariance(fo, n: int, counts) -> np.ndarray:
+    """(d, d) covariance of the oracle's count estimates Ê for ``n`` reports with true counts ``counts`` (SPEC §3).
+
+    Diagonal: ``fo.exact_variance``. Off-diagonal: for DE, a report supports exactly one value, so per report
+    Cov(1[r = u], 1[r = v]) = −π_u π_v, which sums to −(n·q² + (c_u + c_v)·q·(p − q)) and is divided by (p − q)²;
+    for the other protocols 0 (exact for SUE, OUE, SHE, THE, whose components are randomized independently;
+    approximate for OLH). ``counts = 0`` gives Wang et al.'s data-free approximation.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    cov = np.diag(np.asarray(fo.exact_variance(n, counts), dtype=np.float64))
+    if isinstance(fo, DirectEncoding):
+        p, q = fo.p, fo.q
+        off = -(n * q * q + (counts[:, None] + counts[None, :]) * q * (p - q)) / (p - q) ** 2
+        np.fill_diagonal(off, 0.0)
+        cov += off
+    return cov
+
+
 class LDPNaiveBayes:
-    """LDP Naive Bayes over categorical attributes (SPEC §4); ``estimate`` returns a ``NaiveBayesModel``."""
+    """LDP Naive Bayes over categorical attributes (SPEC §4); ``estimate`` returns a ``NaiveBayesModel``.
+
+    ``oracle`` is any name of ``oracles.get`` (extra ``oracle_params`` are passed on, e.g. THE's ``threshold``);
+    ``assignment`` the public probabilities of the m + 1 inputs (one-report; uniform by default);
+    ``postprocess`` "norm-sub" (default) or "neg-to-one"; ``pooled_prior`` combines the class input's prior with
+    every feature input's.
+    """
 
     def __init__(
         self,
@@ -92,18 +128,21 @@ class LDPNaiveBayes:
         if not isinstance(class_attribute, Categorical):
             raise ValueError("class_attribute must be categorical")
         if class_attribute.size < 2:
-            raise ValueError("a classifier needs at least two classes")
+            raise ValueError("class_attribute needs at least two classes")
         attributes = tuple(attributes)
         if not attributes or not all(isinstance(a, Categorical) for a in attributes):
             raise ValueError("attributes must be a non-empty sequence of categorical attributes")
         if strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}")
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        try:
+            self.epsilon = float(epsilon)
+        except (TypeError, ValueError):
+            raise ValueError("epsilon must be a finite number > 0") from None
+        if not np.isfinite(self.epsilon) or self.epsilon <= 0:
+            raise ValueError("epsilon must be a finite number > 0")
         self.class_attribute = class_attribute
         self.attributes = attributes
         self.strategy = strategy
-        self.epsilon = float(epsilon)
-        if not np.isfinite(self.epsilon) or self.epsilon <= 0:
-            raise ValueError("epsilon must be a finite number > 0")
         inputs = 1 + len(attributes)
         per_input_epsilon = self.epsilon if strategy == "one-report" else self.epsilon / inputs
         k = class_attribute.size
@@ -121,8 +160,13 @@ class LDPNaiveBayes:
         return self.class_attribute.size
 
     @property
+    def epsilon_per_report(self) -> float:
+        """ε of one input's report: ε (one-report) or ε/(m + 1) (split)."""
+        return self.oracles[0].epsilon
+
+    @property
     def epsilon_per_respondent(self) -> float:
-        """ε of everything one respondent sends: ε in both strategies (split: (m+1)·ε/(m+1))."""
+        """ε of everything one respondent sends: ε in both strategies (split: (m + 1)·ε/(m + 1))."""
         return self.epsilon
 
     @property
@@ -138,22 +182,28 @@ class LDPNaiveBayes:
         X = np.asarray(X)
         y = np.asarray(y)
         m = len(self.attributes)
-        if X.ndim != 2 or X.shape[1] != m or y.shape != (X.shape[0],):
-            raise ValueError(f"X must be (n, {m}) codes and y n class codes")
+        if X.ndim != 2 or X.shape[1] != m:
+            raise ValueError(f"X must be an (n, {m}) array of attribute codes")
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y must hold one class code per row of X ({X.shape[0]})")
+        for name, arr in (("X", X), ("y", y)):
+            if arr.dtype.kind not in "biuf" or (arr.dtype.kind == "f" and arr.size and not (
+                    np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)))):
+                raise ValueError(f"{name} must hold integer codes")
         X = X.astype(np.int64)
         y = y.astype(np.int64)
         for i, a in enumerate(self.attributes):
             if X.shape[0] and (X[:, i].min() < 0 or X[:, i].max() >= a.size):
-                raise ValueError(f"column {i} ({a.name!r}) must hold codes in [0, {a.size})")
+                raise ValueError(f"X column {i} ({a.name!r}) must hold codes in [0, {a.size})")
         if y.size and (y.min() < 0 or y.max() >= self.k):
-            raise ValueError(f"class codes must lie in [0, {self.k})")
+            raise ValueError(f"y must hold class codes in [0, {self.k})")
         return X, y
 
     def perturb(self, X, y, rng: np.random.Generator) -> LDPNBReports:
         """Reports of the respondents with feature codes ``X`` (n, m) and classes ``y``.
 
-        Randomness order: (one-report) the assignment — one ``rng.random(n)`` — then each input's oracle on its
-        respondents, in input order.
+        Randomness order: (one-report) the assignment — one ``rng.random(n)`` — then each input's oracle on the
+        respondents assigned to it, in input order; (split) each input's oracle on everyone, in input order.
         """
         X, y = self._check(X, y)
         n = X.shape[0]
@@ -166,14 +216,21 @@ class LDPNaiveBayes:
         per_input = tuple(fo.perturb(self.input_values(j, X, y), rng) for j, fo in enumerate(self.oracles))
         return LDPNBReports(n, per_input, None)
 
+    @staticmethod
+    def _row(report):
+        return tuple(part[0] for part in report) if isinstance(report, tuple) else report[0]
+
     def perturb_one(self, x_row, y_value, rng: np.random.Generator):
-        """One respondent (one-report strategy): ``(input index, that oracle's report row)``."""
-        if self.strategy != "one-report":
-            raise ValueError("perturb_one applies to the one-report strategy")
-        reports = self.perturb(np.asarray(x_row)[None, :], [y_value], rng)
-        j = int(reports.assigned[0])
-        row = reports.per_input[j]
-        return j, (tuple(part[0] for part in row) if isinstance(row, tuple) else row[0])
+        """One respondent, as the browser does it.
+
+        One-report: ``(j, report)`` — j drawn by ``assign`` (one ``rng.random(1)``), then input j's oracle on its value.
+        Split: ``(None, (report of input 0, …, report of input m))``, the oracles called in input order.
+        """
+        X, y = self._check(np.asarray(x_row).reshape(1, -1), np.asarray([y_value]).reshape(1))
+        if self.strategy == "one-report":
+            j = int(assign(1, self.assignment, rng)[0])
+            return j, self._row(self.oracles[j].perturb(self.input_values(j, X, y), rng))
+        return None, tuple(self._row(fo.perturb(self.input_values(j, X, y), rng)) for j, fo in enumerate(self.oracles))
 
     # -- server half ---------------------------------------------------------------------------
     def zero_stats(self) -> LDPNBStats:
@@ -181,69 +238,109 @@ class LDPNaiveBayes:
 
     def aggregate(self, reports: LDPNBReports) -> LDPNBStats:
         if len(reports.per_input) != len(self.oracles):
-            raise ValueError(f"expected reports for {len(self.oracles)} inputs")
+            raise ValueError(f"reports must hold {len(self.oracles)} inputs, got {len(reports.per_input)}")
         return LDPNBStats(tuple(fo.aggregate(r) for fo, r in zip(self.oracles, reports.per_input)))
 
-    def _prior(self, stats: LDPNBStats):
-        """Raw P̂(c), its standard error and the sources used (SPEC §4, pooled by inverse variance)."""
+    def _check_stats(self, stats: LDPNBStats) -> None:
+        if not isinstance(stats, LDPNBStats) or len(stats.per_input) != len(self.oracles):
+            raise ValueError(f"stats must be LDPNBStats over {len(self.oracles)} inputs")
+        for j, (fo, c) in enumerate(zip(self.oracles, stats.per_input)):
+            if c.domain != fo.domain:
+                raise ValueError(f"stats of input {j} have domain {c.domain}, expected {fo.domain}")
+
+    def prior_sources(self, stats: LDPNBStats) -> dict:
+        """Per input j with reports: raw P̂_j(c), its approximate (weighting) variance and its perturbation variance.
+
+        Input 0: Ê_c / N_0; input i + 1: Σ_a Ê_{a,c} / N_{i+1} (only when ``pooled_prior``)."""
         k = self.k
-        estimates, approx_var, exact_var = [], [], []
+        out = {"inputs": [], "estimates": [], "weight_variances": [], "perturbation_variances": [], "n": []}
         for j, (fo, counts) in enumerate(zip(self.oracles, stats.per_input)):
             n_j = counts.n
             if n_j == 0 or (j > 0 and not self.pooled_prior):
                 continue
             est = fo.estimate(counts)
-            plug = np.clip(est, 0, n_j)
-            if j == 0:
-                p, v_apx, v_ex = est / n_j, np.full(k, fo.count_variance(n_j)), fo.exact_variance(n_j, plug)
-            else:
-                n_i = self.attributes[j - 1].size
-                p = est.reshape(n_i, k).sum(axis=0) / n_j
-                v_apx = np.full(k, n_i * fo.count_variance(n_j))
-                v_ex = fo.exact_variance(n_j, plug).reshape(n_i, k).sum(axis=0)
-            estimates.append(p)
-            approx_var.append(v_apx / n_j**2)
-            exact_var.append(v_ex / n_j**2)
-        if not estimates:
+            n_i = 1 if j == 0 else self.attributes[j - 1].size
+            # Summing matrix: class c collects the values a·k + c.
+            S = np.tile(np.eye(k), (n_i, 1))  # (n_i·k, k)
+            approx = count_covariance(fo, n_j, np.zeros(fo.domain))
+            exact = count_covariance(fo, n_j, np.clip(est, 0, n_j))
+            out["inputs"].append(j)
+            out["n"].append(n_j)
+            out["estimates"].append(est @ S / n_j)
+            out["weight_variances"].append(np.einsum("vc,vw,wc->c", S, approx, S) / n_j**2)
+            out["perturbation_variances"].append(np.einsum("vc,vw,wc->c", S, exact, S) / n_j**2)
+        return out
+
+    def _prior(self, stats: LDPNBStats):
+        """Pooled raw P̂(c), its standard error and the weights (SPEC §4, inverse-variance)."""
+        src = self.prior_sources(stats)
+        if not src["inputs"]:
             raise ValueError("no reports of the class yet")
-        w = 1.0 / np.asarray(approx_var)
+        est = np.asarray(src["estimates"])
+        w = 1.0 / np.asarray(src["weight_variances"])
         w /= w.sum(axis=0)
-        prior_raw = (w * np.asarray(estimates)).sum(axis=0)
-        prior_se = np.sqrt((w**2 * np.asarray(exact_var)).sum(axis=0))
-        return prior_raw, prior_se
+        prior_raw = (w * est).sum(axis=0)
+        p = np.clip(prior_raw, 0.0, 1.0)
+        pert = np.asarray(src["perturbation_variances"])
+        n = np.asarray(src["n"], dtype=np.float64)[:, None]
+        if self.strategy == "one-report":  # disjoint groups: each adds its own sampling variance
+            var = (w**2 * (pert + p * (1 - p) / n)).sum(axis=0)
+        else:  # every input describes the same respondents: one sampling term
+            var = (w**2 * pert).sum(axis=0) + p * (1 - p) / n.max()
+        return prior_raw, np.sqrt(var), w, src["inputs"]
 
     def estimate(self, stats: LDPNBStats) -> NaiveBayesModel:
-        """The NB model with raw estimates and standard errors in ``metadata`` (SPEC §4)."""
-        if len(stats.per_input) != len(self.oracles):
-            raise ValueError("stats do not match this protocol's inputs")
+        """The NB model; raw estimates, standard errors and the prior's pooling weights in ``metadata`` (SPEC §4).
+
+        Metadata: ``prior_raw`` (pooled, unbiased), ``prior_standard_errors``, ``prior_inputs`` and ``prior_weights``
+        (rows = inputs used), ``joint_raw[i]`` ((n_i, k) raw P̂(a ∧ c), unbiased), ``joint_standard_errors[i]``,
+        ``conditional_standard_errors[i]`` (of P̂(a | c)), ``reports_per_input``.
+        """
+        self._check_stats(stats)
         k = self.k
-        prior_raw, prior_se = self._prior(stats)
+        prior_raw, prior_se, weights, prior_inputs = self._prior(stats)
         prior = to_distribution(prior_raw, self.postprocess)
-        conditionals, cond_se, joint_raw = [], [], []
+        conditionals, cond_se, joint_raw, joint_se = [], [], [], []
         for i, attr in enumerate(self.attributes):
             fo, counts = self.oracles[i + 1], stats.per_input[i + 1]
-            if counts.n == 0:
+            N = counts.n
+            if N == 0:
                 raise ValueError(f"no reports for attribute {attr.name!r} yet")
             est = fo.estimate(counts)
+            cov = count_covariance(fo, N, np.clip(est, 0, N))
             joint = to_distribution(est, self.postprocess).reshape(attr.size, k)
             col = joint.sum(axis=0)
             # A class whose whole column was projected away gets a uniform conditional (no information).
             cond = np.where(col > 0, joint / np.where(col > 0, col, 1.0), 1.0 / attr.size)
-            # Delta method, denominator held fixed: SE(P̂(a|c)) ≈ SE(Ê_{a,c}) / Σ_h Ê_{h,c}.
-            se_counts = np.sqrt(fo.exact_variance(counts.n, np.clip(est, 0, counts.n))).reshape(attr.size, k)
-            denom = np.maximum(col * counts.n, 1.0)
+            # Delta method for R = Ê_{a,c} / T_c, T_c = Σ_h Ê_{h,c}: gradient (e_a − R·1)/T_c over the values of class c.
+            se = np.empty((attr.size, k))
+            for c in range(k):
+                idx = np.arange(attr.size) * k + c
+                block = cov[np.ix_(idx, idx)]
+                T = max(col[c] * N, 1.0)
+                r = cond[:, c]
+                var = (np.diag(block) - 2 * r * block.sum(axis=1) + r**2 * block.sum()) / T**2
+                se[:, c] = np.sqrt(np.maximum(var, 0.0) + r * (1 - r) / T)
+            f = np.clip(est / N, 0.0, 1.0)
             conditionals.append(cond)
-            cond_se.append(se_counts / denom)
-            joint_raw.append((est / counts.n).reshape(attr.size, k))
+            cond_se.append(se)
+            joint_raw.append((est / N).reshape(attr.size, k))
+            joint_se.append(np.sqrt(np.diag(cov) / N**2 + f * (1 - f) / N).reshape(attr.size, k))
         metadata = {
             "mechanism": "ldp-naive-bayes",
             "epsilon": self.epsilon_per_respondent,
+            "epsilon_per_report": self.epsilon_per_report,
             "strategy": self.strategy,
+            "postprocess": self.postprocess,
             "oracles": [fo.name for fo in self.oracles],
             "reports": int(sum(c.n for c in stats.per_input)) // self.reports_per_respondent,
+            "reports_per_input": [int(c.n) for c in stats.per_input],
             "prior_raw": prior_raw,
             "prior_standard_errors": prior_se,
+            "prior_inputs": list(prior_inputs),
+            "prior_weights": weights,
             "joint_raw": joint_raw,
+            "joint_standard_errors": joint_se,
             "conditional_standard_errors": cond_se,
         }
         return NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
@@ -254,6 +351,7 @@ class LDPNaiveBayes:
             "strategy": self.strategy,
             "epsilon": self.epsilon,
             "assignment": self.assignment.tolist(),
+            "assignment_cdf": cdf(self.assignment).tolist(),
             "inputs": [fo.params() for fo in self.oracles],
             "classes": self.k,
         }

@@ -5,7 +5,8 @@ one. Prediction: argmax_c log P(c) + Σ_i log P(x_i | c), with the Gaussian log-
 
 Floors (estimates from randomized data can contain zeros): probabilities are floored at ``PROB_FLOOR`` before the
 logarithm — without renormalising, so a floored zero stays a tiny penalty rather than shifting the other values —
-and standard deviations at ``SIGMA_FLOOR_FRACTION`` of the attribute's public range.
+and standard deviations at ``SIGMA_FLOOR_FRACTION`` of the attribute's public range. The constructor normalises the
+prior and every P(a | c) column to sum to 1 (inputs may be unnormalised non-negative weights).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ __all__ = ["NaiveBayesModel", "PROB_FLOOR", "SIGMA_FLOOR_FRACTION", "FORMAT", "V
 
 PROB_FLOOR = 1e-6
 SIGMA_FLOOR_FRACTION = 1e-3
+NORMALISED_TOLERANCE = 1e-9
 FORMAT, VERSION = "coinflip-nb", 1
 
 
@@ -37,6 +39,13 @@ def _json_safe(value):
     if isinstance(value, float) and not np.isfinite(value):
         return None if np.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return value
+
+
+def _normalised(p: np.ndarray) -> np.ndarray:
+    """Divide by the column sums, unless they already equal 1 within ``NORMALISED_TOLERANCE`` (then the values are kept
+    bit for bit, so a JSON round trip reproduces the model exactly)."""
+    sums = p.sum(axis=0)
+    return p if np.all(np.abs(sums - 1.0) <= NORMALISED_TOLERANCE) else p / sums
 
 
 class NaiveBayesModel:
@@ -64,7 +73,7 @@ class NaiveBayesModel:
         prior = np.asarray(prior, dtype=np.float64)
         if prior.shape != (k,) or np.any(~np.isfinite(prior)) or np.any(prior < 0) or prior.sum() <= 0:
             raise ValueError(f"prior must be {k} non-negative finite probabilities")
-        self.prior = prior / prior.sum()
+        self.prior = _normalised(prior)
         if len(conditionals) != len(self.attributes):
             raise ValueError(f"expected {len(self.attributes)} conditional tables, got {len(conditionals)}")
         tables = []
@@ -78,7 +87,7 @@ class NaiveBayesModel:
                 sums = table.sum(axis=0)
                 if np.any(sums <= 0):
                     raise ValueError(f"attribute {attr.name!r}: every class needs a distribution over the values")
-                table = table / sums
+                table = _normalised(table)
             elif isinstance(attr, Numeric):
                 if table.shape != (2, k) or np.any(~np.isfinite(table)) or np.any(table[1] < 0):
                     raise ValueError(f"attribute {attr.name!r}: [μ; σ] must be a finite (2, {k}) array with σ ≥ 0")

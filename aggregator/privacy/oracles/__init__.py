@@ -38,7 +38,9 @@ def names() -> list[str]:
 def get(name: str, *, epsilon: float, domain: int, **params) -> FrequencyOracle:
     """The oracle called ``name`` (case-insensitive) for the given ε and domain size.
 
-    Names: de, sue, oue, she, the (``threshold=``), olh, and adaptive (an instance of ``choose(ε, d)``).
+    Names: de, sue, oue, she, the (``threshold=``: a float in [0, 1], default None = the variance-optimal t in
+    (0.5, 1); seed 000 used 0.25), olh (g = max(2, round(e^ε + 1))), and adaptive (an instance of the protocol
+    ``choose(ε, d)`` names: DE, OLH or OUE). Unknown names or parameters raise ``ValueError``.
     """
     key = str(name).lower()
     if key not in _REGISTRY:

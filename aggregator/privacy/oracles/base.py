@@ -27,17 +27,24 @@ __all__ = ["FrequencyOracle", "PureProtocol", "check_values"]
 
 
 def check_values(values, domain: int) -> np.ndarray:
-    """True values as a 1-d int64 array, each in [0, domain)."""
+    """True values (or single-value reports) as a 1-d int64 array, each in [0, domain); ``ValueError`` otherwise.
+
+    Integer and boolean arrays are accepted, and float arrays holding finite whole numbers; anything else
+    (NaN, ±∞, fractions, strings, objects) is rejected. The range is checked before any cast, so huge or
+    unsigned 64-bit values cannot wrap into the domain.
+    """
     values = np.asarray(values)
     if values.ndim != 1:
         values = values.reshape(-1)
-    if values.size and not np.issubdtype(values.dtype, np.integer):
-        if not np.all(np.mod(values, 1) == 0):
+    kind = values.dtype.kind
+    if kind not in "biuf":
+        raise ValueError(f"values must be integers, got dtype {values.dtype}")
+    if values.size:
+        if kind == "f" and not (np.all(np.isfinite(values)) and np.all(np.floor(values) == values)):
             raise ValueError("values must be integers")
-    values = values.astype(np.int64, copy=False)
-    if values.size and (values.min() < 0 or values.max() >= domain):
-        raise ValueError(f"values must lie in [0, {domain})")
-    return values
+        if values.min() < 0 or values.max() >= domain:
+            raise ValueError(f"values must lie in [0, {domain})")
+    return values.astype(np.int64, copy=False)
 
 
 class FrequencyOracle(ABC):

@@ -7,13 +7,18 @@ Laplace leaves a browser; one-hot values lie on the grid, so no rounding is need
 Report: float64 array (n, d) of the noisy vectors, every entry a multiple of 2⁻¹⁰.
 
 * SHE: the server sums component v over reports: Ê_v = Σ reports[:, v], unbiased, Var = n·Var(noise) (SPEC's
-  table gives the continuous 8n/ε²; the discrete noise's variance is within 0.1 % of it and is what
-  ``exact_variance`` reports). No frequency term.
+  table gives the continuous 8n/ε²; the discrete noise's variance is smaller by a relative ≈ (γε)²/48 (2·10⁻⁸
+  at ε = 1) and is what ``count_variance`` / ``exact_variance`` report). No frequency term.
 * THE: the server counts components above the threshold t ∈ [0, 1]. A pure protocol with
   p = P(1 + N > t) and q = P(N > t) for the grid noise N (``noise.discrete_laplace_tail``); the continuous
   formulas p = 1 − ½e^{(ε/2)(t−1)}, q = ½e^{−(ε/2)t} of SPEC §3 are their γ → 0 limit
-  (``the_probabilities(..., grid=None)``). Estimator and variances are ``PureProtocol``'s. ``threshold=None`` (default) takes the variance-optimal t, found numerically on (0.5, 1)
-  as Wang et al. show it lies there; seed 000 used t = 0.25 (pass ``threshold=0.25`` to reproduce it).
+  (``the_probabilities(..., grid=None)``; relative difference < γε). Estimator and variances are
+  ``PureProtocol``'s. ``threshold=None`` (default) takes the variance-optimal t, found numerically on (0.5, 1) as
+  Wang et al. show it lies there; seed 000 used t = 0.25 (pass ``threshold=0.25`` to reproduce it).
+
+Server cost: ``aggregate`` folds the reports in blocks of 2¹⁸ components (cache-sized), validating finiteness
+with one BLAS matrix–vector product per block instead of a full ``isfinite`` pass; ≈ 0.18 µs (SHE) and
+0.35 µs (THE) per report at d = 256, i.e. the cost of reading the 2 KiB report once.
 """
 from __future__ import annotations
 
@@ -30,6 +35,8 @@ from .base import FrequencyOracle, PureProtocol, check_values
 __all__ = ["SummationHistogram", "ThresholdingHistogram", "the_probabilities", "optimal_threshold"]
 
 _PERTURB_CELLS = 1 << 22
+# Components per block in ``aggregate`` (2 MiB of float64: the block stays in cache while it is folded).
+_FOLD_CELLS = 1 << 18
 
 
 class _HistogramClient:
@@ -57,16 +64,39 @@ class _HistogramClient:
             out[start:start + v.shape[0]] = block
         return out
 
-    def validate(self, reports) -> np.ndarray:
+    def _as_matrix(self, reports) -> np.ndarray:
+        """Shape and dtype checks of ``validate`` (everything but finiteness): float64 (n, d)."""
         reports = np.asarray(reports)
         if reports.ndim != 2 or reports.shape[1] != self.domain:
             raise ValueError(f"{self.name.upper()} reports must have shape (n, {self.domain})")
-        if not (np.issubdtype(reports.dtype, np.floating) or np.issubdtype(reports.dtype, np.integer)):
+        if reports.dtype.kind not in "iuf":
             raise ValueError(f"{self.name.upper()} reports must be numbers, got dtype {reports.dtype}")
-        reports = reports.astype(np.float64, copy=False)
+        return reports.astype(np.float64, copy=False)
+
+    def validate(self, reports) -> np.ndarray:
+        """float64 (n, d) with every component finite (no NaN, no ±∞)."""
+        reports = self._as_matrix(reports)
         if not np.all(np.isfinite(reports)):
             raise ValueError(f"{self.name.upper()} reports must be finite (no NaN or infinity)")
         return reports
+
+    def _blocks(self, reports):
+        """Consecutive row blocks of about ``_FOLD_CELLS`` components of the (shape-checked) reports:
+        ``aggregate`` folds each block while it is in cache, and temporaries stay small."""
+        reports = self._as_matrix(reports)
+        rows = max(1, _FOLD_CELLS // self.domain)
+        for start in range(0, reports.shape[0], rows):
+            yield reports[start:start + rows]
+
+    def _check_sums(self, block: np.ndarray, sums: np.ndarray) -> bool:
+        """Finiteness check riding on sums of the block's components (by rows or by columns; BLAS, cheaper than
+        ``isfinite`` over the block): a NaN or ±∞ component makes its sums NaN or ±∞. Only when a sum is not
+        finite is the block checked component by component (raising ``ValueError``); returns False if the
+        components are finite and the sum merely overflowed."""
+        if np.all(np.isfinite(sums)):
+            return True
+        self.validate(block)
+        return False
 
     def params(self) -> dict:
         return {**super().params(), "laplace_scale": self.laplace_scale, "grid": noise.GRID}
@@ -79,8 +109,23 @@ class SummationHistogram(_HistogramClient, FrequencyOracle):
         return Counts.zero(self.domain, dtype=np.float64)
 
     def aggregate(self, reports) -> Counts:
-        reports = self.validate(reports)
-        return Counts(int(reports.shape[0]), reports.sum(axis=0))
+        """support[v] = Σ of component v over the reports, accumulated block by block (column sums by BLAS).
+
+        Client reports are multiples of 2⁻¹⁰ far below 2⁴³ in magnitude, so their sums are exact whatever the
+        order of additions: folding shards in any order gives identical statistics."""
+        n, d = 0, self.domain
+        support = np.zeros(d, dtype=np.float64)
+        for block in self._blocks(reports):
+            with np.errstate(invalid="ignore", over="ignore"):  # non-finite sums are handled just below
+                sums = np.ones(block.shape[0]) @ block
+            if not self._check_sums(block, sums):
+                raise ValueError("SHE report components are too large to sum")
+            with np.errstate(over="ignore"):
+                support += sums
+            n += block.shape[0]
+        if not np.all(np.isfinite(support)):
+            raise ValueError("SHE report components are too large to sum")
+        return Counts(int(n), support)
 
     def estimate(self, stats: Counts) -> np.ndarray:
         """Ê_v = Σ of component v (SPEC §3)."""
@@ -145,8 +190,21 @@ class ThresholdingHistogram(_HistogramClient, PureProtocol):
         return self._q
 
     def aggregate(self, reports) -> Counts:
-        reports = self.validate(reports)
-        return Counts(int(reports.shape[0]), np.count_nonzero(reports > self.threshold, axis=0).astype(np.int64))
+        """support[v] = number of reports whose component v exceeds the threshold, block by block."""
+        n, d = 0, self.domain
+        support = np.zeros(d, dtype=np.int64)
+        above, ones = None, np.ones(d)
+        for block in self._blocks(reports):
+            with np.errstate(invalid="ignore", over="ignore"):
+                row_sums = block @ ones
+            self._check_sums(block, row_sums)  # an overflowing row sum of finite components is harmless
+            m = block.shape[0]
+            if above is None:
+                above = np.empty(block.shape, dtype=bool)
+            np.greater(block, self.threshold, out=above[:m])
+            support += np.add.reduce(above[:m].view(np.uint8), axis=0, dtype=np.int32)
+            n += m
+        return Counts(int(n), support)
 
     def params(self) -> dict:
         return {**super().params(), "threshold": self.threshold}
