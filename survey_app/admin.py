@@ -27,7 +27,28 @@ class ImportForm(forms.Form):
     class_column = forms.CharField(required=False, help_text="Default: the last column.")
 
 
-class QuestionInline(admin.TabularInline):
+def _locked(obj) -> bool:
+    """A survey with reports has read-only questions and choices (changing a domain would corrupt the estimates)."""
+    survey = obj if isinstance(obj, Survey) else getattr(obj, "survey", None)
+    if survey is None and isinstance(obj, Choice):
+        survey = obj.question.survey
+    return bool(survey is not None and survey.pk and survey.has_reports())
+
+
+class LockedInlineMixin:
+    """For inlines: ``obj`` is the parent (a survey or a question)."""
+
+    def has_add_permission(self, request, obj=None):
+        return not _locked(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return not _locked(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not _locked(obj) and super().has_delete_permission(request, obj)
+
+
+class QuestionInline(LockedInlineMixin, admin.TabularInline):
     model = Question
     extra = 0
     fields = ("position", "section", "name", "text", "kind", "is_class", "low", "high", "prefer_not_to_say", "group", "edit_link")
@@ -164,7 +185,7 @@ class SurveyAdmin(admin.ModelAdmin):
         return response
 
 
-class ChoiceInline(admin.TabularInline):
+class ChoiceInline(LockedInlineMixin, admin.TabularInline):
     model = Choice
     extra = 2
     fields = ("position", "label", "personal_probability")
@@ -176,6 +197,12 @@ class QuestionAdmin(admin.ModelAdmin):
     list_filter = ("kind", "is_class", "survey")
     search_fields = ("name", "text")
     inlines = [ChoiceInline]
+
+    def has_change_permission(self, request, obj=None):
+        return not _locked(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not _locked(obj) and super().has_delete_permission(request, obj)
     fieldsets = (
         (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "is_class", "prefer_not_to_say")}),
         ("Numeric bounds (public)", {"fields": ("low", "high")}),

@@ -193,6 +193,8 @@ class Question(models.Model):
         return self.name
 
     def clean(self):
+        if self.survey_id and self.survey.has_reports():
+            raise ValidationError("This survey has reports: its questions can no longer change. Clone the survey instead.")
         errors = {}
         if self.kind == self.Kind.NUMERIC:
             if self.low is None or self.high is None:
@@ -234,6 +236,10 @@ class Choice(models.Model):
 
     def __str__(self) -> str:
         return self.label
+
+    def clean(self):
+        if self.question_id and self.question.survey.has_reports():
+            raise ValidationError("This survey has reports: its answers can no longer change. Clone the survey instead.")
 
 
 def new_token() -> str:

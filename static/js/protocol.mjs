@@ -16,9 +16,10 @@ export function engineCodes(protocol, answers) {
   return protocol.features.map((f, i) => (f.kind === "numeric" ? ewdCode(f, answers[i], protocol.numeric.bins) : answers[i]));
 }
 
-export function randomize(protocol, answers, classCode, rng) {
+export function randomize(protocol, answers, classCode, rng, realPersonal = {}) {
   if (protocol.mode === "mrr") {
-    return { answers: mrr.perturb(protocol.mrr, [...engineCodes(protocol, answers), classCode], rng) };
+    // realPersonal: answers to real unrelated questions by attribute index (features in order, then the class).
+    return { answers: mrr.perturb(protocol.mrr, [...engineCodes(protocol, answers), classCode], rng, realPersonal) };
   }
   if (protocol.numeric.handling === "gaussian") {
     return gaussian.perturb(protocol.ldp, answers, classCode, rng);

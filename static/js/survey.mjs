@@ -55,6 +55,28 @@ function questionField(q, index) {
   return fieldset;
 }
 
+// MRR with a real unrelated ("personal") question: asked right after its private question, same answer choices.
+function personalField(q, index) {
+  const id = `p${index}`;
+  const fieldset = el("fieldset", { class: "question personal" },
+    el("legend", { text: q.personal_text }),
+    el("p", { class: "help", text: "An unrelated question: your browser may send this answer instead of the one above." }));
+  q.labels.forEach((label, code) => {
+    const optionId = `${id}-${code}`;
+    fieldset.append(el("div", { class: "choice" },
+      el("input", { type: "radio", id: optionId, "data-group": id, value: String(code) }),
+      el("label", { for: optionId, text: label })));
+  });
+  return fieldset;
+}
+
+const asksPersonal = (protocol, q) => protocol.mode === "mrr" && q.personal_mode === "real" && q.kind !== "numeric" && q.personal_text;
+
+function readPersonal(q, index) {
+  const checked = [...document.querySelectorAll(`input[data-group="p${index}"]`)].find((r) => r.checked);
+  return checked ? { value: Number.parseInt(checked.value, 10) } : { error: `Please answer “${q.personal_text}”.` };
+}
+
 function readAnswer(q, index) {
   if (q.kind === "numeric") {
     const input = document.getElementById(`q${index}`);
@@ -102,7 +124,10 @@ async function main() {
   const pageNodes = pages.map(([title, qs], p) => {
     const node = el("section", { class: "page", hidden: p !== 0, "aria-label": title || `Part ${p + 1}` });
     if (title) node.append(el("h2", { text: title }));
-    for (const q of qs) node.append(questionField(q, questions.indexOf(q)));
+    for (const q of qs) {
+      node.append(questionField(q, questions.indexOf(q)));
+      if (asksPersonal(protocol, q)) node.append(personalField(q, questions.indexOf(q)));
+    }
     return node;
   });
   const review = el("section", { class: "page review", hidden: true, "aria-label": "Review what will be sent" });
@@ -139,6 +164,10 @@ async function main() {
     for (const q of qs) {
       const { error } = readAnswer(q, questions.indexOf(q));
       if (error) problems.push(error);
+      if (asksPersonal(protocol, q)) {
+        const personal = readPersonal(q, questions.indexOf(q));
+        if (personal.error) problems.push(personal.error);
+      }
     }
     errors.replaceChildren(...problems.map((m) => el("p", { text: m })));
     return problems.length === 0;
@@ -151,7 +180,10 @@ async function main() {
     const order = protocol.features.map((f) => features.find(({ q }) => q.name === f.name));
     const x = order.map(({ q, i }) => readAnswer(q, i).value);
     const y = readAnswer(classes[0].q, classes[0].i).value;
-    const report = randomize(protocol, x, y, source);
+    const realPersonal = {};
+    order.forEach(({ q, i }, position) => { if (asksPersonal(protocol, q)) realPersonal[position] = readPersonal(q, i).value; });
+    if (asksPersonal(protocol, classes[0].q)) realPersonal[order.length] = readPersonal(classes[0].q, classes[0].i).value;
+    const report = randomize(protocol, x, y, source, realPersonal);
     window.localStorage.setItem(memoKey(slug), JSON.stringify(report));
     return report;
   }

@@ -91,3 +91,30 @@ def test_without_javascript_nothing_is_sent(browser, live_server):
     assert page.locator("input").count() == 0
     assert posts == [] and Report.objects.count() == 0
     context.close()
+
+
+def test_mrr_real_personal_question_is_asked_and_only_randomized_answers_sent(browser, live_server):
+    survey = make_survey("mrr")
+    smoker = survey.questions.get(name="smoker")
+    smoker.personal_mode = "real"
+    smoker.personal_text = "Which of these did your grandmother do?"
+    smoker.save()
+    context = browser.new_context()
+    page = context.new_page()
+    posts = []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    page.get_by_role("group", name="Do you smoke?").get_by_label("daily").check()
+    page.get_by_role("button", name="Next").click()
+    assert "grandmother" in page.locator(".errors").inner_text()  # the unrelated question must be answered too
+    page.get_by_role("group", name="Which of these did your grandmother do?").get_by_label("never").check()
+    page.get_by_role("button", name="Next").click()
+    page.get_by_label("Your age (18 to 98)").fill("30")
+    page.get_by_label("yes").check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.wait_for_url(f"**/s/{survey.slug}/thanks/")
+    answers = json.loads(posts[0].post_data)["report"]["answers"]
+    assert answers[0] in (0, 2)  # the smoker answer sent is the true one (daily = 2) or the grandmother's (never = 0)
+    assert Report.objects.filter(survey=survey).count() == 1
+    context.close()

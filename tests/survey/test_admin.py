@@ -34,3 +34,24 @@ def test_open_action_refuses_a_survey_without_class(admin_client):
     admin_client.post("/admin/survey_app/survey/", {"action": "open_surveys", "_selected_action": [survey.pk]})
     survey.refresh_from_db()
     assert survey.status == "draft"
+
+
+def test_questions_are_locked_once_reports_exist(admin_client, datasets_dir):
+    from django.core.exceptions import ValidationError
+
+    from survey_app.models import Question, Report
+
+    upload = SimpleUploadedFile("vote.csv", (datasets_dir / "vote.csv").read_bytes(), content_type="text/csv")
+    admin_client.post("/admin/survey_app/survey/import/",
+                      {"csv_file": upload, "slug": "vote", "mode": "mrr", "encoding": "adaptive", "theta": "0.6"})
+    survey = Survey.objects.get(slug="vote")
+    question = survey.questions.first()
+    assert admin_client.get(f"/admin/survey_app/question/{question.pk}/change/").status_code == 200
+    Report.objects.create(survey=survey, payload={"answers": [0] * 17})
+    page = admin_client.get(f"/admin/survey_app/question/{question.pk}/change/")
+    assert b"Save" not in page.content or page.status_code == 403  # view-only
+    assert admin_client.post(f"/admin/survey_app/question/{question.pk}/delete/", {"post": "yes"}).status_code == 403
+    question.text = "changed"
+    with pytest.raises(ValidationError, match="Clone the survey"):
+        question.full_clean()
+    assert Question.objects.filter(pk=question.pk).exists()
