@@ -95,6 +95,26 @@ class SurveyProtocol:
                 X[:, j] = ewd_codes(a, X[:, j], self.bins)
         return X
 
+    # The mechanism (``MRRScheme``, ``LDPNaiveBayes`` or ``LDPGaussianNB``) does the work; its statistics type
+    # serialises them. Subclasses set both.
+    mechanism: Any
+    stats_type: Any
+
+    def aggregate(self, reports):
+        return self.mechanism.aggregate(reports)
+
+    def zero_stats(self):
+        return self.mechanism.zero_stats()
+
+    def stats_to_dict(self, stats) -> dict:
+        return stats.to_dict()
+
+    def stats_from_dict(self, data):
+        return self.stats_type.from_dict(data)
+
+    def estimate(self, stats) -> NaiveBayesModel:
+        return self.mechanism.estimate(stats)
+
     def parse_one(self, payload) -> Any:
         return self.parse([payload])
 
@@ -117,6 +137,7 @@ class MRRProtocol(SurveyProtocol):
     """Unrelated-question MRR (SPEC §2). Wire report: ``{"answers": [code per feature…, class code]}``."""
 
     mode = "mrr"
+    stats_type = MRRStats
 
     def __init__(self, config: dict):
         super().__init__(config)
@@ -140,7 +161,8 @@ class MRRProtocol(SurveyProtocol):
             raise _config_error("MRR needs θ") from None
         if not 0 < theta <= 1:
             raise _config_error("θ must be in (0, 1]")
-        self.scheme = MRRScheme(attrs, class_index=len(attrs) - 1, theta=theta, groups=groups, personal=dists)
+        self.scheme = self.mechanism = MRRScheme(attrs, class_index=len(attrs) - 1, theta=theta, groups=groups,
+                                                 personal=dists)
 
     def public(self) -> dict:
         return {**self.public_base(), "mrr": {**self.scheme.params(), "personal_mode": self.personal_mode}}
@@ -163,18 +185,6 @@ class MRRProtocol(SurveyProtocol):
             return self.scheme.validate(np.asarray(rows, dtype=np.int64).reshape(len(rows), m))
         except ValueError as exc:
             raise ReportError("answers", str(exc)) from None
-
-    def aggregate(self, R) -> MRRStats:
-        return self.scheme.aggregate(R)
-
-    def zero_stats(self) -> MRRStats:
-        return self.scheme.zero_stats()
-
-    def stats_to_dict(self, stats) -> dict:
-        return stats.to_dict()
-
-    def stats_from_dict(self, data) -> MRRStats:
-        return MRRStats.from_dict(data)
 
     def estimate(self, stats) -> NaiveBayesModel:
         est = self.scheme.estimate(stats, postprocess=self.postprocess)
@@ -221,6 +231,7 @@ class LDPProtocol(SurveyProtocol):
     """
 
     mode = "ldp"
+    stats_type = LDPNBStats
 
     def __init__(self, config: dict):
         super().__init__(config)
@@ -234,7 +245,7 @@ class LDPProtocol(SurveyProtocol):
         params = {}
         if ldp.get("encoding") == "the" and ldp.get("threshold") is not None:
             params["threshold"] = float(ldp["threshold"])
-        self.nb = LDPNaiveBayes(
+        self.nb = self.mechanism = LDPNaiveBayes(
             self.class_attribute,
             self.engine_features(),
             epsilon,
@@ -288,21 +299,6 @@ class LDPProtocol(SurveyProtocol):
                 raise ReportError("report" if self.nb.strategy == "one-report" else f"reports[{j}]", str(exc)) from None
         return LDPNBReports(len(payloads), tuple(parsed), np.asarray(assigned, dtype=np.int64) if assigned else None)
 
-    def aggregate(self, reports) -> LDPNBStats:
-        return self.nb.aggregate(reports)
-
-    def zero_stats(self) -> LDPNBStats:
-        return self.nb.zero_stats()
-
-    def stats_to_dict(self, stats) -> dict:
-        return stats.to_dict()
-
-    def stats_from_dict(self, data) -> LDPNBStats:
-        return LDPNBStats.from_dict(data)
-
-    def estimate(self, stats) -> NaiveBayesModel:
-        return self.nb.estimate(stats)
-
     def privacy(self, prior_by_attribute: dict | None = None) -> dict:
         per_input = self.nb.oracles[0].epsilon
         names = [self.class_attribute.name] + [a.name for a in self.features]
@@ -321,6 +317,7 @@ class GaussianProtocol(SurveyProtocol):
     ``[j, ±1]``, Approach 3 ``[attribute, [k numbers]]``."""
 
     mode = "ldp"
+    stats_type = GaussianStats
 
     def __init__(self, config: dict):
         super().__init__(config)
@@ -336,7 +333,7 @@ class GaussianProtocol(SurveyProtocol):
             raise _config_error("ε must be a number > 0")
         encoding = ldp.get("encoding", "adaptive")
         prior_oracle = oracles.choose(epsilon, self.class_attribute.size) if encoding == "adaptive" else encoding
-        self.gnb = LDPGaussianNB(
+        self.gnb = self.mechanism = LDPGaussianNB(
             self.class_attribute, self.features, epsilon, approach=int(numeric.get("approach", 3)),
             prior_oracle=prior_oracle, postprocess=ldp.get("postprocess", "norm-sub"),
         )
@@ -404,21 +401,6 @@ class GaussianProtocol(SurveyProtocol):
             raise ReportError("report", str(exc)) from None
         return GaussianReports(np.asarray(groups, dtype=np.int64), prior, self._vectors_from_wire(per[1]),
                                self._vectors_from_wire(per[2]))
-
-    def aggregate(self, reports) -> GaussianStats:
-        return self.gnb.aggregate(reports)
-
-    def zero_stats(self) -> GaussianStats:
-        return self.gnb.zero_stats()
-
-    def stats_to_dict(self, stats) -> dict:
-        return stats.to_dict()
-
-    def stats_from_dict(self, data) -> GaussianStats:
-        return GaussianStats.from_dict(data)
-
-    def estimate(self, stats) -> NaiveBayesModel:
-        return self.gnb.estimate(stats)
 
     def privacy(self, prior_by_attribute: dict | None = None) -> dict:
         names = [self.class_attribute.name] + [a.name for a in self.features]
