@@ -57,6 +57,16 @@ def _config_error(message: str) -> ValueError:
     return ValueError(f"invalid survey configuration: {message}")
 
 
+def _ldp_epsilon(ldp: dict) -> float:
+    try:
+        epsilon = float(ldp["epsilon"])
+    except (KeyError, TypeError, ValueError):
+        raise _config_error("LDP needs ε") from None
+    if not math.isfinite(epsilon) or epsilon <= 0:
+        raise _config_error("ε must be a number > 0")
+    return epsilon
+
+
 class SurveyProtocol:
     mode: str
 
@@ -236,12 +246,7 @@ class LDPProtocol(SurveyProtocol):
     def __init__(self, config: dict):
         super().__init__(config)
         ldp = config.get("ldp") or {}
-        try:
-            epsilon = float(ldp["epsilon"])
-        except (KeyError, TypeError, ValueError):
-            raise _config_error("LDP needs ε") from None
-        if not math.isfinite(epsilon) or epsilon <= 0:
-            raise _config_error("ε must be a number > 0")
+        epsilon = _ldp_epsilon(ldp)
         params = {}
         if ldp.get("encoding") == "the" and ldp.get("threshold") is not None:
             params["threshold"] = float(ldp["threshold"])
@@ -325,12 +330,7 @@ class GaussianProtocol(SurveyProtocol):
             raise _config_error("Gaussian Naive Bayes needs every feature question to be numeric (or discretize them)")
         ldp = config.get("ldp") or {}
         numeric = config.get("numeric") or {}
-        try:
-            epsilon = float(ldp["epsilon"])
-        except (KeyError, TypeError, ValueError):
-            raise _config_error("LDP needs ε") from None
-        if not math.isfinite(epsilon) or epsilon <= 0:
-            raise _config_error("ε must be a number > 0")
+        epsilon = _ldp_epsilon(ldp)
         encoding = ldp.get("encoding", "adaptive")
         prior_oracle = oracles.choose(epsilon, self.class_attribute.size) if encoding == "adaptive" else encoding
         self.gnb = self.mechanism = LDPGaussianNB(

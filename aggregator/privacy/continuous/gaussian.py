@@ -34,18 +34,20 @@ Variances of one report's component R_ic (true entry z_ic):
 
 Server: per group, additive sums, sums of squares and per-attribute report counts (``MomentSums``). The group is a
 uniformly random subset of respondents, so the mean m_ic of the reported z_c estimates P(c)·E[x̃_i | c] without bias:
-μ̃_ic = m_ic / P̂(c), s̃_ic = (square-group m_ic) / P̂(c), σ̃²_ic = max(s̃_ic − μ̃²_ic, SIGMA_FLOOR²), clipped to the
-normalised ranges first (μ̃ ∈ [−1, 1], s̃ ∈ [0, 1]); then μ = ``Numeric.denormalise``(μ̃) and σ = σ̃(u−l)/2.
+μ̃_ic = m_ic / P̂(c), s̃_ic = (square-group m_ic) / P̂(c), σ̃²_ic = max(s̃_ic − μ̃²_ic, floor_ic) (below), after clipping
+to the normalised ranges (μ̃ ∈ [−1, 1], s̃ ∈ [0, 1]); then μ = ``Numeric.denormalise``(μ̃) and σ = σ̃(u−l)/2.
 
 The variance floor. Under-estimating σ is catastrophic for a Gaussian classifier (a class whose σ is estimated near 0
-loses every test point not at its mean), over-estimating it only weakens one attribute. At moderate ε the noisy
-s̃ − μ̃² is often near or below 0 (diabetes, n = 100,000, ε = 4: some σ̃ floored in most fits), so the floor adapts to
-the estimate's own precision: floor_ic = max(SIGMA_FLOOR², floor_se · SE(σ̃²_ic)), with SE(σ̃²) from the delta method
-(Var(σ̃²) ≈ [Var(m^sq) + 4μ̃²Var(m) + (2μ̃² − s̃)²Var(P̂)] / P̂², the three estimates from independent groups) and
+loses every test point not at its mean), over-estimating it only weakens one attribute. The noisy s̃ − μ̃² is often near
+or below 0: on diabetes (n = 100,000, 10 fits each) a fixed floor alone leaves at least one σ̃ at SIGMA_FLOOR in 10/10
+fits at ε = 1 for every approach, and in 8, 6, 1 of 10 at ε = 4 for Approaches 1, 2, 3. So the floor adapts to the
+estimate's own precision: floor_ic = max(SIGMA_FLOOR², floor_se · SE(σ̃²_ic)), SE(σ̃²) by the delta method
+(Var(σ̃²) ≈ [Var(m^sq) + 4μ̃²Var(m) + (2μ̃² − s̃)²Var(P̂)] / P̂², the three estimates from independent groups), and
 ``floor_se`` = 1 by default: a variance not one standard error above zero is replaced by that standard error. The floor
-vanishes as O(1/√n), so the estimate stays consistent. Measured on diabetes (10 splits, n = 100,000, all three
-approaches, ε ∈ {0.5, 1, 2, 4}): floor_se = 0 gives 57–64 % mean accuracy with 8–14 points of spread (worse than the
-65 % majority rule); floor_se = 1 gives 64–73 %, floor_se = 2 64–75 % with less spread at small ε.
+vanishes as O(1/√n), so the estimate stays consistent. Measured on diabetes (10 splits, n = 100,000, each approach at
+ε ∈ {0.5, 1, 2, 4}): floor_se = 0 gives 57–64 % mean accuracy with 7–14 points of spread (the majority rule: 65 %);
+floor_se = 1 gives 64–74 %, floor_se = 2 65–75 % (less spread at small ε, 1–3 points lower for Approaches 1 and 2
+at ε ≥ 1).
 
 Standard errors of μ (``metadata["mean_standard_errors"]``, original units), delta method for the ratio of the
 independent m_ic (mean group) and P̂(c) (prior group): Var(μ̃) ≈ Var(m)/P² + m²·Var(P̂)/P⁴, with Var(m) the empirical
