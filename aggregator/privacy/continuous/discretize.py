@@ -2,8 +2,9 @@
 
 b bins of width (u − l)/b with edges e_0 = l, …, e_b = u. Bin t is [e_t, e_{t+1}), the last bin [e_{b−1}, u] closed.
 Values below l fall into the first bin and values above u into the last. The edges depend on the public bounds only,
-never on the data, so the browser and the server bin identically; codes are found by comparing with the edges
-(``ewd_edges``), not by dividing, so a value equal to a printed edge lands in the bin whose label starts there.
+never on the data. The code is t = floor((x − l)/w) with w = (u − l)/b, clipped into [0, b − 1] — the very expression
+of the browser (static/js/protocol.mjs ``ewdCode``), so both bin every double identically. (Floating-point division can
+put a value within a few ulps of an inner edge into the neighbouring bin; ``ewd_edges`` is for display.)
 After binning, the discrete LDP Naive Bayes applies (SPEC §4).
 """
 from __future__ import annotations
@@ -37,13 +38,13 @@ def ewd_edges(attr: Numeric, bins: int) -> np.ndarray:
 
 
 def ewd_codes(attr: Numeric, x, bins: int) -> np.ndarray:
-    """Bin index of every value (int64, same shape as ``x``): t with e_t ≤ x < e_{t+1}, clipped into [0, b − 1]."""
-    edges = ewd_edges(attr, bins)
+    """Bin index of every value (int64, same shape as ``x``): floor((x − l)/w), clipped into [0, b − 1]."""
+    bins = _check(attr, bins)
     x = np.asarray(x, dtype=np.float64)
     if not np.all(np.isfinite(x)):
         raise ValueError(f"attribute {attr.name!r}: values must be finite numbers")
-    codes = np.searchsorted(edges, x, side="right") - 1
-    return np.clip(codes, 0, edges.size - 2).astype(np.int64)
+    width = (attr.high - attr.low) / bins
+    return np.clip(np.floor((x - attr.low) / width), 0, bins - 1).astype(np.int64)
 
 
 def _fmt(v: float) -> str:

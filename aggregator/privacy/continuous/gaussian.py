@@ -46,7 +46,7 @@ estimate's own precision: floor_ic = max(SIGMA_FLOOR², floor_se · SE(σ̃²_ic
 ``floor_se`` = 1 by default: a variance not one standard error above zero is replaced by that standard error. The floor
 vanishes as O(1/√n), so the estimate stays consistent. Measured on diabetes (10 splits, n = 100,000, each approach at
 ε ∈ {0.5, 1, 2, 4}): floor_se = 0 gives 57–64 % mean accuracy with 7–14 points of spread (the majority rule: 65 %);
-floor_se = 1 gives 64–74 %, floor_se = 2 65–75 % (less spread at small ε, 1–3 points lower for Approaches 1 and 2
+floor_se = 1 gives 64–74 %, floor_se = 2 65–75 % (less spread at small ε, 0–3 points lower for Approaches 1 and 2
 at ε ≥ 1).
 
 Standard errors of μ (``metadata["mean_standard_errors"]``, original units), delta method for the ratio of the
