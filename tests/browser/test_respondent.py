@@ -118,3 +118,37 @@ def test_mrr_real_personal_question_is_asked_and_only_randomized_answers_sent(br
     assert answers[0] in (0, 2)  # the smoker answer sent is the true one (daily = 2) or the grandmother's (never = 0)
     assert Report.objects.filter(survey=survey).count() == 1
     context.close()
+
+
+def test_gaussian_survey_with_invitation_token(browser, live_server):
+    """A numeric-only LDP survey with Gaussian NB (Approach 3) reached through a one-use invitation link."""
+    from survey_app.models import InvitationToken
+    from survey_app.services import generate_tokens
+
+    survey = Survey.objects.create(title="Body", slug="body", mode="ldp", epsilon=2.0, encoding="oue", status="open",
+                                   numeric_handling="gaussian", gaussian_approach=3, access="tokens")
+    Question.objects.create(survey=survey, name="age", text="Your age", kind="numeric", low=18, high=98, position=0)
+    Question.objects.create(survey=survey, name="weight", text="Your weight in kg", kind="numeric", low=40, high=160,
+                            position=1)
+    Question.objects.create(survey=survey, name="sick", text="Have you been ill this year?", kind="binary",
+                            is_class=True, position=2)
+    token = generate_tokens(survey, 1)[0].token
+    context = browser.new_context()
+    page = context.new_page()
+    posts = []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page.goto(f"{live_server.url}/s/body/t/{token}/")
+    page.get_by_label("Your age (18 to 98)").fill("61")
+    page.get_by_label("Your weight in kg (40 to 160)").fill("83.5")
+    page.get_by_label("no").check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.wait_for_url("**/s/body/thanks/")
+    body = json.loads(posts[0].post_data)
+    assert body["token"] == token and body["report"]["group"] in (0, 1, 2)
+    assert "83.5" not in posts[0].post_data  # numbers sent are randomized, normalised values on the 2⁻¹⁰ grid
+    assert InvitationToken.objects.get(token=token).used
+    assert Report.objects.filter(survey=survey).count() == 1
+    page.goto(f"{live_server.url}/s/body/t/{token}/")
+    assert "already been used" in page.content()
+    context.close()
