@@ -1,0 +1,132 @@
+"""Adapters calling the peer libraries' frequency oracles (benchmark only; the product never imports them).
+
+* pure-ldp 1.2.0 (``pure_ldp.frequency_oracles``): per-report client/server objects — ``DEClient/DEServer``,
+  ``UEClient/UEServer(use_oue=...)``, ``HEClient/HEServer(use_the=...)`` (THE with its own optimal threshold),
+  ``LHClient/LHServer(use_olh=True)``. Server = ``aggregate_all(reports)`` then ``estimate_all(range(d))``.
+  Its default ``index_mapper`` is ``x - 1`` (1-based items); we pass the identity since our values are 0-based.
+* multi-freq-ldpy 0.2.5 (``multi_freq_ldpy.pure_frequency_oracles``): ``GRR_Client``, ``UE_Client(optimal=)``,
+  ``HE_Client``, ``LH_Client(optimal=True)`` per value; server = ``*_Aggregator_MI(reports, ...)`` (fold and
+  matrix-inversion estimate in one call; it also clips and renormalises, which costs O(d)).
+
+Each adapter privatises a subsample with the peer's own client (timed: client µs/report), then times the
+peer's server on those reports (µs/report), and returns the peer's estimated frequencies so the benchmark can
+check that the peer was called correctly.
+"""
+from __future__ import annotations
+
+import random
+import time
+import warnings
+from dataclasses import dataclass
+from importlib import metadata
+
+import numpy as np
+
+__all__ = ["LIBRARIES", "PROTOCOLS", "PeerTiming", "available", "versions", "run"]
+
+LIBRARIES = ("pure-ldp", "multi-freq-ldpy")
+PROTOCOLS = ("de", "sue", "oue", "she", "the", "olh")
+
+
+@dataclass
+class PeerTiming:
+    library: str
+    protocol: str
+    n: int
+    client_us: float  # per report
+    server_us: float  # fold + estimate, per report
+    frequencies: np.ndarray  # the peer's estimate, as frequencies (Σ ≈ 1)
+
+
+def available() -> bool:
+    try:
+        import multi_freq_ldpy.pure_frequency_oracles  # noqa: F401
+        import pure_ldp.frequency_oracles  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def versions() -> dict[str, str]:
+    return {lib: metadata.version(lib) for lib in LIBRARIES}
+
+
+def _identity(x):
+    return x
+
+
+# -- pure-ldp ---------------------------------------------------------------------------------------
+
+def _pure_ldp(protocol: str, epsilon: float, d: int):
+    from pure_ldp.frequency_oracles import (
+        DEClient, DEServer, HEClient, HEServer, LHClient, LHServer, UEClient, UEServer,
+    )
+
+    kw = dict(index_mapper=_identity)
+    if protocol == "de":
+        return DEClient(epsilon, d, **kw), DEServer(epsilon, d, **kw)
+    if protocol in ("sue", "oue"):
+        oue = protocol == "oue"
+        return UEClient(epsilon, d, use_oue=oue, **kw), UEServer(epsilon, d, use_oue=oue, **kw)
+    if protocol in ("she", "the"):
+        return HEClient(epsilon, d, **kw), HEServer(epsilon, d, use_the=protocol == "the", **kw)
+    if protocol == "olh":
+        return LHClient(epsilon, d, use_olh=True, **kw), LHServer(epsilon, d, use_olh=True, **kw)
+    raise ValueError(protocol)
+
+
+def _run_pure_ldp(protocol, epsilon, d, values):
+    client, server = _pure_ldp(protocol, epsilon, d)
+    t0 = time.perf_counter()
+    reports = [client.privatise(v) for v in values]
+    t1 = time.perf_counter()
+    server.aggregate_all(reports)
+    est = server.estimate_all(range(d), suppress_warnings=True)
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1, np.asarray(est, dtype=np.float64) / len(values)
+
+
+# -- multi-freq-ldpy --------------------------------------------------------------------------------
+
+def _run_multi_freq(protocol, epsilon, d, values):
+    from multi_freq_ldpy.pure_frequency_oracles import GRR, HE, LH, UE
+
+    if protocol == "de":
+        client, server = (lambda v: GRR.GRR_Client(v, d, epsilon)), (lambda r: GRR.GRR_Aggregator_MI(r, d, epsilon))
+    elif protocol in ("sue", "oue"):
+        opt = protocol == "oue"
+        client = lambda v: UE.UE_Client(v, d, epsilon, opt)  # noqa: E731
+        server = lambda r: UE.UE_Aggregator_MI(r, epsilon, opt)  # noqa: E731
+    elif protocol in ("she", "the"):
+        thr = protocol == "the"
+        client = lambda v: HE.HE_Client(v, d, epsilon)  # noqa: E731
+        server = lambda r: HE.HE_Aggregator_MI(r, d, epsilon, use_thresh=thr)  # noqa: E731
+    elif protocol == "olh":
+        client = lambda v: LH.LH_Client(v, d, epsilon, True)  # noqa: E731
+        server = lambda r: LH.LH_Aggregator_MI(r, d, epsilon, True)  # noqa: E731
+    else:
+        raise ValueError(protocol)
+    server([client(values[0]) for _ in range(2)])  # numba compilation outside the timings
+    t0 = time.perf_counter()
+    reports = [client(v) for v in values]
+    t1 = time.perf_counter()
+    freq = server(reports)
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1, np.asarray(freq, dtype=np.float64)
+
+
+def run(library: str, protocol: str, epsilon: float, d: int, values: np.ndarray, seed: int) -> PeerTiming:
+    """Time ``library``'s ``protocol`` on ``values`` (a subsample): client and server µs per report."""
+    values = [int(v) for v in values]
+    random.seed(seed)  # the peers draw from the global generators
+    np.random.seed(seed % 2**32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if library == "pure-ldp":
+            t_client, t_server, freq = _run_pure_ldp(protocol, epsilon, d, values)
+        elif library == "multi-freq-ldpy":
+            t_client, t_server, freq = _run_multi_freq(protocol, epsilon, d, values)
+        else:
+            raise ValueError(library)
+    n = len(values)
+    return PeerTiming(library, protocol, n, t_client / n * 1e6, t_server / n * 1e6, freq)
