@@ -154,3 +154,7 @@ LOGGING = {
 # Outside production, serve static files straight from the source folders (no stale collectstatic output).
 WHITENOISE_USE_FINDERS = not env_bool("COINFLIP_PRODUCTION")
 WHITENOISE_AUTOREFRESH = not env_bool("COINFLIP_PRODUCTION")
+
+# Uploaded files (public reference samples for PCA/DCA).
+MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", VAR_DIR / "media"))
+MEDIA_URL = "media/"

@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 
 from .models import Choice, InvitationToken, Question, Survey
 from .protocol import get_protocol
-from .services import clone_survey, create_survey_from_table, generate_tokens
+from .services import clone_survey, create_survey_from_table, fit_projection, generate_tokens
 
 
 class ImportForm(forms.Form):
@@ -90,6 +90,17 @@ class SurveyAdmin(admin.ModelAdmin):
         if obj.mode == Survey.Mode.MRR:
             return f"θ = {obj.theta:g}" if obj.theta is not None else "θ not set"
         return f"ε = {obj.epsilon:g} ({obj.encoding})" if obj.epsilon is not None else "ε not set"
+
+    def save_related(self, request, form, formsets, change):
+        """After the questions are saved, (re)fit PCA/DCA on the reference sample when the survey uses one."""
+        super().save_related(request, form, formsets, change)
+        survey = form.instance
+        if survey.projection != Survey.Projection.NONE and not survey.has_reports():
+            try:
+                fit_projection(survey)
+                self.message_user(request, f"{survey.projection.upper()} fitted on the reference sample.", messages.SUCCESS)
+            except ValueError as exc:
+                self.message_user(request, f"PCA/DCA not fitted: {exc}", messages.ERROR)
 
     @admin.display(description="Privacy this gives")
     def privacy_report(self, obj: Survey) -> str:

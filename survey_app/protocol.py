@@ -33,6 +33,8 @@ def protocol_config(survey: Survey) -> dict:
             else {"handling": "discretize", "bins": survey.numeric_bins}
         ),
     }
+    if survey.mode == Survey.Mode.LDP and survey.projection != Survey.Projection.NONE and survey.projection_params:
+        config["projection"] = survey.projection_params
     if survey.mode == Survey.Mode.LDP:
         config["ldp"] = {
             "epsilon": survey.epsilon,

@@ -92,3 +92,43 @@ def create_survey_from_table(
         if not isinstance(attr, Numeric):
             Choice.objects.bulk_create([Choice(question=q, position=i, label=v) for i, v in enumerate(attr.values)])
     return survey
+
+
+def fit_projection(survey: Survey) -> dict | None:
+    """Fit the survey's PCA/DCA on its uploaded public reference sample (SPEC §5c) and store it; ``None`` when the
+    survey uses no projection. The CSV must have a column per numeric question (and the class question, for DCA)."""
+    from aggregator.lab.datasets import read_csv
+    from aggregator.privacy.continuous.projection import fit_dca, fit_pca
+
+    if survey.projection == Survey.Projection.NONE:
+        survey.projection_params = None
+        survey.save(update_fields=["projection_params"])
+        return None
+    if not survey.reference_sample:
+        raise ValueError("PCA/DCA needs a public reference sample")
+    numeric = [q.name for q in survey.questions.filter(kind=Question.Kind.NUMERIC, is_class=False)]
+    if not numeric:
+        raise ValueError("PCA/DCA needs numeric questions")
+    survey.reference_sample.open("rb")
+    try:
+        frame = read_csv(survey.reference_sample)
+    finally:
+        survey.reference_sample.close()
+    missing = [c for c in numeric if c not in frame.columns]
+    if missing:
+        raise ValueError(f"the reference sample lacks the column(s) {', '.join(missing)}")
+    try:
+        X = frame[numeric].astype(float).to_numpy()
+    except ValueError:
+        raise ValueError("the reference sample's numeric columns must hold numbers only") from None
+    r = survey.projection_components or 1
+    if survey.projection == Survey.Projection.PCA:
+        projection = fit_pca(X, r)
+    else:
+        class_question = survey.class_question
+        if class_question is None or class_question.name not in frame.columns:
+            raise ValueError("DCA needs the class question's column in the reference sample")
+        projection = fit_dca(X, frame[class_question.name].to_numpy(), r)
+    survey.projection_params = projection.to_dict()
+    survey.save(update_fields=["projection_params"])
+    return survey.projection_params

@@ -11,6 +11,9 @@ Configuration (JSON-able; ``survey_app.models.Survey.protocol_config()`` produce
      "mrr": {"theta": 0.7, "groups": [[names…], …] | null, "personal": {name: [P_Y…]}, "personal_mode": {name: "simulated" | "real"},
              "postprocess": "norm-sub"}}
 
+``"projection"`` (optional): a ``continuous.projection.Projection`` dict fitted on the numeric questions of a public
+reference sample; the numeric answers are standardised, projected and clipped before anything else (SPEC §5c).
+
 Numeric features are discretized into equal-width bins over their public bounds (SPEC §5a) unless the LDP
 "gaussian" handling is chosen (SPEC §5b; then every feature must be numeric). A protocol offers:
 
@@ -34,6 +37,7 @@ from . import oracles
 from .channel import mrr_epsilon, mrr_group_epsilon
 from .continuous.discretize import ewd_attribute, ewd_codes
 from .continuous.gaussian import GaussianReports, GaussianStats, LDPGaussianNB
+from .continuous.projection import Projection
 from .mrr import MRRScheme, MRRStats
 from .naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
 from .naive_bayes.model import NaiveBayesModel
@@ -89,17 +93,34 @@ class SurveyProtocol:
         numeric = config.get("numeric") or {"handling": "discretize", "bins": 4}
         self.numeric_handling = numeric.get("handling", "discretize")
         self.bins = int(numeric.get("bins", 4))
+        # Records arrive in question order; a projection (SPEC §5c) replaces the numeric questions by its components.
+        self.questions = list(self.features)
+        self.projection = None
+        if config.get("projection"):
+            self.projection = Projection.from_dict(config["projection"])
+            self._numeric_questions = [i for i, a in enumerate(self.questions) if isinstance(a, Numeric)]
+            if len(self._numeric_questions) != self.projection.mean.shape[0]:
+                raise _config_error("the projection must be fitted on exactly the numeric questions")
+            self.features = [a for a in self.questions if not isinstance(a, Numeric)] + self.projection.attributes()
 
     # -- shared helpers ------------------------------------------------------------------------
     def engine_features(self) -> list:
         """Features as the mechanism sees them (numeric → bins when discretizing)."""
         return [ewd_attribute(a, self.bins) if isinstance(a, Numeric) else a for a in self.features]
 
-    def to_model_input(self, X) -> np.ndarray:
-        """Configured-feature records → the model's input (numeric columns binned when discretizing)."""
+    def project(self, X) -> np.ndarray:
+        """Question-order records → feature order: categorical answers, then the projected components (if any)."""
         X = np.array(X, dtype=np.float64, copy=True)
-        if X.ndim != 2 or X.shape[1] != len(self.features):
-            raise ValueError(f"records must have {len(self.features)} columns")
+        if X.ndim != 2 or X.shape[1] != len(self.questions):
+            raise ValueError(f"records must have {len(self.questions)} columns, one per question")
+        if self.projection is None:
+            return X
+        categorical = [i for i in range(X.shape[1]) if i not in self._numeric_questions]
+        return np.column_stack([X[:, categorical], self.projection.transform(X[:, self._numeric_questions])])
+
+    def to_model_input(self, X) -> np.ndarray:
+        """Question-order records → the model's input (projected; numeric columns binned when discretizing)."""
+        X = self.project(X)
         for j, a in enumerate(self.features):
             if isinstance(a, Numeric):
                 X[:, j] = ewd_codes(a, X[:, j], self.bins)
@@ -138,7 +159,9 @@ class SurveyProtocol:
         return {
             "mode": self.mode,
             "class": self.class_attribute.to_dict(),
+            "questions": [a.to_dict() for a in self.questions],
             "features": [a.to_dict() for a in self.features],
+            "projection": self.projection.to_dict() if self.projection else None,
             "numeric": {"handling": self.numeric_handling, "bins": self.bins},
         }
 
@@ -151,6 +174,8 @@ class MRRProtocol(SurveyProtocol):
 
     def __init__(self, config: dict):
         super().__init__(config)
+        if self.projection is not None:
+            raise _config_error("PCA/DCA applies to LDP surveys only")
         mrr = config.get("mrr") or {}
         attrs = self.engine_features() + [self.class_attribute]
         names = [a.name for a in attrs]
@@ -339,10 +364,7 @@ class GaussianProtocol(SurveyProtocol):
         )
 
     def to_model_input(self, X) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != len(self.features):
-            raise ValueError(f"records must have {len(self.features)} columns")
-        return X
+        return self.project(X)
 
     def public(self) -> dict:
         return {**self.public_base(), "ldp": self.gnb.params()}
@@ -356,7 +378,7 @@ class GaussianProtocol(SurveyProtocol):
         return [[int(a), list(map(float, v))] for a, v in zip(first, second)]
 
     def encode(self, X, y, rng) -> list[dict]:
-        reports = self.gnb.perturb(X, y, rng)
+        reports = self.gnb.perturb(self.project(X), y, rng)
         wires = [to_wire(self.gnb.prior_oracle, reports.prior), self._vector_to_wire(reports.mean),
                  self._vector_to_wire(reports.square)]
         position = [0, 0, 0]

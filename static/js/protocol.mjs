@@ -1,6 +1,6 @@
 // A survey's randomization in the browser: mirrors aggregator/privacy/survey_protocol.py (encode, one respondent).
-// ``protocol`` is the JSON of GET /api/surveys/<slug>/protocol/ ("protocol" key); ``answers`` holds one answer per
-// feature question in protocol.features order (a choice index, or a number for numeric questions); ``classCode``
+// ``protocol`` is the JSON of GET /api/surveys/<slug>/protocol/ ("protocol" key); ``questionAnswers`` holds one answer
+// per feature question in protocol.questions order (a choice index, or a number for numeric questions); ``classCode``
 // the class answer's index. Returns the report to POST — nothing else of the answers leaves the page.
 import * as gaussian from "./gaussian.mjs";
 import * as ldpNb from "./ldp_nb.mjs";
@@ -12,11 +12,28 @@ export function ewdCode(attribute, x, bins) {
   return Math.min(Math.max(Math.floor((x - attribute.low) / width), 0), bins - 1);
 }
 
+/** Question-order answers → feature order: categorical answers, then the published projection's components
+ * (standardise with the reference mean and scale, multiply by W, clip to the public bounds; SPEC §5c). */
+export function featureValues(protocol, answers) {
+  const projection = protocol.projection;
+  if (!projection) return answers;
+  const numeric = [], categorical = [];
+  protocol.questions.forEach((q, i) => (q.kind === "numeric" ? numeric : categorical).push(answers[i]));
+  const z = numeric.map((x, j) => (x - projection.mean[j]) / projection.scale[j]);
+  const components = projection.low.map((low, c) => {
+    let sum = 0;
+    z.forEach((value, j) => { sum += value * projection.W[j][c]; });
+    return Math.min(Math.max(sum, low), projection.high[c]);
+  });
+  return [...categorical, ...components];
+}
+
 export function engineCodes(protocol, answers) {
   return protocol.features.map((f, i) => (f.kind === "numeric" ? ewdCode(f, answers[i], protocol.numeric.bins) : answers[i]));
 }
 
-export function randomize(protocol, answers, classCode, rng, realPersonal = {}) {
+export function randomize(protocol, questionAnswers, classCode, rng, realPersonal = {}) {
+  const answers = featureValues(protocol, questionAnswers);
   if (protocol.mode === "mrr") {
     // realPersonal: answers to real unrelated questions by attribute index (features in order, then the class).
     return { answers: mrr.perturb(protocol.mrr, [...engineCodes(protocol, answers), classCode], rng, realPersonal) };

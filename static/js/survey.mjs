@@ -177,7 +177,7 @@ async function main() {
     if (stored) return JSON.parse(stored);  // one randomization per survey and browser: a reload cannot average noise
     const features = [], classes = [];
     for (const [i, q] of questions.entries()) (q.is_class ? classes : features).push({ q, i });
-    const order = protocol.features.map((f) => features.find(({ q }) => q.name === f.name));
+    const order = protocol.questions.map((f) => features.find(({ q }) => q.name === f.name));
     const x = order.map(({ q, i }) => readAnswer(q, i).value);
     const y = readAnswer(classes[0].q, classes[0].i).value;
     const realPersonal = {};

@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 from aggregator.privacy import survey_protocol  # noqa: E402
 from aggregator.privacy.bytestream import ByteStream  # noqa: E402
+from aggregator.privacy.continuous.projection import fit_pca  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "vectors"
 CASES = 12
@@ -50,6 +51,10 @@ def configs() -> dict[str, dict]:
             "numeric": {"handling": "gaussian", "approach": approach},
             "ldp": {"epsilon": 1.5, "encoding": "oue"},
         }
+    reference = np.random.default_rng(5).normal([50, 90], [15, 20], size=(200, 2))
+    pca = fit_pca(reference, 1).to_dict()
+    out["ldp-oue-pca-discretize"] = {**out["ldp-oue-one-report"], "features": CATEGORICAL[:1] + NUMERIC, "projection": pca}
+    out["gaussian-approach-3-pca"] = {**out["gaussian-approach-3"], "projection": pca}
     out["mrr-one-group"] = {"mode": "mrr", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
                             "mrr": {"theta": 0.6, "personal": {"smoker": [0.5, 0.3, 0.2]}}}
     out["mrr-two-groups"] = {"mode": "mrr", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
@@ -59,7 +64,7 @@ def configs() -> dict[str, dict]:
 
 def answers(config: dict, rng: np.random.Generator) -> list:
     out = []
-    for f in config["features"]:
+    for f in config["features"]:  # the questions (a projection, if any, is applied by the protocol)
         if f["kind"] == "numeric":
             out.append(float(np.round(rng.uniform(f["low"] - 5, f["high"] + 5), 3)))  # some out of bounds: clipped
         else:

@@ -38,3 +38,30 @@ def test_errors_are_clear_and_store_nothing(datasets_dir, args, message):
     with pytest.raises(CommandError, match=message):
         call_command("create_survey", str(datasets_dir / "vote.csv"), "--slug", "x", *args)
     assert not Survey.objects.exists()
+
+
+def test_pca_survey_fitted_on_a_reference_sample(datasets_dir, settings, tmp_path):
+    """A designer's PCA survey: fitted on a public reference CSV, published, and usable end to end."""
+    import numpy as np
+    from django.core.files.base import ContentFile
+
+    from survey_app.services import fit_projection
+
+    settings.MEDIA_ROOT = str(tmp_path)
+    call_command("create_survey", str(datasets_dir / "diabetes.csv"), "--slug", "diab", "--epsilon", "2")
+    survey = Survey.objects.get(slug="diab")
+    survey.projection, survey.projection_components = "dca", 1
+    survey.numeric_handling, survey.gaussian_approach = "gaussian", 3
+    lines = (datasets_dir / "diabetes.csv").read_text().splitlines()
+    survey.reference_sample.save("ref.csv", ContentFile("\n".join(lines[:80]) + "\n"))
+    survey.full_clean()
+    survey.save()
+    fit_projection(survey)
+    protocol = get_protocol(survey)
+    public = protocol.public()
+    assert public["projection"]["method"] == "dca" and [f["name"] for f in public["features"]] == ["dc1"]
+    assert len(public["questions"]) == 8
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 100, size=(50, 8))
+    reports = protocol.encode(X, rng.integers(0, 2, 50), rng)
+    assert protocol.fold(reports).n == 50
