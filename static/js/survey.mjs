@@ -49,7 +49,7 @@ function questionField(q, index) {
     const optionId = `${id}-${code}`;
     // No name attribute: nothing here can ever be submitted by a plain form post.
     fieldset.append(el("div", { class: "choice" },
-      el("input", { type: "radio", id: optionId, "data-group": id, value: String(code), required: code === 0 }),
+      el("input", { type: "radio", id: optionId, "data-group": id, value: String(code) }),
       el("label", { for: optionId, text: label })));
   });
   return fieldset;
