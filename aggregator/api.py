@@ -1,0 +1,121 @@
+"""The model API (Django REST framework; OpenAPI via drf-spectacular).
+
+* ``GET  /api/surveys/<slug>/model/`` — the latest published model version: version, report count, the Naive Bayes
+  model (``NaiveBayesModel.to_dict()``), privacy figures and creation time; 404 when none is published yet.
+* ``POST /api/surveys/<slug>/predict/`` — ``{"records": [{question name: answer label or number, …}, …]}`` →
+  ``{"version": v, "predictions": [class label, …]}`` with the latest model; 400 names the record and field.
+
+Only public (open or closed) surveys are visible, as for the report API.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from aggregator.privacy.naive_bayes.model import NaiveBayesModel
+from survey_app.api import public_survey
+from survey_app.models import Question, Survey
+from survey_app.protocol import get_protocol
+
+from .models import ModelVersion
+from .services import latest_version
+
+MAX_RECORDS = 10_000
+
+
+def published(survey: Survey) -> ModelVersion:
+    version = latest_version(survey)
+    if version is None:
+        raise NotFound("No model has been published for this survey yet.")
+    return version
+
+
+ModelVersionSchema = inline_serializer("ModelVersion", {
+    "version": serializers.IntegerField(),
+    "report_count": serializers.IntegerField(),
+    "model": serializers.JSONField(help_text="NaiveBayesModel.to_dict(): class attribute, attributes, prior, conditionals"),
+    "privacy": serializers.JSONField(help_text="ε per question and per respondent (and PSE for MRR surveys)"),
+    "created_at": serializers.DateTimeField(),
+})
+
+
+class PredictSerializer(serializers.Serializer):
+    records = serializers.ListField(
+        child=serializers.DictField(), min_length=1, max_length=MAX_RECORDS,
+        help_text="One object per record: {question name: answer label (choices) or number (numeric questions)}.",
+    )
+
+
+class ModelView(APIView):
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    @extend_schema(summary="The latest published model", responses={200: ModelVersionSchema, 404: None})
+    def get(self, request, slug: str):
+        version = published(public_survey(slug))
+        return Response({
+            "version": version.version,
+            "report_count": version.report_count,
+            "model": version.model,
+            "privacy": version.privacy,
+            "created_at": version.created_at,
+        })
+
+
+def records_to_matrix(survey: Survey, records: list[dict]) -> np.ndarray:
+    """Question-order feature matrix (choice index or number per feature question); 400 naming record and field."""
+    questions = list(survey.questions.prefetch_related("choices"))
+    features = [q for q in questions if not q.is_class]
+    class_names = {q.name for q in questions if q.is_class}
+    known = {q.name for q in features}
+    X = np.empty((len(records), len(features)), dtype=np.float64)
+    labels = {q.name: q.labels() for q in features}
+    for i, record in enumerate(records):
+        unknown = [k for k in record if k not in known and k not in class_names]
+        if unknown:
+            raise ValidationError({f"records[{i}].{unknown[0]}": ["No such question in this survey."]})
+        for j, q in enumerate(features):
+            field = f"records[{i}].{q.name}"
+            if q.name not in record:
+                raise ValidationError({field: ["Missing answer."]})
+            value = record[q.name]
+            if q.kind == Question.Kind.NUMERIC:
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                    raise ValidationError({field: ["Must be a finite number."]})
+                X[i, j] = float(value)
+            else:
+                if value not in labels[q.name]:
+                    raise ValidationError({field: [f"Unknown answer {value!r}; one of: {', '.join(labels[q.name])}."]})
+                X[i, j] = labels[q.name].index(value)
+    return X
+
+
+class PredictView(APIView):
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    @extend_schema(
+        summary="Predict the class of records with the latest model",
+        request=PredictSerializer,
+        responses={
+            200: inline_serializer("Predictions", {"version": serializers.IntegerField(),
+                                                   "predictions": serializers.ListField(child=serializers.CharField())}),
+            400: OpenApiResponse(description="Malformed records; the message names the record and field"),
+            404: OpenApiResponse(description="Unknown survey or no model published yet"),
+        },
+    )
+    def post(self, request, slug: str):
+        survey = public_survey(slug)
+        serializer = PredictSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        version = published(survey)
+        X = records_to_matrix(survey, serializer.validated_data["records"])
+        model = NaiveBayesModel.from_dict(version.model)
+        predictions = model.predict_labels(get_protocol(survey).to_model_input(X))
+        return Response({"version": version.version, "predictions": predictions})

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("api/surveys/<slug:slug>/model/", api.ModelView.as_view(), name="api-model"),
+    path("api/surveys/<slug:slug>/predict/", api.PredictView.as_view(), name="api-predict"),
+]

@@ -1,0 +1,90 @@
+"""The model and predict APIs: latest version, 404s, predictions, and 400s naming the record and field."""
+import pytest
+from rest_framework.test import APIClient
+
+from aggregator import services
+from aggregator.models import SurveyStatistics
+from aggregator.privacy.naive_bayes.model import NaiveBayesModel
+from survey_app.protocol import get_protocol
+
+from .helpers import add_reports, make_survey
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client():
+    return APIClient()
+
+
+@pytest.fixture
+def trained():
+    survey = make_survey(mode="mrr")
+    add_reports(survey, 3000)
+    services.retrain(survey)
+    return survey
+
+
+def predict(client, slug, records):
+    return client.post(f"/api/surveys/{slug}/predict/", {"records": records}, format="json")
+
+
+def test_model_endpoint_serves_the_latest_version(client, trained):
+    add_reports(trained, 10, seed=1)
+    services.retrain(trained)
+    body = client.get("/api/surveys/health/model/").json()
+    assert (body["version"], body["report_count"]) == (2, 3010)
+    assert set(body) == {"version", "report_count", "model", "privacy", "created_at"}
+    model = NaiveBayesModel.from_dict(body["model"])
+    assert model.classes == ("no", "yes")
+    assert body["privacy"]["mode"] == "mrr"
+
+
+def test_model_endpoint_404s(client):
+    make_survey()
+    assert client.get("/api/surveys/health/model/").status_code == 404  # nothing published
+    assert client.get("/api/surveys/nope/model/").status_code == 404
+    draft = make_survey(slug="draft", status="draft")
+    add_reports(draft, 20)
+    services.retrain(draft)
+    assert client.get("/api/surveys/draft/model/").status_code == 404  # drafts are not public
+
+
+def test_predict_matches_the_model(client, trained):
+    records = [{"smoker": "daily", "age": 30}, {"smoker": "never", "age": 70.5},
+               {"smoker": "sometimes", "age": 50, "sick": "yes"}]  # the class answer, if sent, is ignored
+    response = predict(client, "health", records)
+    assert response.status_code == 200, response.content
+    body = response.json()
+    protocol = get_protocol(trained)
+    model = protocol.estimate(protocol.stats_from_dict(SurveyStatistics.objects.get(survey=trained).stats))
+    expected = model.predict_labels(protocol.to_model_input([[2, 30], [0, 70.5], [1, 50]]))
+    assert body == {"version": 1, "predictions": expected}
+    assert body["predictions"][:2] == ["yes", "no"]  # daily smokers are sick in the simulated data
+
+
+@pytest.mark.parametrize("records, field, message", [
+    ([{"smoker": "daily", "age": 30}, {"smoker": "weekly", "age": 30}], "records[1].smoker", "Unknown answer 'weekly'"),
+    ([{"smoker": "daily"}], "records[0].age", "Missing answer"),
+    ([{"smoker": "daily", "age": "old"}], "records[0].age", "finite number"),
+    ([{"smoker": "daily", "age": True}], "records[0].age", "finite number"),
+    ([{"smoker": "daily", "age": 30, "height": 180}], "records[0].height", "No such question"),
+])
+def test_predict_400_names_record_and_field(client, trained, records, field, message):
+    response = predict(client, "health", records)
+    assert response.status_code == 400
+    assert message in response.json()[field][0]
+
+
+def test_predict_malformed_body_and_404s(client, trained):
+    assert client.post("/api/surveys/health/predict/", {}, format="json").status_code == 400
+    assert predict(client, "health", []).status_code == 400
+    assert predict(client, "health", ["daily"]).status_code == 400
+    assert predict(client, "nope", [{"smoker": "daily", "age": 30}]).status_code == 404
+    make_survey(slug="fresh")
+    assert predict(client, "fresh", [{"smoker": "daily", "age": 30}]).status_code == 404
+
+
+def test_endpoints_are_in_the_openapi_schema(client):
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
+    assert "/api/surveys/{slug}/model/" in schema and "/api/surveys/{slug}/predict/" in schema
