@@ -24,9 +24,11 @@ dev-venv: $(VENV)/.dev
 migrate: venv
 	$(BIN)/python manage.py migrate --noinput
 
-## run: set up and start web, Celery worker and beat on the embedded default (SQLite + filesystem broker).
+## run: set up, create the demo surveys, and start web, Celery worker and beat on the embedded default
+##      (SQLite + filesystem broker).
 run: migrate
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	$(BIN)/python manage.py demo
 	@echo "Coinflip on http://127.0.0.1:$${COINFLIP_PORT:-8000}/  (API docs: /api/docs/, admin: /admin/)"
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
 
