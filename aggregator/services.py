@@ -13,30 +13,13 @@ SQLite serialises writers anyway.
 """
 from __future__ import annotations
 
-import math
-
-import numpy as np
 from django.db import connection, transaction
 
+from aggregator.privacy.jsonable import json_safe
 from survey_app.models import Report, Survey
 from survey_app.protocol import get_protocol
 
 from .models import ModelVersion, SurveyStatistics
-
-
-def _jsonable(value):
-    """Plain JSON types: numpy scalars/arrays → Python numbers/lists, tuples → lists, non-finite floats → None."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _locked_statistics(survey: Survey) -> SurveyStatistics:
@@ -68,7 +51,7 @@ def fold_new_reports(survey: Survey, batch_size: int = 5000) -> int:
             watermark = batch[-1][0]
             folded += len(batch)
         if folded or row.stats is None:
-            row.stats = _jsonable(protocol.stats_to_dict(stats))
+            row.stats = json_safe(protocol.stats_to_dict(stats))
             row.watermark = watermark
             row.report_count += folded
             row.save()
@@ -95,9 +78,9 @@ def publish_model(survey: Survey) -> ModelVersion | None:
         return ModelVersion.objects.create(
             survey=survey,
             version=(latest.version if latest else 0) + 1,
-            model=_jsonable(model.to_dict()),
+            model=json_safe(model.to_dict()),
             report_count=row.report_count,
-            privacy=_jsonable(protocol.privacy()),
+            privacy=json_safe(protocol.privacy()),
         )
 
 

@@ -3,6 +3,7 @@ import pytest
 
 from aggregator import services, tasks
 from aggregator.models import ImmutableError, ModelVersion, SurveyStatistics
+from aggregator.privacy.jsonable import json_safe
 from survey_app.models import Report
 from survey_app.protocol import get_protocol
 
@@ -25,7 +26,7 @@ def test_fold_equals_direct_fold_and_twice_changes_nothing(mode, encoding):
     protocol = get_protocol(survey)
     direct = protocol.stats_to_dict(protocol.fold([r.payload for r in Report.objects.filter(survey=survey)]))
     first = stored(survey)
-    assert first.stats == services._jsonable(direct)
+    assert first.stats == json_safe(direct)
     assert first.report_count == 300
     assert first.watermark == Report.objects.filter(survey=survey).latest("id").id
     assert services.fold_new_reports(survey) == 0

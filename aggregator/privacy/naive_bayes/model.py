@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import norm
 
+from ..jsonable import json_safe
 from ..schema import Attribute, Categorical, Numeric, attribute_from_dict
 
 __all__ = ["NaiveBayesModel", "PROB_FLOOR", "SIGMA_FLOOR_FRACTION", "FORMAT", "VERSION"]
@@ -24,21 +25,6 @@ PROB_FLOOR = 1e-6
 SIGMA_FLOOR_FRACTION = 1e-3
 NORMALISED_TOLERANCE = 1e-9
 FORMAT, VERSION = "coinflip-nb", 1
-
-
-def _json_safe(value):
-    """Convert numpy containers and scalars in ``value`` to plain JSON types."""
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _json_safe(value.tolist())
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None if np.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    return value
 
 
 def _normalised(p: np.ndarray) -> np.ndarray:
@@ -156,7 +142,7 @@ class NaiveBayesModel:
             "attributes": [a.to_dict() for a in self.attributes],
             "prior": self.prior.tolist(),
             "conditionals": [t.tolist() for t in self.conditionals],
-            "metadata": _json_safe(self.metadata),
+            "metadata": json_safe(self.metadata),
         }
 
     @classmethod
