@@ -32,6 +32,16 @@ function sections(questions) {
   return [...groups.entries()];
 }
 
+// One radio per answer. No name attribute: nothing here can ever be submitted by a plain form post.
+function appendChoices(fieldset, labels, id) {
+  labels.forEach((label, code) => {
+    const optionId = `${id}-${code}`;
+    fieldset.append(el("div", { class: "choice" },
+      el("input", { type: "radio", id: optionId, "data-group": id, value: String(code) }),
+      el("label", { for: optionId, text: label })));
+  });
+}
+
 function questionField(q, index) {
   const id = `q${index}`;
   const help = q.help_text ? el("p", { class: "help", id: `${id}-help`, text: q.help_text }) : null;
@@ -45,13 +55,7 @@ function questionField(q, index) {
   }
   const fieldset = el("fieldset", { class: "question", "data-question": q.name },
     el("legend", { text: q.text }), help);
-  q.labels.forEach((label, code) => {
-    const optionId = `${id}-${code}`;
-    // No name attribute: nothing here can ever be submitted by a plain form post.
-    fieldset.append(el("div", { class: "choice" },
-      el("input", { type: "radio", id: optionId, "data-group": id, value: String(code) }),
-      el("label", { for: optionId, text: label })));
-  });
+  appendChoices(fieldset, q.labels, id);
   return fieldset;
 }
 
@@ -61,12 +65,7 @@ function personalField(q, index) {
   const fieldset = el("fieldset", { class: "question personal" },
     el("legend", { text: q.personal_text }),
     el("p", { class: "help", text: "An unrelated question: your browser may send this answer instead of the one above." }));
-  q.labels.forEach((label, code) => {
-    const optionId = `${id}-${code}`;
-    fieldset.append(el("div", { class: "choice" },
-      el("input", { type: "radio", id: optionId, "data-group": id, value: String(code) }),
-      el("label", { for: optionId, text: label })));
-  });
+  appendChoices(fieldset, q.labels, id);
   return fieldset;
 }
 
