@@ -74,7 +74,7 @@ class SurveyAdmin(admin.ModelAdmin):
     change_list_template = "admin/survey_app/survey/change_list.html"
     actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links"]
     fieldsets = (
-        (None, {"fields": ("title", "slug", "description", "status", "access")}),
+        (None, {"fields": ("title", "slug", "description", "status", "access", "retrain_minutes")}),
         ("Privacy", {
             "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "postprocess", "privacy_report"),
             "description": "MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports (clone it to change).",
@@ -170,7 +170,9 @@ class SurveyAdmin(admin.ModelAdmin):
 
     @admin.action(description="Close the selected surveys")
     def close_surveys(self, request, queryset):
-        queryset.update(status=Survey.Status.CLOSED)
+        for survey in queryset:  # one save each, so the retraining schedule follows (aggregator.schedules)
+            survey.status = Survey.Status.CLOSED
+            survey.save(update_fields=["status"])
 
     @admin.action(description="Clone (a draft copy whose privacy settings can be changed)")
     def clone(self, request, queryset):

@@ -96,6 +96,10 @@ class Survey(models.Model):
     )
     projection_params = models.JSONField(null=True, blank=True, editable=False)
     postprocess = models.CharField(max_length=12, choices=PostProcess.choices, default=PostProcess.NORM_SUB)
+    retrain_minutes = models.PositiveIntegerField(
+        default=10, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
+        help_text="While the survey is open, workers fold new reports and publish a new model this often.",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
