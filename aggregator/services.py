@@ -13,6 +13,8 @@ SQLite serialises writers anyway.
 """
 from __future__ import annotations
 
+import logging
+
 from django.db import connection, transaction
 
 from aggregator.privacy.jsonable import json_safe
@@ -20,6 +22,8 @@ from survey_app.models import Report, Survey
 from survey_app.protocol import get_protocol
 
 from .models import ModelVersion, SurveyStatistics
+
+logger = logging.getLogger(__name__)
 
 
 def _locked_statistics(survey: Survey) -> SurveyStatistics:
@@ -65,7 +69,9 @@ def latest_version(survey: Survey) -> ModelVersion | None:
 def publish_model(survey: Survey) -> ModelVersion | None:
     """Estimate a model from the stored statistics and store it as the next version.
 
-    ``None`` (nothing published) when no report is folded yet or the report count equals the latest version's."""
+    ``None`` (nothing published) when no report is folded yet, the report count equals the latest version's, or the
+    reports do not yet allow an estimate (e.g. an input of a one-report survey has no report yet: the engine raises
+    ``ValueError``); the periodic task then simply tries again later."""
     protocol = get_protocol(survey)
     with transaction.atomic():
         row = _locked_statistics(survey)  # the lock also serialises concurrent publishes
@@ -74,7 +80,11 @@ def publish_model(survey: Survey) -> ModelVersion | None:
         latest = latest_version(survey)
         if latest is not None and latest.report_count == row.report_count:
             return None
-        model = protocol.estimate(protocol.stats_from_dict(row.stats))
+        try:
+            model = protocol.estimate(protocol.stats_from_dict(row.stats))
+        except ValueError as exc:
+            logger.info("survey %s: no model yet (%s)", survey.slug, exc)
+            return None
         return ModelVersion.objects.create(
             survey=survey,
             version=(latest.version if latest else 0) + 1,

@@ -3,8 +3,10 @@
 CSV files are read as ``data/datasets/README.md`` prescribes — every cell as text, only the empty field missing
 (pandas' default NA list would turn real labels such as ``None`` into NaN). A column is numeric when it is named
 in ``numeric`` or, by default, when every non-missing value parses as a number and it has more than
-``NUMERIC_MIN_DISTINCT`` distinct values. Missing values (``missing=``): "category" (default) makes them the extra
-category ``MISSING`` ("?") of a categorical attribute (a numeric column with missing values is an error); "drop"
+``NUMERIC_MIN_DISTINCT`` distinct numeric values ("1" and "1.0" count once; "inf" does not parse as a finite number,
+so such a column stays categorical). A numeric attribute's public bounds are the observed minimum and maximum (a
+constant column gets [x, x + 1], since bounds need low < high). Missing values (``missing=``): "category" (default)
+makes them the extra category ``MISSING`` ("?") of a categorical attribute (a numeric column with missing values is an error); "drop"
 removes every row with a missing value; "error" raises ``ValueError``.
 """
 from __future__ import annotations
@@ -62,7 +64,8 @@ def _is_numeric(col: pd.Series) -> bool:
     if values.empty:
         return False
     parsed = pd.to_numeric(values, errors="coerce")
-    return bool(parsed.notna().all()) and values.nunique() > NUMERIC_MIN_DISTINCT
+    # Finite numbers only; distinct *numbers*: "1" and "1.0" are one value.
+    return bool(np.isfinite(parsed.to_numpy(dtype=np.float64)).all()) and parsed.nunique() > NUMERIC_MIN_DISTINCT
 
 
 def _sort_key(label: str):

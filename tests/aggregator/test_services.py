@@ -122,3 +122,14 @@ def test_tasks_run_the_services():
     add_reports(survey, 20, seed=9)
     assert tasks.retrain_open_surveys() == {"health": 2}
     assert not ModelVersion.objects.filter(survey=closed).exists()  # closed surveys are not retrained on schedule
+
+
+def test_publish_waits_while_an_input_has_no_report():
+    """Two reports of a one-report LDP survey cannot cover all its inputs: no model, no crash, no version."""
+    from survey_app.models import Report
+    from tests.survey.test_api import make_survey, simulated_reports
+
+    survey = make_survey(slug="few")
+    for report in simulated_reports(survey, n=2):
+        Report.objects.create(survey=survey, payload=report)
+    assert services.retrain(survey) is None

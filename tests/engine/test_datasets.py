@@ -61,6 +61,12 @@ def test_auto_numeric_rule():
     assert isinstance(load_table(ten).attributes[0], Categorical)
     assert isinstance(load_table(ten, numeric=["num"]).attributes[0], Numeric)
     assert isinstance(load_table(ten, numeric="num").attributes[0], Numeric)
+    # Distinct numbers, not distinct strings: 0..9 written twice ("3" and "3.0") is still 10 values; "inf" is no
+    # finite number, so its column stays categorical.
+    twice = frame("num,inf,class\n" + "\n".join(f"{i},{2 * i if i else 'inf'},a\n{i}.0,{2 * i + 1},b" for i in range(10)) + "\n")
+    t = load_table(twice)
+    assert [type(a).__name__ for a in t.attributes] == ["Categorical", "Categorical"]
+    assert t.attributes[0].size == 20 and "inf" in t.attributes[1].values
 
 
 def test_labels_sort_numerically_and_missing_policies():

@@ -294,13 +294,15 @@ class LDPNaiveBayes:
 
         Metadata: ``prior_raw`` (pooled, unbiased), ``prior_standard_errors``, ``prior_inputs`` and ``prior_weights``
         (rows = inputs used), ``joint_raw[i]`` ((n_i, k) raw P̂(a ∧ c), unbiased), ``joint_standard_errors[i]``,
-        ``conditional_standard_errors[i]`` (of P̂(a | c)), ``reports_per_input``.
+        ``conditional_raw[i]`` ((n_i, k) Ê_{a,c} / Σ_h Ê_{h,c} before post-processing — a ratio, so only
+        approximately unbiased; NaN, serialised as null, where the class's raw total Σ_h Ê_{h,c} ≤ 0),
+        ``conditional_standard_errors[i]`` (of the published P̂(a | c)), ``reports_per_input``.
         """
         self._check_stats(stats)
         k = self.k
         prior_raw, prior_se, weights, prior_inputs = self._prior(stats)
         prior = to_distribution(prior_raw, self.postprocess)
-        conditionals, cond_se, joint_raw, joint_se = [], [], [], []
+        conditionals, cond_se, cond_raw, joint_raw, joint_se = [], [], [], [], []
         for i, attr in enumerate(self.attributes):
             fo, counts = self.oracles[i + 1], stats.per_input[i + 1]
             N = counts.n
@@ -322,6 +324,9 @@ class LDPNaiveBayes:
                 var = (np.diag(block) - 2 * r * block.sum(axis=1) + r**2 * block.sum()) / T**2
                 se[:, c] = np.sqrt(np.maximum(var, 0.0) + r * (1 - r) / T)
             f = np.clip(est / N, 0.0, 1.0)
+            raw = est.reshape(attr.size, k)
+            raw_total = raw.sum(axis=0)
+            cond_raw.append(np.where(raw_total > 0, raw / np.where(raw_total > 0, raw_total, 1.0), np.nan))
             conditionals.append(cond)
             cond_se.append(se)
             joint_raw.append((est / N).reshape(attr.size, k))
@@ -341,6 +346,7 @@ class LDPNaiveBayes:
             "prior_weights": weights,
             "joint_raw": joint_raw,
             "joint_standard_errors": joint_se,
+            "conditional_raw": cond_raw,
             "conditional_standard_errors": cond_se,
         }
         return NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
