@@ -48,3 +48,19 @@ bench: $(BENCH_VENV)/.installed
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .hypothesis
+
+## vendor: refresh the front-end libraries in static/vendor/ from the npm registry (exact versions in package.json and
+##         package-lock.json; the pages load only these committed copies, never a CDN). Commit what changes.
+.PHONY: vendor
+VENDOR_CHARTJS := static/vendor/chart.js
+vendor:
+	npm ci --ignore-scripts --no-audit --no-fund
+	mkdir -p $(VENDOR_CHARTJS)
+	cp node_modules/chart.js/dist/chart.umd.min.js node_modules/chart.js/dist/chart.umd.min.js.map \
+	   node_modules/chart.js/LICENSE.md $(VENDOR_CHARTJS)/
+
+## bench-load: the load benchmark — 60 s of report POSTs of every mechanism against gunicorn + PostgreSQL + Redis,
+##             exactly-once checks, and the same stream on a plain-Django floor (bench/load/README.md).
+.PHONY: bench-load
+bench-load: venv
+	$(BIN)/python -m bench.load

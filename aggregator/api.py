@@ -3,13 +3,13 @@
 * ``GET  /api/surveys/<slug>/model/`` — the latest published model version: version, report count, the Naive Bayes
   model (``NaiveBayesModel.to_dict()``), privacy figures and creation time; 404 when none is published yet.
 * ``POST /api/surveys/<slug>/predict/`` — ``{"records": [{question name: answer label or number, …}, …]}`` →
-  ``{"version": v, "predictions": [class label, …]}`` with the latest model; 400 names the record and field.
+  ``{"version": v, "predictions": [class label, …]}`` with the latest model; 400 names the record and field. Numbers
+  outside a question's public bounds are clipped to them.
 
-Only public (open or closed) surveys are visible, as for the report API.
+Only public (open or closed) surveys are visible, as for the report API. Bodies are JSON only, at most Django's
+``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``survey_app.api.BoundedJSONParser``: 415 / 413 otherwise).
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
@@ -19,12 +19,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
-from survey_app.api import public_survey
+from aggregator.privacy.oracles.wire import is_number
+from survey_app.api import BoundedJSONParser, ErrorSchema, FieldErrors, SlugParameter, public_survey
 from survey_app.models import Question, Survey
 from survey_app.protocol import get_protocol
 
 from .models import ModelVersion
-from .services import latest_version
+from .services import latest_accuracy, latest_version
 
 MAX_RECORDS = 10_000
 
@@ -40,7 +41,15 @@ ModelVersionSchema = inline_serializer("ModelVersion", {
     "version": serializers.IntegerField(),
     "report_count": serializers.IntegerField(),
     "model": serializers.JSONField(help_text="NaiveBayesModel.to_dict(): class attribute, attributes, prior, conditionals"),
-    "privacy": serializers.JSONField(help_text="ε per question and per respondent (and PSE for MRR surveys)"),
+    "privacy": serializers.JSONField(help_text="ε per question and per respondent (and PSE before/after mining for MRR surveys)"),
+    "accuracy": serializers.JSONField(
+        allow_null=True,
+        help_text="Newest private accuracy estimate: {version, estimate, standard_error, low, high, confidence, reports, "
+                  "method}; null before any validation report. LDP estimates concern the version respondents "
+                  "evaluated, which may be older than this one.",
+    ),
+    "warnings": serializers.JSONField(help_text="Plausibility findings that warn: raw estimates outside [0, 1], jumps from "
+                                                "the previous version, per-report checks (privacy.plausibility)"),
     "created_at": serializers.DateTimeField(),
 })
 
@@ -56,14 +65,21 @@ class ModelView(APIView):
     authentication_classes: list = []
     permission_classes: list = []
 
-    @extend_schema(summary="The latest published model", responses={200: ModelVersionSchema, 404: None})
+    @extend_schema(summary="The latest published model", parameters=[SlugParameter],
+                   responses={200: ModelVersionSchema,
+                              404: OpenApiResponse(ErrorSchema, description="Unknown survey or no model published yet")})
     def get(self, request, slug: str):
-        version = published(public_survey(slug))
+        survey = public_survey(slug)
+        version = published(survey)
+        accuracy = latest_accuracy(survey)
         return Response({
             "version": version.version,
             "report_count": version.report_count,
             "model": version.model,
             "privacy": version.privacy,
+            "accuracy": {"version": accuracy[0], **accuracy[1]} if accuracy else None,
+            "warnings": [f for key in ("out_of_range", "jumps", "plausibility") for f in version.metrics.get(key, [])
+                         if f.get("warning")],
             "created_at": version.created_at,
         })
 
@@ -86,9 +102,10 @@ def records_to_matrix(survey: Survey, records: list[dict]) -> np.ndarray:
                 raise ValidationError({field: ["Missing answer."]})
             value = record[q.name]
             if q.kind == Question.Kind.NUMERIC:
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                if not is_number(value):
                     raise ValidationError({field: ["Must be a finite number."]})
-                X[i, j] = float(value)
+                # Clipped to the public bounds, as respondents' answers are (SPEC §5, ``Numeric.normalise``).
+                X[i, j] = min(max(float(value), q.low), q.high)
             else:
                 if value not in labels[q.name]:
                     raise ValidationError({field: [f"Unknown answer {value!r}; one of: {', '.join(labels[q.name])}."]})
@@ -99,15 +116,19 @@ def records_to_matrix(survey: Survey, records: list[dict]) -> np.ndarray:
 class PredictView(APIView):
     authentication_classes: list = []
     permission_classes: list = []
+    parser_classes = [BoundedJSONParser]
 
     @extend_schema(
         summary="Predict the class of records with the latest model",
+        parameters=[SlugParameter],
         request=PredictSerializer,
         responses={
             200: inline_serializer("Predictions", {"version": serializers.IntegerField(),
                                                    "predictions": serializers.ListField(child=serializers.CharField())}),
-            400: OpenApiResponse(description="Malformed records; the message names the record and field"),
-            404: OpenApiResponse(description="Unknown survey or no model published yet"),
+            400: OpenApiResponse(FieldErrors, description="Malformed records; the message names the record and field"),
+            404: OpenApiResponse(ErrorSchema, description="Unknown survey or no model published yet"),
+            413: OpenApiResponse(ErrorSchema, description="Body larger than DATA_UPLOAD_MAX_MEMORY_SIZE"),
+            415: OpenApiResponse(ErrorSchema, description="Not application/json"),
         },
     )
     def post(self, request, slug: str):

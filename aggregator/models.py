@@ -2,8 +2,11 @@
 
 * ``SurveyStatistics`` — one row per survey: the engine's additive statistics over every report with
   ``id <= watermark`` (JSON, ``protocol.stats_to_dict``), and how many reports that is. Only
-  ``aggregator.services.fold_new_reports`` writes it, under a row lock, in the same transaction that reads the
-  reports, so each report is counted exactly once.
+  ``aggregator.services`` writes it (``fold_new_reports``, ``merge_partials``), under a row lock, in the same
+  transaction that reads the reports or consumes the partial statistics, so each report is counted exactly once.
+* ``PartialStatistics`` — the statistics of one shard (the survey's reports with ``first_id ≤ id ≤ last_id``), folded
+  by one worker in its own transaction and merged into ``SurveyStatistics`` contiguously from the watermark
+  (``aggregator.sharding``, ``services.merge_partials``).
 * ``ModelVersion`` — an immutable, numbered Naive Bayes model (``NaiveBayesModel.to_dict()``) estimated from the
   statistics alone, with the privacy figures (ε, PSE) of the protocol that produced its reports.
 """
@@ -17,6 +20,17 @@ from survey_app.models import Survey
 class SurveyStatistics(models.Model):
     survey = models.OneToOneField(Survey, related_name="statistics", on_delete=models.CASCADE)
     stats = models.JSONField(null=True, blank=True, help_text="Additive statistics of the folded reports (engine format).")
+    validation = models.JSONField(
+        null=True, blank=True,
+        help_text="Additive statistics of the folded validation reports (engine format: per-version counts for LDP, "
+                  "a record histogram for MRR).",
+    )
+    validation_count = models.PositiveBigIntegerField(default=0)
+    plausibility = models.JSONField(
+        null=True, blank=True,
+        help_text="Additive per-report statistics of the training reports for the plausibility checks "
+                  "(privacy.plausibility; LDP only).",
+    )
     watermark = models.BigIntegerField(default=0, help_text="Id of the last folded report: every report with id ≤ it is folded.")
     report_count = models.PositiveBigIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
@@ -26,6 +40,36 @@ class SurveyStatistics(models.Model):
 
     def __str__(self) -> str:
         return f"statistics of {self.survey_id}: {self.report_count} reports up to id {self.watermark}"
+
+
+class PartialStatistics(models.Model):
+    """The additive statistics of one shard of new reports: every report of ``survey`` with ``first_id ≤ id ≤ last_id``.
+
+    Written once, in the shard's own transaction, by ``aggregator.sharding.fold_shard``; consumed (and deleted) by
+    ``aggregator.services.merge_partials`` only when ``first_id`` is the watermark + 1, in the transaction that
+    advances the watermark to ``last_id``. One row per start id, so a shard is never stored twice."""
+
+    survey = models.ForeignKey(Survey, related_name="partial_statistics", on_delete=models.CASCADE)
+    first_id = models.BigIntegerField(help_text="First report id of the shard's range (inclusive).")
+    last_id = models.BigIntegerField(help_text="Last report id of the shard's range (inclusive).")
+    stats = models.JSONField(help_text="Additive statistics of the shard's training reports (engine format).")
+    validation = models.JSONField(help_text="Additive statistics of the shard's validation reports (engine format).")
+    plausibility = models.JSONField(null=True, blank=True, help_text="The shard's plausibility statistics (LDP only).")
+    report_count = models.PositiveBigIntegerField(default=0)
+    validation_count = models.PositiveBigIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True, help_text="Host name of the Celery worker that folded it.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "partial statistics"
+        ordering = ["survey", "first_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "first_id"], name="unique_shard_start_per_survey"),
+            models.CheckConstraint(condition=models.Q(first_id__lte=models.F("last_id")), name="shard_range_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"partial statistics of {self.survey_id}: ids {self.first_id}–{self.last_id} ({self.report_count} reports)"
 
 
 class ImmutableError(RuntimeError):
@@ -38,6 +82,11 @@ class ModelVersion(models.Model):
     model = models.JSONField(help_text="NaiveBayesModel.to_dict()")
     report_count = models.PositiveBigIntegerField()
     privacy = models.JSONField(help_text="The protocol's ε per question / per respondent (and PSE for MRR).")
+    metrics = models.JSONField(
+        default=dict, blank=True,
+        help_text="Accuracy estimate (MRR: on the validation records folded at publication), raw estimates outside "
+                  "[0, 1] and jumps from the previous version.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -52,3 +101,44 @@ class ModelVersion(models.Model):
         if not self._state.adding:
             raise ImmutableError("a published model version cannot be changed; publish a new version instead")
         super().save(*args, **kwargs)
+
+
+class Job(models.Model):
+    """A long task started from the web (retrain now, the planner): its state and progress, polled by the page.
+
+    Workers write it (``aggregator.jobs``); the page reads ``/dashboard/jobs/<id>/`` until ``state`` is final."""
+
+    class Kind(models.TextChoices):
+        RETRAIN = "retrain", "Retrain"
+        PLANNER = "planner", "Planner"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    survey = models.ForeignKey(Survey, null=True, blank=True, related_name="jobs", on_delete=models.CASCADE)
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    progress = models.FloatField(default=0.0, help_text="Fraction done, 0 to 1.")
+    message = models.CharField(max_length=300, blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} job {self.pk} ({self.state}, {self.progress:.0%})"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in (self.State.DONE, self.State.FAILED)
+
+    def as_dict(self) -> dict:
+        return {"id": self.pk, "kind": self.kind, "state": self.state, "progress": self.progress,
+                "message": self.message, "result": self.result, "finished": self.finished}

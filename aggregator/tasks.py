@@ -1,11 +1,21 @@
-"""Celery tasks: thin wrappers that load a survey by id and call ``aggregator.services``."""
+"""Celery tasks: thin wrappers that load a survey by id and call ``aggregator.services`` (or ``aggregator.sharding``).
+
+``retrain_survey`` shards a large backlog (``sharding.plan_shards``): it replaces itself with a chord of
+``fold_shard`` tasks — any number of workers fold them in parallel — whose body ``merge_and_publish`` merges the
+partial statistics and publishes; the caller's result is the body's (the new version). Chords need a result
+backend (Redis); with none (the embedded default) or a small backlog, the single-transaction fold runs instead.
+Shard tasks are acknowledged late and requeued if their worker process dies: folding a shard again is harmless.
+"""
 from __future__ import annotations
 
-from celery import shared_task
+from celery import chord, shared_task
+from celery.backends.base import DisabledBackend
+from celery.result import allow_join_result
 
 from survey_app.models import Survey
 
-from . import services
+from . import jobs, services, sharding
+from .models import Job
 
 
 @shared_task
@@ -14,11 +24,43 @@ def fold_survey(survey_id: int) -> int:
     return services.fold_new_reports(Survey.objects.get(pk=survey_id))
 
 
-@shared_task
-def retrain_survey(survey_id: int) -> int | None:
-    """Fold and publish; returns the new version number (``None`` when nothing changed)."""
-    version = services.retrain(Survey.objects.get(pk=survey_id))
+def _version_number(version) -> int | None:
     return version.version if version else None
+
+
+def chords_available(app) -> bool:
+    """Whether a chord can run: eagerly, or with a result backend to count its finished tasks."""
+    return bool(app.conf.task_always_eager) or not isinstance(app.backend, DisabledBackend)
+
+
+@shared_task(bind=True)
+def retrain_survey(self, survey_id: int) -> int | None:
+    """Fold and publish; returns the new version number (``None`` when nothing changed).
+
+    From ``COINFLIP_SHARD_THRESHOLD`` new reports on (and with a result backend), the fold is sharded over the
+    workers: this task is replaced by ``chord(fold_shard…)(merge_and_publish)``, which returns the same."""
+    survey = Survey.objects.get(pk=survey_id)
+    if not self.request.called_directly and chords_available(self.app):
+        services.merge_partials(survey)  # what a previous, interrupted chord left ready
+        shards = sharding.plan_shards(survey)
+        if len(shards) > 1:
+            header = [fold_shard.si(survey_id, s.first_id, s.last_id) for s in shards]
+            with allow_join_result():  # eagerly (tests), replacing runs the chord here and waits for it
+                return self.replace(chord(header, merge_and_publish.si(survey_id)))
+    return _version_number(services.retrain(survey))
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def fold_shard(self, survey_id: int, first_id: int, last_id: int) -> int:
+    """Fold one shard into a ``PartialStatistics`` row stamped with this worker's name; returns how many reports."""
+    shard = sharding.Shard(first_id, last_id)
+    return sharding.fold_shard(Survey.objects.get(pk=survey_id), shard, worker=self.request.hostname or "")
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def merge_and_publish(survey_id: int) -> int | None:
+    """The chord's body: merge the partial statistics, fold what arrived meanwhile, publish; the new version number."""
+    return _version_number(services.retrain(Survey.objects.get(pk=survey_id)))
 
 
 @shared_task
@@ -26,6 +68,26 @@ def retrain_open_surveys() -> dict[str, int | None]:
     """Retrain every open survey (for a periodic schedule); returns {slug: new version or None}."""
     out: dict[str, int | None] = {}
     for survey in Survey.objects.filter(status=Survey.Status.OPEN).order_by("id"):
-        version = services.retrain(survey)
-        out[survey.slug] = version.version if version else None
+        out[survey.slug] = _version_number(services.retrain(survey))
     return out
+
+
+@shared_task(ignore_result=True)
+def retrain_job(job_id: int) -> int | None:
+    """"Retrain now" from the dashboard: ``retrain_survey`` with progress written to the ``Job``.
+
+    Its outcome lives in the ``Job`` row, so no Celery result is kept: sending it then needs only the broker, and
+    with Redis down ``jobs.start`` fails at once instead of first retrying the result backend for ~20 s."""
+    job = Job.objects.select_related("survey").get(pk=job_id)
+    reporter = jobs.Reporter(job_id)
+    reporter.update(0.0, "Folding new reports")
+    try:
+        version = services.retrain(job.survey, progress=reporter.update)
+    except Exception as exc:  # the job must end in a readable state; the worker still logs the traceback
+        reporter.failed(f"Retraining failed: {exc}")
+        raise
+    if version is None:
+        reporter.done({"version": None}, "Nothing new: the current model stands.")
+        return None
+    reporter.done({"version": version.version}, f"Published version {version.version} ({version.report_count} reports).")
+    return version.version

@@ -3,10 +3,17 @@
 Embedded default (no variables set): SQLite in ``var/`` and Celery over kombu's filesystem transport, so one
 command runs the whole product on a laptop. ``DATABASE_URL`` (e.g. ``postgres://user@127.0.0.1:5432/coinflip``)
 and ``REDIS_URL`` (e.g. ``redis://127.0.0.1:6379/0``) switch to PostgreSQL and Redis.
+
+``COINFLIP_PRODUCTION=1`` turns on the production settings (section "Production and security" below; every variable
+is listed in docker/README.md): HTTPS only (redirect, HSTS, secure cookies), collected and content-hashed static
+files, and a required ``DJANGO_SECRET_KEY``. ``python manage.py check --deploy`` is clean under them
+(tests/deploy/test_check_deploy.py). In every mode: a Content-Security-Policy without 'unsafe-inline' and login
+throttling (django-axes).
 """
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -22,13 +29,18 @@ def env_bool(name: str, default: bool = False) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+PRODUCTION = env_bool("COINFLIP_PRODUCTION")
 DEBUG = env_bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or (
-    "insecure-development-key-set-DJANGO_SECRET_KEY-in-production" if DEBUG or not env_bool("COINFLIP_PRODUCTION") else ""
+    "insecure-development-key-set-DJANGO_SECRET_KEY-in-production" if DEBUG or not PRODUCTION else ""
 )
 if not SECRET_KEY:
     raise RuntimeError("DJANGO_SECRET_KEY must be set when COINFLIP_PRODUCTION is on")
-ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h.strip()]
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -40,13 +52,18 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from our static files, not a CDN
     "django_celery_beat",
+    "csp",
+    "axes",
     "survey_app",
     "aggregator",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "coinflip.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -54,6 +71,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: answers a locked-out login with 429
 ]
 
 ROOT_URLCONF = "coinflip.urls"
@@ -104,7 +122,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if env_bool("COINFLIP_PRODUCTION")
+        if PRODUCTION
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
@@ -116,6 +134,13 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Coinflip API",
     "DESCRIPTION": "Randomized-response surveys: protocols, randomized reports and published Naive Bayes models.",
     "VERSION": "0.1.0",
+    # Swagger UI from drf-spectacular-sidecar's static files (no CDN: the CSP allows only 'self'). Its page needs the
+    # split view (coinflip/urls.py: SpectacularSwaggerSplitView), which loads the initialising script from a URL
+    # instead of inlining it; the page's one inline <style> is allowed by its hash (COINFLIP_CSP_SWAGGER_UI_STYLE,
+    # below).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Celery ---------------------------------------------------------------------------------------
@@ -147,14 +172,86 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # django.request logs the path of every 4xx/5xx answer: invitation tokens in survey URLs are replaced.
+    "filters": {"redact_tokens": {"()": "coinflip.security.RedactTokensFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_tokens"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }
 
 # Outside production, serve static files straight from the source folders (no stale collectstatic output).
-WHITENOISE_USE_FINDERS = not env_bool("COINFLIP_PRODUCTION")
-WHITENOISE_AUTOREFRESH = not env_bool("COINFLIP_PRODUCTION")
+WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = not PRODUCTION
 
 # Uploaded files (public reference samples for PCA/DCA).
 MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "media/"
+
+# --- Production and security ---------------------------------------------------------------------------------------
+# Every variable below is described in docker/README.md. In production (COINFLIP_PRODUCTION=1) the defaults are the
+# strict ones, and `manage.py check --deploy` prints no warning with only DJANGO_SECRET_KEY, DJANGO_ALLOWED_HOSTS,
+# DATABASE_URL and REDIS_URL set.
+
+# Reverse proxies in front of gunicorn (a TLS-terminating proxy or load balancer). With N >= 1, Django takes the
+# scheme from X-Forwarded-Proto (SECURE_PROXY_SSL_HEADER: the proxy must set that header itself, overwriting any value
+# a client sent) and login throttling takes the client's address from X-Forwarded-For (coinflip.security.client_ip).
+# Never set it without such a proxy: clients could then claim HTTPS and any address.
+COINFLIP_TRUSTED_PROXIES = int(os.environ.get("COINFLIP_TRUSTED_PROXIES", "0"))
+if COINFLIP_TRUSTED_PROXIES > 0:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")  # e.g. https://survey.example.org
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+if PRODUCTION:
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    # The preload token only consents to inclusion in the browsers' HSTS lists; submitting the domain at
+    # hstspreload.org is a separate, deliberate step. Set 0 to leave it out (check --deploy then warns W021).
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
+    SESSION_COOKIE_SECURE = env_bool("DJANGO_SESSION_COOKIE_SECURE", default=True)
+    CSRF_COOKIE_SECURE = env_bool("DJANGO_CSRF_COOKIE_SECURE", default=True)
+
+# Content-Security-Policy (django-csp) on every response, in every mode, without 'unsafe-inline' or 'unsafe-eval':
+# scripts, styles, fonts and images only from this site. The survey page adds the hash of its inline import map
+# (survey_app/integrity.py). Two inline blocks of installed packages are allowed by their hashes, which
+# tests/deploy/test_csp.py recomputes (update them after upgrading those packages): the <style> of drf-spectacular's
+# Swagger UI page, and the script of django-celery-beat's periodic-task form (its crontab help).
+COINFLIP_CSP_SWAGGER_UI_STYLE = "'sha256-MMpT0iDxyjALd9PdfepImGX3DBfJPXZ4IlDWdPAgtn0='"
+COINFLIP_CSP_CELERY_BEAT_SCRIPT = "'sha256-QE3U2xYF7B4J2ro1/9oxiKhaWCGW39gB7ocQ/xlD0bE='"
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", COINFLIP_CSP_CELERY_BEAT_SCRIPT],
+        "style-src": ["'self'", COINFLIP_CSP_SWAGGER_UI_STYLE],
+        "img-src": ["'self'", "data:"],  # Swagger UI's and the admin's stylesheets embed small data: images
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+
+# Where the survey page's "how to verify the randomizer" link points (e.g. docs/verify-randomizer.md in the published
+# source repository). Empty: the page names that file instead.
+COINFLIP_VERIFY_RANDOMIZER_URL = os.environ.get("COINFLIP_VERIFY_RANDOMIZER_URL", "")
+
+# Login throttling (django-axes): after COINFLIP_LOGIN_FAILURE_LIMIT failed logins for one username from one address,
+# that pair is locked out for COINFLIP_LOGIN_COOLOFF_MINUTES (answer 429); a successful login resets the count.
+# Axes stores the address and user agent of failed attempts only (no log of successful logins).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("COINFLIP_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("COINFLIP_LOGIN_COOLOFF_MINUTES", "30")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False  # no log lines with addresses (the attempts are in the admin: Axes → Access attempts)
+AXES_CLIENT_IP_CALLABLE = "coinflip.security.client_ip"

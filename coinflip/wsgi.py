@@ -1,7 +1,43 @@
-"""WSGI entry point (gunicorn coinflip.wsgi)."""
+"""WSGI entry point (``gunicorn -c docker/gunicorn.conf.py coinflip.wsgi``).
+
+``/healthz`` is answered here, before Django's middleware (no host check, no HTTPS redirect, no session), so that a
+container health check can call ``http://127.0.0.1:8000/healthz`` whatever ``DJANGO_ALLOWED_HOSTS`` and the TLS
+settings say: 200 ``ok`` when the application is loaded and PostgreSQL answers ``SELECT 1``, 503 otherwise. It reveals
+nothing else (no version, no error text).
+"""
 import os
 
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "coinflip.settings")
-application = get_wsgi_application()
+django_application = get_wsgi_application()
+
+HEALTH_PATH = "/healthz"
+
+
+def database_answers() -> bool:
+    from django.db import close_old_connections, connection
+
+    close_old_connections()  # drops a connection that broke or outlived CONN_MAX_AGE, as a request would
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return cursor.fetchone() == (1,)
+    except Exception:  # any failure means "not healthy"; the details go to no one
+        connection.close()
+        return False
+
+
+def health(environ, start_response):
+    healthy = database_answers()
+    body = b"ok\n" if healthy else b"unavailable\n"
+    start_response("200 OK" if healthy else "503 Service Unavailable",
+                   [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
+                    ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
+    return [body]
+
+
+def application(environ, start_response):
+    if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
+        return health(environ, start_response)
+    return django_application(environ, start_response)

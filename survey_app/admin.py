@@ -12,6 +12,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from .models import Choice, InvitationToken, Question, Survey
+from .permissions import can_manage, surveys_for
 from .protocol import get_protocol
 from .services import clone_survey, create_survey_from_table, fit_projection, generate_tokens
 
@@ -76,7 +77,7 @@ class SurveyAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("title", "slug", "description", "status", "access", "retrain_minutes")}),
         ("Privacy", {
-            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "postprocess", "privacy_report"),
+            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "postprocess", "validation_share", "privacy_report"),
             "description": "MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports (clone it to change).",
         }),
         ("Numeric questions (LDP)", {
@@ -84,6 +85,30 @@ class SurveyAdmin(admin.ModelAdmin):
             "classes": ("collapse",),
         }),
     )
+
+    # -- designers: each staff member sees and edits the surveys they design (survey_app/permissions.py) ---------
+    def get_queryset(self, request):
+        return surveys_for(request.user, super().get_queryset(request))
+
+    def has_view_permission(self, request, obj=None):
+        return super().has_view_permission(request, obj) and can_manage(request.user, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and can_manage(request.user, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and can_manage(request.user, obj)
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if request.user.is_superuser:
+            return fieldsets + (("Designers", {"fields": ("designers",), "classes": ("collapse",)}),)
+        return fieldsets
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:
+            obj.designers.add(request.user)
 
     @admin.display(description="Privacy")
     def privacy_summary(self, obj: Survey) -> str:
@@ -95,6 +120,8 @@ class SurveyAdmin(admin.ModelAdmin):
         """After the questions are saved, (re)fit PCA/DCA on the reference sample when the survey uses one."""
         super().save_related(request, form, formsets, change)
         survey = form.instance
+        if not change:
+            survey.designers.add(request.user)  # the designers field (superusers only) was just saved
         if survey.projection != Survey.Projection.NONE and not survey.has_reports():
             try:
                 fit_projection(survey)
@@ -145,6 +172,7 @@ class SurveyAdmin(admin.ModelAdmin):
             except (ValueError, UnicodeDecodeError) as exc:
                 form.add_error(None, str(exc))
             else:
+                survey.designers.add(request.user)
                 self.message_user(request, f"Created draft survey {survey.slug} with {survey.questions.count()} questions.")
                 return HttpResponseRedirect(reverse("admin:survey_app_survey_change", args=[survey.pk]))
         context = {**self.admin_site.each_context(request), "form": form, "title": "Import a survey from a CSV table",
@@ -178,6 +206,7 @@ class SurveyAdmin(admin.ModelAdmin):
     def clone(self, request, queryset):
         for survey in queryset:
             copy = clone_survey(survey)
+            copy.designers.set([*survey.designers.all(), request.user])
             self.message_user(request, f"Cloned {survey.slug} as {copy.slug}.", messages.SUCCESS)
 
     @admin.action(description="Generate 100 invitation tokens")
@@ -204,18 +233,41 @@ class ChoiceInline(LockedInlineMixin, admin.TabularInline):
     fields = ("position", "label", "personal_probability")
 
 
+class OfDesignedSurveyMixin:
+    """For models that belong to a survey: staff see and act on the rows of the surveys they design."""
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(survey__in=surveys_for(request.user))
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "survey":
+            kwargs["queryset"] = surveys_for(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def has_view_permission(self, request, obj=None):
+        return super().has_view_permission(request, obj) and can_manage(request.user, obj and obj.survey)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and can_manage(request.user, obj and obj.survey)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and can_manage(request.user, obj and obj.survey)
+
+
 @admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(OfDesignedSurveyMixin, admin.ModelAdmin):
     list_display = ("name", "survey", "kind", "is_class", "position")
-    list_filter = ("kind", "is_class", "survey")
+    list_filter = ("kind", "is_class", ("survey", admin.RelatedOnlyFieldListFilter))
     search_fields = ("name", "text")
     inlines = [ChoiceInline]
+
 
     def has_change_permission(self, request, obj=None):
         return not _locked(obj) and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
         return not _locked(obj) and super().has_delete_permission(request, obj)
+
     fieldsets = (
         (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "is_class", "prefer_not_to_say")}),
         ("Numeric bounds (public)", {"fields": ("low", "high")}),
@@ -224,7 +276,8 @@ class QuestionAdmin(admin.ModelAdmin):
 
 
 @admin.register(InvitationToken)
-class InvitationTokenAdmin(admin.ModelAdmin):
+class InvitationTokenAdmin(OfDesignedSurveyMixin, admin.ModelAdmin):
     list_display = ("__str__", "survey", "batch", "used", "created_on")
-    list_filter = ("used", "survey")
+    list_filter = ("used", ("survey", admin.RelatedOnlyFieldListFilter))
     readonly_fields = ("token", "used", "created_on")
+

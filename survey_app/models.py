@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import secrets
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -96,6 +97,17 @@ class Survey(models.Model):
     )
     projection_params = models.JSONField(null=True, blank=True, editable=False)
     postprocess = models.CharField(max_length=12, choices=PostProcess.choices, default=PostProcess.NORM_SUB)
+    validation_share = models.FloatField(
+        default=0.1, validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text="Share of respondents who validate the current model instead of answering for training: their "
+                  "randomized reports give the accuracy estimate with its confidence interval. 0 turns it off. "
+                  "MRR surveys with several attribute groups need 0.",
+    )
+    designers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="designed_surveys",
+        help_text="Staff who may see and edit this survey (superusers see every survey). Whoever creates a survey "
+                  "designs it.",
+    )
     retrain_minutes = models.PositiveIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
         help_text="While the survey is open, workers fold new reports and publish a new model this often.",
@@ -121,6 +133,12 @@ class Survey(models.Model):
                 errors["epsilon"] = "ε must be a number greater than 0."
             if self.encoding == self.Encoding.THE and self.the_threshold is not None and not (0 < self.the_threshold < 1):
                 errors["the_threshold"] = "The threshold t must lie in (0, 1)."
+        if self.validation_share is None or not 0 <= self.validation_share <= 0.5:
+            errors["validation_share"] = "The validation share must lie between 0 and 0.5."
+        elif (self.mode == self.Mode.MRR and self.validation_share > 0 and self.pk
+              and self.questions.values("group").distinct().count() > 1):
+            errors["validation_share"] = ("Accuracy on randomized test records needs every question in one group: "
+                                          "put all questions in one group or set the validation share to 0.")
         if self.projection != self.Projection.NONE:
             if self.mode != self.Mode.LDP:
                 errors["projection"] = "PCA/DCA applies to LDP surveys only."
@@ -154,7 +172,7 @@ class Survey(models.Model):
 #: Fields that define the randomization protocol: frozen once reports exist.
 PROTOCOL_FIELDS = (
     "mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "numeric_handling", "numeric_bins",
-    "gaussian_approach", "projection", "projection_components", "postprocess",
+    "gaussian_approach", "projection", "projection_components", "postprocess", "validation_share",
 )
 
 

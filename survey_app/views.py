@@ -1,10 +1,15 @@
 """Respondent pages. The page itself holds no answers: a JavaScript module (static/js/survey.mjs) renders the
-questions from the protocol API, randomizes in the browser and sends only the randomized report."""
+questions from the protocol API, randomizes in the browser and sends only the randomized report.
+
+The survey page loads that randomizer integrity-checked (survey_app/integrity.py): an inline import map lists the
+SHA-256 of every module, the Content-Security-Policy of the response allows exactly that import map (by its hash) and
+no other inline script, and the page shows the randomizer hash so anyone can check which code randomized the answers."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.shortcuts import render
-from django.templatetags.static import static
 
+from .integrity import randomizer
 from .models import InvitationToken, Survey
 
 
@@ -26,8 +31,13 @@ def survey_page(request, slug: str, token: str | None = None):
             return _problem(request, "survey/unknown.html", 404)
         if invitation.used:
             return _problem(request, "survey/token_used.html", 409, survey)
-    return render(request, "survey/respond.html", {"survey": survey, "token": token or "",
-                                                    "randomizer": static("js/survey.mjs")})
+    code = randomizer()
+    response = render(request, "survey/respond.html", {
+        "survey": survey, "token": token or "", "randomizer": code,
+        "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
+    })
+    response._csp_update = {"script-src": [code.import_map_csp_source]}  # what django-csp's @csp_update sets
+    return response
 
 
 def thanks_page(request, slug: str):

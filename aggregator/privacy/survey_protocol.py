@@ -9,7 +9,8 @@ Configuration (JSON-able; ``survey_app.models.Survey.protocol_config()`` produce
      "numeric": {"handling": "discretize", "bins": 4} | {"handling": "gaussian", "approach": 1 | 2 | 3},
      "ldp": {"epsilon": 1.0, "encoding": "oue", "threshold": null, "strategy": "one-report", "postprocess": "norm-sub"},
      "mrr": {"theta": 0.7, "groups": [[names…], …] | null, "personal": {name: [P_Y…]}, "personal_mode": {name: "simulated" | "real"},
-             "postprocess": "norm-sub"}}
+             "postprocess": "norm-sub"},
+     "validation": {"share": 0.1}}
 
 ``"projection"`` (optional): a ``continuous.projection.Projection`` dict fitted on the numeric questions of a public
 reference sample; the numeric answers are standardised, projected and clipped before anything else (SPEC §5c).
@@ -20,8 +21,18 @@ Numeric features are discretized into equal-width bins over their public bounds 
 * ``public()`` — everything the browser needs, nothing secret;
 * ``encode(X, y, rng)`` — simulated respondents' reports in wire form (the client halves), for demos and tests;
 * ``parse(payloads)`` — wire reports → engine reports, ``ReportError`` naming the field on bad input;
+  ``parse_one(payload)`` — one report as the API receives it, also refusing keys the wire format does not have
+  (``report_keys``, ``validation_keys``: the API stores the payload verbatim, so nothing else may ride along);
 * ``fold(payloads)`` → additive statistics; ``stats_to_dict`` / ``stats_from_dict``; ``zero_stats()``;
 * ``estimate(stats)`` → ``NaiveBayesModel``; ``privacy()`` → ε per question and per respondent (and PSE for MRR).
+
+The validation share (``privacy/validation.py``): a share of respondents sends ``{"validation": …}`` instead of a
+training report — MRR: ``{"validation": {"answers": […]}}`` (a randomized record, as for training); LDP:
+``{"validation": {"version": v, "report": 0 | 1}}`` (was model version v right on my true answers? through binary RR).
+``split(payloads)`` separates the two kinds; ``fold_validation`` / ``zero_validation`` / ``validation_to_dict`` /
+``validation_from_dict`` handle their additive statistics; ``accuracy(model, validation, version)`` estimates a
+model's accuracy from them; ``encode_validation`` and ``respond`` (one respondent, the browser's draw order) are the
+client halves.
 
 Records given to ``encode`` and to the model use the *configured* features: codes for categorical ones, values for
 numeric ones (``to_model_input`` bins them where the protocol discretizes).
@@ -41,11 +52,20 @@ from .continuous.projection import Projection
 from .mrr import MRRScheme, MRRStats
 from .naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
 from .naive_bayes.model import NaiveBayesModel
-from .oracles.wire import from_wire, to_wire
-from .pse import pse_entry
+from .oracles.wire import check_grid_values, from_wire, is_int, is_number, to_wire
+from .pse import pse_after_mining, pse_entry
 from .schema import Categorical, Numeric, attribute_from_dict
+from .mrr import randomized_accuracy
+from .validation import AccuracyEstimate, RecordHistogram, VersionCounts, correct_oracle, ldp_accuracy
 
-__all__ = ["ReportError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol", "build"]
+__all__ = ["ReportError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol", "build",
+           "MAX_VALIDATION_SHARE"]
+
+#: At most this share of respondents validates instead of training.
+MAX_VALIDATION_SHARE = 0.5
+VALIDATION_KEY = "validation"
+#: Longest unexpected key echoed back in an error's field name.
+_FIELD_ECHO = 40
 
 
 class ReportError(ValueError):
@@ -55,6 +75,13 @@ class ReportError(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+def _only_keys(payload: dict, allowed: frozenset, prefix: str = "") -> None:
+    """``ReportError`` naming the first key of ``payload`` that is not in ``allowed``."""
+    extra = sorted(str(key) for key in payload if key not in allowed)
+    if extra:
+        raise ReportError(prefix + extra[0][:_FIELD_ECHO], f"unexpected key; this report holds only {', '.join(sorted(allowed))}")
 
 
 def _config_error(message: str) -> ValueError:
@@ -102,6 +129,12 @@ class SurveyProtocol:
             if len(self._numeric_questions) != self.projection.mean.shape[0]:
                 raise _config_error("the projection must be fitted on exactly the numeric questions")
             self.features = [a for a in self.questions if not isinstance(a, Numeric)] + self.projection.attributes()
+        try:
+            self.validation_share = float((config.get("validation") or {}).get("share", 0.0))
+        except (TypeError, ValueError):
+            raise _config_error("the validation share must be a number") from None
+        if not 0 <= self.validation_share <= MAX_VALIDATION_SHARE:
+            raise _config_error(f"the validation share must be in [0, {MAX_VALIDATION_SHARE}]")
 
     # -- shared helpers ------------------------------------------------------------------------
     def engine_features(self) -> list:
@@ -146,18 +179,93 @@ class SurveyProtocol:
     def estimate(self, stats) -> NaiveBayesModel:
         return self.mechanism.estimate(stats)
 
+    #: Keys of a training report and of a validation report's inner object (subclasses set them).
+    report_keys: frozenset
+    validation_keys: frozenset
+
     def parse_one(self, payload) -> Any:
+        """Check one wire report of either kind (training or validation) as the API receives it; ``ReportError``
+        when malformed or when it holds a key its wire format does not have."""
+        if self.is_validation(payload):
+            if self.validation_share == 0:
+                raise ReportError(VALIDATION_KEY, "this survey has no validation share")
+            _only_keys(payload, frozenset({VALIDATION_KEY}))
+            inner = payload[VALIDATION_KEY]
+            if isinstance(inner, dict):
+                _only_keys(inner, self.validation_keys, VALIDATION_KEY + ".")
+            return self.parse_validation([inner])
+        if isinstance(payload, dict):
+            _only_keys(payload, self.report_keys)
         return self.parse([payload])
 
     def fold(self, payloads: Sequence[dict]):
+        """Training reports → additive statistics (validation reports go to ``fold_validation``)."""
         stats = self.zero_stats()
         if payloads:
             stats = stats + self.aggregate(self.parse(list(payloads)))
         return stats
 
+    def model_privacy(self, model: NaiveBayesModel) -> dict:
+        """Privacy figures published with a model version (``privacy()``; MRR adds PSE before/after mining)."""
+        return self.privacy()
+
+    # -- the validation share ----------------------------------------------------------------------
+    @staticmethod
+    def is_validation(payload) -> bool:
+        return isinstance(payload, dict) and VALIDATION_KEY in payload
+
+    def split(self, payloads: Sequence) -> tuple[list, list]:
+        """(training payloads, inner validation payloads)."""
+        training, validation = [], []
+        for p in payloads:
+            (validation.append(p[VALIDATION_KEY]) if self.is_validation(p) else training.append(p))
+        return training, validation
+
+    validation_type: Any
+
+    def zero_validation(self):
+        return self.validation_type()
+
+    def validation_to_dict(self, vstats):
+        return vstats.to_dict()
+
+    def validation_from_dict(self, data):
+        return self.validation_type.from_dict(data)
+
+    def encode_respondents(self, X, y, rng, published=None) -> list[dict]:
+        """Many simulated respondents, each a validation respondent with probability ``validation_share`` (as in
+        ``respond``; the draws are batched, so the order of random numbers differs from one-by-one ``respond``)."""
+        X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+        validating = np.zeros(len(y), dtype=bool)
+        if self.validation_share > 0 and (self.mode == "mrr" or published is not None):
+            validating = rng.random(len(y)) < self.validation_share
+        out: list = [None] * len(y)
+        for mask, encode in ((~validating, lambda X_, y_: self.encode(X_, y_, rng)),
+                             (validating, lambda X_, y_: self.encode_validation(X_, y_, rng, published))):
+            rows = np.flatnonzero(mask)
+            if rows.size:
+                for i, payload in zip(rows, encode(X[rows], y[rows])):
+                    out[i] = payload
+        return out
+
+    def respond(self, x, y: int, rng, published=None) -> dict:
+        """One respondent's payload, drawn as the browser does (static/js/protocol.mjs ``respond``): with a validation
+        share, first u = random(); u < share makes this a validation respondent — for LDP only when a model is
+        published (``published`` = (version, NaiveBayesModel)), since there is nothing to validate otherwise."""
+        X, Y = np.asarray([x], dtype=np.float64), np.asarray([y])
+        if self.validation_share > 0:
+            u = rng.random()
+            if u < self.validation_share and (self.mode == "mrr" or published is not None):
+                return self.encode_validation(X, Y, rng, published)[0]
+        return self.encode(X, Y, rng)[0]
+
+    def public_validation(self) -> dict:
+        return {"share": self.validation_share}
+
     def public_base(self) -> dict:
         return {
             "mode": self.mode,
+            "validation": self.public_validation(),
             "class": self.class_attribute.to_dict(),
             "questions": [a.to_dict() for a in self.questions],
             "features": [a.to_dict() for a in self.features],
@@ -171,6 +279,7 @@ class MRRProtocol(SurveyProtocol):
 
     mode = "mrr"
     stats_type = MRRStats
+    report_keys = validation_keys = frozenset({"answers"})
 
     def __init__(self, config: dict):
         super().__init__(config)
@@ -198,6 +307,9 @@ class MRRProtocol(SurveyProtocol):
             raise _config_error("θ must be in (0, 1]")
         self.scheme = self.mechanism = MRRScheme(attrs, class_index=len(attrs) - 1, theta=theta, groups=groups,
                                                  personal=dists)
+        if self.validation_share > 0 and len(self.scheme.groups) != 1:
+            raise _config_error("the accuracy estimate on randomized test records needs every question in one group: "
+                                "use one group or set the validation share to 0")
 
     def public(self) -> dict:
         return {**self.public_base(), "mrr": {**self.scheme.params(), "personal_mode": self.personal_mode}}
@@ -213,7 +325,7 @@ class MRRProtocol(SurveyProtocol):
             answers = p.get("answers") if isinstance(p, dict) else None
             if not isinstance(answers, list) or len(answers) != m:
                 raise ReportError("answers", f"must be a list of {m} answer codes")
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in answers):
+            if not all(is_int(v) for v in answers):
                 raise ReportError("answers", "must hold integer codes")
             rows.append(answers)
         try:
@@ -221,13 +333,35 @@ class MRRProtocol(SurveyProtocol):
         except ValueError as exc:
             raise ReportError("answers", str(exc)) from None
 
+    validation_type = RecordHistogram
+
+    def parse_validation(self, inner: list) -> np.ndarray:
+        return self.parse(inner)
+
+    def fold_validation(self, inner: list) -> RecordHistogram:
+        return RecordHistogram.fold(self.parse_validation(inner)) if inner else RecordHistogram()
+
+    def encode_validation(self, X, y, rng, published=None) -> list[dict]:
+        """A validation respondent randomizes exactly like a training one; only the marking differs."""
+        return [{VALIDATION_KEY: report} for report in self.encode(X, y, rng)]
+
+    def accuracy(self, model: NaiveBayesModel, validation: RecordHistogram, version=None) -> AccuracyEstimate | None:
+        """Randomized-test-record accuracy (SPEC §2) of ``model`` on every validation record; ``None`` without any.
+        P_Y(cc) is computed exactly, or by Monte Carlo with a fixed seed on large personal spaces."""
+        if validation.n == 0:
+            return None
+        est, se = randomized_accuracy(model.predict, validation.records(), self.scheme, rng=np.random.default_rng(0))
+        return AccuracyEstimate(est, se, validation.n, "mrr-randomized-test-records")
+
     def estimate(self, stats) -> NaiveBayesModel:
         est = self.scheme.estimate(stats, postprocess=self.postprocess)
         model = est.to_model()
         model.metadata.update({
             "mechanism": "mrr",
             "reports": int(stats.n),
+            "prior_raw": est.prior_raw,
             "prior_standard_errors": est.prior_se,
+            "joint_raw": list(est.joint_raw),
             "joint_standard_errors": list(est.joint_se),
         })
         return model
@@ -258,8 +392,64 @@ class MRRProtocol(SurveyProtocol):
             "groups": groups,
         }
 
+    def model_privacy(self, model: NaiveBayesModel) -> dict:
+        """``privacy()`` with PSE before and after mining (seed 004 §4, ``pse.pse_after_mining``, Scenario II) for
+        the priors and inference rules of an estimated model, per question and per group."""
+        mined = pse_after_mining(self.scheme, model.prior, model.conditionals)
+        names = [a.name for a in self.scheme.attributes]
+        out = self.privacy()  # pse_per_question there: uniform priors, the figure known before any data
+        out["pse_before_mining"] = dict(zip(names, map(float, mined["before"])))
+        out["pse_after_mining"] = dict(zip(names, map(float, mined["after"])))
+        for g, group in enumerate(out["groups"]):
+            group["pse_before_mining"] = float(mined["group_before"][g])
+            group["pse_after_mining"] = float(mined["group_after"][g])
+        return out
 
-class LDPProtocol(SurveyProtocol):
+
+class _LDPValidation:
+    """The LDP validation share: binary randomized response on "was version v right?" at the respondent's ε."""
+
+    validation_type = VersionCounts
+    validation_keys = frozenset({"version", "report"})
+    epsilon_per_respondent: float
+
+    def public_validation(self) -> dict:
+        return {"share": self.validation_share, "oracle": correct_oracle(self.epsilon_per_respondent).params()}
+
+    def parse_validation(self, inner: list) -> tuple[np.ndarray, np.ndarray]:
+        versions = []
+        for p in inner:
+            v = p.get("version") if isinstance(p, dict) else None
+            if not is_int(v) or v < 1:
+                raise ReportError("validation.version", "must be the integer number of a published model version")
+            if "report" not in p:
+                raise ReportError("validation.report", "is required")
+            versions.append(v)
+        try:
+            reports = from_wire(correct_oracle(self.epsilon_per_respondent), [p["report"] for p in inner])
+        except ValueError as exc:
+            raise ReportError("validation.report", str(exc)) from None
+        return np.asarray(versions, dtype=np.int64), np.asarray(reports, dtype=np.int64)
+
+    def fold_validation(self, inner: list) -> VersionCounts:
+        return VersionCounts.fold(*self.parse_validation(inner)) if inner else VersionCounts()
+
+    def encode_validation(self, X, y, rng, published=None) -> list[dict]:
+        """Classify the true answers with the published model and send only "right?" through binary RR."""
+        if published is None:
+            raise ValueError("an LDP validation respondent needs the published (version, model)")
+        version, model = published
+        right = (model.predict(self.to_model_input(X)) == np.asarray(y)).astype(np.int64)
+        reports = correct_oracle(self.epsilon_per_respondent).perturb(right, rng)
+        return [{VALIDATION_KEY: {"version": int(version), "report": int(r)}} for r in reports]
+
+    def accuracy(self, model, validation: VersionCounts, version: int) -> AccuracyEstimate | None:
+        """Accuracy of ``version`` from the validation reports that evaluated it; ``None`` without any."""
+        counts = validation.by_version.get(int(version))
+        return ldp_accuracy(counts, self.epsilon_per_respondent) if counts is not None and counts.n else None
+
+
+class LDPProtocol(_LDPValidation, SurveyProtocol):
     """LDP Naive Bayes over categorical (or discretized) features (SPEC §3–§4).
 
     Wire report — one-report: ``{"input": j, "report": <oracle wire value>}``; split: ``{"reports": [one per input]}``.
@@ -284,6 +474,14 @@ class LDPProtocol(SurveyProtocol):
             postprocess=ldp.get("postprocess", "norm-sub"),
             **params,
         )
+
+    @property
+    def report_keys(self) -> frozenset:
+        return frozenset({"input", "report"} if self.nb.strategy == "one-report" else {"reports"})
+
+    @property
+    def epsilon_per_respondent(self) -> float:
+        return self.nb.epsilon_per_respondent
 
     def public(self) -> dict:
         return {**self.public_base(), "ldp": self.nb.params()}
@@ -341,13 +539,14 @@ class LDPProtocol(SurveyProtocol):
         }
 
 
-class GaussianProtocol(SurveyProtocol):
+class GaussianProtocol(_LDPValidation, SurveyProtocol):
     """LDP Gaussian NB over numeric features (SPEC §5b). Wire report: ``{"group": 0 | 1 | 2, "report": …}`` with
     group 0 the class through the prior oracle, 1/2 the mean/square groups: Approach 1 an m×k list, Approach 2
     ``[j, ±1]``, Approach 3 ``[attribute, [k numbers]]``."""
 
     mode = "ldp"
     stats_type = GaussianStats
+    report_keys = frozenset({"group", "report"})
 
     def __init__(self, config: dict):
         super().__init__(config)
@@ -365,6 +564,10 @@ class GaussianProtocol(SurveyProtocol):
 
     def to_model_input(self, X) -> np.ndarray:
         return self.project(X)
+
+    @property
+    def epsilon_per_respondent(self) -> float:
+        return self.gnb.epsilon
 
     def public(self) -> dict:
         return {**self.public_base(), "ldp": self.gnb.params()}
@@ -389,21 +592,28 @@ class GaussianProtocol(SurveyProtocol):
         return out
 
     def _vectors_from_wire(self, values: list):
+        """Mean/square group reports → engine vectors. Indices and signs must be int64 integers, vector components
+        finite numbers on the noise grid within ``wire.grid_noise_bound`` (Approaches 1 and 3 add grid Laplace
+        noise of scale ``laplace_scale`` to entries in [−1, 1], SPEC §5b)."""
         m, k = self.gnb.m, self.gnb.k
         try:
             if self.gnb.approach == 1:
-                if not all(isinstance(v, list) and len(v) == m and all(isinstance(r, list) and len(r) == k for r in v) for v in values):
-                    raise ValueError(f"an Approach 1 report is an {m}×{k} list of numbers")
-                return self.gnb.validate_vectors(np.asarray(values, dtype=np.float64).reshape(len(values), m, k))
-            if not all(isinstance(v, list) and len(v) == 2 for v in values):
-                raise ValueError("this report is a pair")
+                if not all(isinstance(v, list) and len(v) == m and all(
+                        isinstance(r, list) and len(r) == k and all(is_number(x) for x in r) for r in v) for v in values):
+                    raise ValueError(f"an Approach 1 report is an {m}×{k} list of finite numbers")
+                V = np.asarray(values, dtype=np.float64).reshape(len(values), m, k)
+                return self.gnb.validate_vectors(check_grid_values(V, self.gnb.laplace_scale, "Approach 1 report"))
+            if not all(isinstance(v, list) and len(v) == 2 and is_int(v[0]) for v in values):
+                raise ValueError("this report is a pair [integer index, …]")
             first = np.asarray([v[0] for v in values], dtype=np.int64) if values else np.empty(0, np.int64)
             if self.gnb.approach == 2:
+                if not all(is_int(v[1]) for v in values):
+                    raise ValueError("an Approach 2 report is [entry, ±1] with integers")
                 return self.gnb.validate_vectors((first, np.asarray([v[1] for v in values], dtype=np.int64)))
-            if not all(isinstance(v[1], list) and len(v[1]) == k for v in values):
-                raise ValueError(f"an Approach 3 report is [attribute, [{k} numbers]]")
+            if not all(isinstance(v[1], list) and len(v[1]) == k and all(is_number(x) for x in v[1]) for v in values):
+                raise ValueError(f"an Approach 3 report is [attribute, [{k} finite numbers]]")
             vec = np.asarray([v[1] for v in values], dtype=np.float64).reshape(len(values), k)
-            return self.gnb.validate_vectors((first, vec))
+            return self.gnb.validate_vectors((first, check_grid_values(vec, self.gnb.laplace_scale, "Approach 3 report")))
         except (TypeError, ValueError) as exc:
             raise ReportError("report", str(exc)) from None
 

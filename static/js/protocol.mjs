@@ -5,6 +5,8 @@
 import * as gaussian from "./gaussian.mjs";
 import * as ldpNb from "./ldp_nb.mjs";
 import * as mrr from "./mrr.mjs";
+import { predict } from "./nb_model.mjs";
+import * as oracles from "./oracles/index.mjs";
 
 /** Equal-width bin of x over the public bounds (aggregator/privacy/continuous/discretize.ewd_codes). */
 export function ewdCode(attribute, x, bins) {
@@ -42,4 +44,32 @@ export function randomize(protocol, questionAnswers, classCode, rng, realPersona
     return gaussian.perturb(protocol.ldp, answers, classCode, rng);
   }
   return ldpNb.perturb(protocol.ldp, engineCodes(protocol, answers), classCode, rng);
+}
+
+/** The published model's input for these answers (survey_protocol.to_model_input): projected; numeric features binned
+ * unless the survey keeps them numeric (Gaussian NB). */
+export function modelInput(protocol, questionAnswers) {
+  const answers = featureValues(protocol, questionAnswers);
+  return protocol.numeric.handling === "gaussian" ? answers : engineCodes(protocol, answers);
+}
+
+/** A validation respondent's report (survey_protocol ``encode_validation``). MRR: the randomized record, marked.
+ * LDP: was the published model right on my true answers? — only that bit, through binary randomized response. */
+export function validate(protocol, questionAnswers, classCode, rng, published, realPersonal = {}) {
+  if (protocol.mode === "mrr") return { validation: randomize(protocol, questionAnswers, classCode, rng, realPersonal) };
+  const right = predict(published.model, modelInput(protocol, questionAnswers)) === classCode ? 1 : 0;
+  return { validation: { version: published.version, report: oracles.perturb(protocol.validation.oracle, right, rng) } };
+}
+
+/** One respondent's payload (survey_protocol ``respond``): with a validation share, u = random() first; u < share
+ * makes this respondent validate — for LDP only when a model is published ({version, model}). */
+export function respond(protocol, questionAnswers, classCode, rng, { realPersonal = {}, published = null } = {}) {
+  const share = protocol.validation ? protocol.validation.share : 0;
+  if (share > 0) {
+    const u = rng.random();
+    if (u < share && (protocol.mode === "mrr" || published)) {
+      return validate(protocol, questionAnswers, classCode, rng, published, realPersonal);
+    }
+  }
+  return randomize(protocol, questionAnswers, classCode, rng, realPersonal);
 }

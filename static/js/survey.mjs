@@ -1,7 +1,7 @@
 // The respondent's page: renders the questions from the protocol API, randomizes the answers in this browser
 // (./protocol.mjs, which mirrors aggregator/privacy) and sends only the randomized report.
 // True answers live only in this page's memory: never in a request, a URL, a cookie or storage.
-import { randomize } from "./protocol.mjs";
+import { respond } from "./protocol.mjs";
 import { ByteSource } from "./random.mjs";
 
 const app = document.getElementById("survey-app");
@@ -113,7 +113,17 @@ async function main() {
     fail(response.status === 410 ? "This survey is closed." : "The survey could not be loaded. Please try again later.");
     return;
   }
-  const { survey, questions, protocol, privacy } = await response.json();
+  const { survey, questions, protocol, privacy, model_url: modelUrl } = await response.json();
+  // LDP validation share: every browser fetches the public model (so the download reveals nothing); one drawn into
+  // the share runs it on its own answers and sends only "right?", randomized.
+  let published = null;
+  if (protocol.mode === "ldp" && protocol.validation && protocol.validation.share > 0 && modelUrl) {
+    const modelResponse = await fetch(modelUrl, { headers: { Accept: "application/json" }, credentials: "omit" });
+    if (modelResponse.ok) {
+      const { version, model } = await modelResponse.json();
+      published = { version, model };
+    }
+  }
   const pages = sections(questions);
   const form = el("form", { novalidate: true, "aria-describedby": "privacy-figure" });
   radiosExclusive(form);
@@ -182,7 +192,7 @@ async function main() {
     const realPersonal = {};
     order.forEach(({ q, i }, position) => { if (asksPersonal(protocol, q)) realPersonal[position] = readPersonal(q, i).value; });
     if (asksPersonal(protocol, classes[0].q)) realPersonal[order.length] = readPersonal(classes[0].q, classes[0].i).value;
-    const report = randomize(protocol, x, y, source, realPersonal);
+    const report = respond(protocol, x, y, source, { realPersonal, published });
     window.localStorage.setItem(memoKey(slug), JSON.stringify(report));
     return report;
   }
@@ -199,6 +209,9 @@ async function main() {
           el("p", { text: stored
             ? "Your answers were already randomized once in this browser; the same randomized report is sent again so the noise cannot be averaged away."
             : "This is the complete message that will be sent. Your true answers are not in it." }),
+          body.report.validation ? el("p", { class: "help", text: body.report.validation.version
+            ? `You were drawn (at random, by your browser) to check the current model: your browser ran model version ${body.report.validation.version} on your answers and sends only whether its guess was right — itself randomized (1 = right, 0 = wrong, possibly flipped).`
+            : "You were drawn (at random, by your browser) to check the model's accuracy: your randomized answers are used only for that, not for training." }) : null,
           el("pre", { class: "payload", tabindex: "0", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }));
       }
       show(page + 1);

@@ -34,7 +34,7 @@ def test_model_endpoint_serves_the_latest_version(client, trained):
     services.retrain(trained)
     body = client.get("/api/surveys/health/model/").json()
     assert (body["version"], body["report_count"]) == (2, 3010)
-    assert set(body) == {"version", "report_count", "model", "privacy", "created_at"}
+    assert set(body) == {"version", "report_count", "model", "privacy", "accuracy", "warnings", "created_at"}
     model = NaiveBayesModel.from_dict(body["model"])
     assert model.classes == ("no", "yes")
     assert body["privacy"]["mode"] == "mrr"
@@ -88,3 +88,20 @@ def test_predict_malformed_body_and_404s(client, trained):
 def test_endpoints_are_in_the_openapi_schema(client):
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
     assert "/api/surveys/{slug}/model/" in schema and "/api/surveys/{slug}/predict/" in schema
+
+
+def test_validation_reports_through_the_api(client):
+    survey = make_survey(mode="ldp", encoding="oue")
+    url = f"/api/surveys/{survey.slug}/reports/"
+    body = {"report": {"validation": {"version": 1, "report": 1}}}
+    response = client.post(url, body, format="json")
+    assert response.status_code == 400 and "report.validation.version" in response.json()
+    add_reports(survey, 300)
+    services.retrain(survey)
+    assert client.post(url, body, format="json").status_code == 201
+    response = client.post(url, {"report": {"validation": {"version": 1, "report": 3}}}, format="json")
+    assert response.status_code == 400 and "report.validation.report" in response.json()
+    services.fold_new_reports(survey)
+    accuracy = client.get(f"/api/surveys/{survey.slug}/model/").json()["accuracy"]
+    assert accuracy["version"] == 1 and accuracy["reports"] == 1
+    assert client.get(f"/api/surveys/{survey.slug}/protocol/").json()["model_url"] == f"/api/surveys/{survey.slug}/model/"

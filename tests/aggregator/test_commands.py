@@ -51,7 +51,15 @@ def test_simulate_into_the_database(health_csv, mode):
     payloads = [r.payload for r in Report.objects.filter(survey=survey)]
     assert len(payloads) == 500
     run("retrain", "health")
-    assert SurveyStatistics.objects.get(survey=survey).report_count == 500
+    stats = SurveyStatistics.objects.get(survey=survey)
+    assert stats.report_count + stats.validation_count == 500
+    validating = sum("validation" in p for p in payloads)
+    assert stats.validation_count == validating
+    # The validation share (0.1): MRR respondents validate from the start; LDP ones only once a model is published.
+    if mode == "mrr":
+        assert abs(validating - 50) <= 5 * (500 * 0.1 * 0.9) ** 0.5
+    else:
+        assert validating == 0
     # Seeded: the same seed gives the same reports.
     other = make_survey(slug="other", mode=mode)
     run("simulate", "other", str(health_csv), "--respondents", "500", "--seed", "1")

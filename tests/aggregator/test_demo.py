@@ -14,4 +14,6 @@ def test_demo_is_idempotent():
     for slug in ("demo-ldp", "demo-mrr"):
         survey = Survey.objects.get(slug=slug)
         assert survey.status == "open" and survey.reports.count() == 400
-        assert ModelVersion.objects.filter(survey=survey).count() == 1
+        # Two waves: version 1 from the first, version 2 once the second (with its validation share) is folded.
+        assert ModelVersion.objects.filter(survey=survey).count() == 2
+        assert survey.reports.filter(payload__has_key="validation").exists()

@@ -1,9 +1,12 @@
 """Folding exactly once, publishing only on change, immutable numbered versions, and the Celery tasks (eagerly)."""
+import numpy as np
 import pytest
 
 from aggregator import services, tasks
 from aggregator.models import ImmutableError, ModelVersion, SurveyStatistics
+from aggregator.privacy.bits import pack
 from aggregator.privacy.jsonable import json_safe
+from aggregator.privacy.oracles.wire import to_wire
 from survey_app.models import Report
 from survey_app.protocol import get_protocol
 
@@ -55,16 +58,16 @@ def test_fold_failing_midway_changes_nothing(monkeypatch):
     before = stored(survey)
     add_reports(survey, 100, seed=5)
     protocol = get_protocol(survey)
-    original, calls = protocol.fold, []
+    original, calls = protocol.aggregate, []
 
-    def fold_then_die(payloads):
-        calls.append(len(payloads))
-        stats = original(payloads)  # the reports are read and folded …
+    def fold_then_die(reports):
+        calls.append(reports.n)
+        stats = original(reports)  # the reports are read and folded …
         if len(calls) == 2:
             raise RuntimeError("worker killed")  # … then the worker dies before committing
         return stats
 
-    monkeypatch.setattr(protocol, "fold", fold_then_die)
+    monkeypatch.setattr(protocol, "aggregate", fold_then_die)
     with pytest.raises(RuntimeError):
         services.fold_new_reports(survey, batch_size=40)
     assert calls == [40, 40]
@@ -133,3 +136,93 @@ def test_publish_waits_while_an_input_has_no_report():
     for report in simulated_reports(survey, n=2):
         Report.objects.create(survey=survey, payload=report)
     assert services.retrain(survey) is None
+
+
+def test_validation_reports_fold_apart_and_estimate_each_version():
+    """LDP: validation reports never enter the training statistics; they count per evaluated version, and the accuracy
+    of a version is read from them (the estimator itself is tested in tests/engine/test_validation.py)."""
+    survey = make_survey(mode="ldp", encoding="oue")
+    add_reports(survey, 400)
+    services.retrain(survey)
+    training = stored(survey).stats
+    fo_reports = [{"validation": {"version": 1, "report": bit}} for bit in [1] * 70 + [0] * 30]
+    Report.objects.bulk_create([Report(survey=survey, payload=p) for p in fo_reports])
+    assert services.fold_new_reports(survey) == 100
+    row = stored(survey)
+    assert row.stats == training and row.report_count == 400 and row.validation_count == 100
+    assert row.validation == {"1": {"n": 100, "support": [30, 70], "dtype": "i"}}
+    estimate = services.accuracy_by_version(survey)[1]
+    assert estimate["reports"] == 100 and estimate["low"] <= estimate["estimate"] <= estimate["high"]
+    # LDP: validation reports alone publish nothing (browsers would evaluate an identical version).
+    assert services.publish_model(survey) is None
+    assert services.latest_accuracy(survey) == (1, estimate)
+
+
+def test_mrr_versions_store_their_accuracy_on_the_validation_records():
+    survey = make_survey(mode="mrr")
+    protocol = get_protocol(survey)
+    reports = add_reports(survey, 2000)
+    Report.objects.bulk_create([Report(survey=survey, payload={"validation": r.payload}) for r in reports[:300]])
+    version = services.retrain(survey)
+    assert version.report_count == 2000 and version.metrics["validation_count"] == 300
+    accuracy = version.metrics["accuracy"]
+    assert accuracy["method"] == "mrr-randomized-test-records" and accuracy["reports"] == 300
+    assert services.accuracy_by_version(survey) == {1: accuracy}
+    assert set(version.privacy["pse_before_mining"]) == {a.name for a in protocol.scheme.attributes}
+    assert version.metrics["out_of_range"] is not None and version.metrics["jumps"] == []
+
+
+def test_retrain_job_reports_progress_and_its_result(settings):
+    from aggregator import jobs
+    from aggregator.models import Job
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    survey = make_survey(mode="mrr")
+    add_reports(survey, 500)
+    seen = []
+    job = jobs.start("retrain", tasks.retrain_job, survey=survey)
+    job.refresh_from_db()
+    assert (job.state, job.progress, job.result) == ("done", 1.0, {"version": 1})
+    assert "Published version 1" in job.message
+    services.retrain(survey, progress=lambda fraction, message: seen.append(fraction))
+    assert seen == [0.9]  # nothing new to fold: only the estimate step
+    add_reports(survey, 50)
+    job = jobs.start("retrain", tasks.retrain_job, survey=survey)
+    job.refresh_from_db()
+    assert job.result == {"version": 2}
+
+
+def test_a_job_whose_broker_is_unreachable_fails_with_a_message(monkeypatch):
+    from kombu.exceptions import OperationalError
+
+    from aggregator import jobs
+
+    survey = make_survey(mode="mrr")
+    monkeypatch.setattr(tasks.retrain_job, "delay", lambda *a: (_ for _ in ()).throw(OperationalError("down")))
+    job = jobs.start("retrain", tasks.retrain_job, survey=survey)
+    assert job.state == "failed" and "unreachable" in job.message
+
+
+def test_plausibility_statistics_fold_with_the_reports_and_flag_fake_users():
+    """The per-report checks' sums are folded (and merged from shards) like the statistics; fake users who all send
+    the same all-ones OUE report are flagged in the published metrics (privacy/plausibility.py states the tests)."""
+    from aggregator.privacy import plausibility
+    from aggregator.privacy.plausibility import PlausibilityStats
+
+    survey = make_survey(mode="ldp", encoding="oue")
+    add_reports(survey, 3000)
+    services.fold_new_reports(survey, batch_size=700)
+    protocol = get_protocol(survey)
+    training, _ = protocol.split([r.payload for r in Report.objects.filter(survey=survey)])
+    assert PlausibilityStats.from_dict(stored(survey).plausibility) == plausibility.protocol_checks(protocol, training)
+    honest = services.publish_model(survey)
+    assert not any(f["warning"] for f in honest.metrics["plausibility"])
+    # 300 fake users: input 1 (smoker × sick), every bit set — far more ones per report than any honest browser sends.
+    oracle = protocol.nb.oracles[1]
+    all_ones = to_wire(oracle, pack(np.ones((1, oracle.domain), dtype=np.uint8)))[0]
+    fake = {"input": 1, "report": all_ones}
+    protocol.parse_one(fake)  # a well-formed report: only its statistics give it away
+    Report.objects.bulk_create([Report(survey=survey, payload=fake) for _ in range(300)])
+    poisoned = services.retrain(survey)
+    flagged = [f for f in poisoned.metrics["plausibility"] if f["warning"]]
+    assert any(f["parameter"].startswith("smoker × sick") for f in flagged), poisoned.metrics["plausibility"]

@@ -35,7 +35,8 @@ def browser():
 
 def make_survey(mode: str, encoding: str = "oue") -> Survey:
     survey = Survey.objects.create(title="Habits", slug=f"habits-{mode}-{encoding}", mode=mode, epsilon=1.0, theta=0.6,
-                                   encoding=encoding, status="open")
+                                   encoding=encoding, status="open",
+                                   validation_share=0.0)  # every respondent sends a training report (tests below rely on it)
     smoker = Question.objects.create(survey=survey, name="smoker", text="Do you smoke?", kind="categorical",
                                      position=0, section="Habits")
     for i, label in enumerate(["never", "sometimes", "daily"]):
@@ -47,6 +48,15 @@ def make_survey(mode: str, encoding: str = "oue") -> Survey:
     return survey
 
 
+def answer_daily_73_yes(page):
+    """Smokes daily, aged 73.25, ill this year; ends on the review step."""
+    page.get_by_label("daily").check()
+    page.get_by_role("button", name="Next").click()
+    page.get_by_label("Your age (18 to 98)").fill("73.25")
+    page.get_by_label("yes").check()
+    page.get_by_role("button", name="Review what will be sent").click()
+
+
 @pytest.mark.parametrize("mode, encoding", [("ldp", "oue"), ("ldp", "olh"), ("ldp", "de"), ("mrr", "oue")])
 def test_fill_survey_sends_only_a_randomized_report(browser, live_server, mode, encoding):
     survey = make_survey(mode, encoding)
@@ -56,11 +66,7 @@ def test_fill_survey_sends_only_a_randomized_report(browser, live_server, mode, 
     page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{live_server.url}/s/{survey.slug}/")
-    page.get_by_label("daily").check()
-    page.get_by_role("button", name="Next").click()
-    page.get_by_label("Your age (18 to 98)").fill("73.25")
-    page.get_by_label("yes").check()
-    page.get_by_role("button", name="Review what will be sent").click()
+    answer_daily_73_yes(page)
     shown = json.loads(page.locator("pre.payload").inner_text())
     page.get_by_role("button", name="Send the randomized report").click()
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
@@ -151,4 +157,40 @@ def test_gaussian_survey_with_invitation_token(browser, live_server):
     assert Report.objects.filter(survey=survey).count() == 1
     page.goto(f"{live_server.url}/s/body/t/{token}/")
     assert "already been used" in page.content()
+    context.close()
+
+
+ZERO_RANDOMNESS = """Object.defineProperty(crypto, "getRandomValues", {value: (buffer) => { buffer.fill(0); return buffer; }});"""
+
+
+def test_validation_respondent_runs_the_published_model_and_sends_only_whether_it_was_right(browser, live_server):
+    """With all-zero random bytes the first draw u = 0 falls in the validation share and binary RR keeps the true bit,
+    so the report must be exactly the Python model's verdict on these answers (the mirror, end to end)."""
+    import numpy as np
+
+    from aggregator import services
+    from aggregator.privacy.naive_bayes.model import NaiveBayesModel
+    from tests.aggregator.helpers import add_reports
+
+    survey = make_survey("ldp", "oue")
+    survey.validation_share = 0.5
+    survey.save()
+    add_reports(survey, 2000)
+    version = services.retrain(survey)
+    model = NaiveBayesModel.from_dict(version.model)
+    right = int(model.predict(get_protocol(survey).to_model_input(np.array([[2, 73.25]])))[0] == 1)
+    context = browser.new_context()
+    context.add_init_script(ZERO_RANDOMNESS)
+    page = context.new_page()
+    gets, posts = [], []
+    page.on("request", lambda r: (posts if r.method == "POST" else gets).append(r))
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    answer_daily_73_yes(page)
+    assert "check the current model" in page.locator("section.review").inner_text()
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.wait_for_url(f"**/s/{survey.slug}/thanks/")
+    assert any(r.url.endswith(f"/api/surveys/{survey.slug}/model/") for r in gets)
+    assert json.loads(posts[0].post_data)["report"] == {"validation": {"version": 1, "report": right}}
+    services.fold_new_reports(survey)
+    assert services.accuracy_by_version(survey)[1]["reports"] == 1
     context.close()

@@ -2,7 +2,9 @@
 
 Each case feeds a survey protocol's ``encode`` (aggregator/privacy/survey_protocol.py) one respondent and a
 ``ByteStream`` of fixed random bytes; static/js/protocol.mjs must produce the same report from the same bytes and
-consume exactly as many of them (tests/js/vectors.test.mjs). Run ``python tests/js/make_vectors.py`` after changing
+consume exactly as many of them (tests/js/vectors.test.mjs). Files named ``respond-*`` exercise ``respond`` instead:
+the validation share's draw, then a training report or a validation report (LDP: the published model's prediction
+on the respondent's answers, through binary randomized response). Run ``python tests/js/make_vectors.py`` after changing
 a client half; tests/js/test_js.py fails while the committed vectors are stale.
 """
 from __future__ import annotations
@@ -72,10 +74,29 @@ def answers(config: dict, rng: np.random.Generator) -> list:
     return out
 
 
+RESPOND = {  # vector file → (base configuration, publish a model?)
+    "respond-ldp-oue-one-report": ("ldp-oue-one-report", True),
+    "respond-ldp-de-split-no-model": ("ldp-de-split", False),
+    "respond-ldp-oue-pca-discretize": ("ldp-oue-pca-discretize", True),
+    "respond-gaussian-approach-2": ("gaussian-approach-2", True),
+    "respond-gaussian-approach-3-pca": ("gaussian-approach-3-pca", True),
+    "respond-mrr-one-group": ("mrr-one-group", False),
+}
+VALIDATION_SHARE = 0.4
+
+
+def published_model(protocol, config: dict, rng: np.random.Generator):
+    """(version, model) estimated from 3,000 simulated respondents with random answers: some predictions right."""
+    X = np.asarray([answers(config, rng) for _ in range(3000)], dtype=np.float64)
+    y = rng.integers(0, len(CLASS["values"]), 3000)
+    return 3, protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+
+
 def generate() -> dict[str, dict]:
     rng = np.random.default_rng(20261122)
     files = {}
-    for name, config in configs().items():
+    base = configs()
+    for name, config in base.items():
         protocol = survey_protocol.build(config)
         cases = []
         for _ in range(CASES):
@@ -87,6 +108,23 @@ def generate() -> dict[str, dict]:
             cases.append({"bytes": data[: stream.consumed].hex(), "answers": x, "class": y, "report": report,
                           "consumed": stream.consumed})
         files[name] = json.loads(json.dumps({"config": config, "protocol": protocol.public(), "cases": cases}))
+    for name, (source, with_model) in RESPOND.items():
+        config = {**base[source], "validation": {"share": VALIDATION_SHARE}}
+        protocol = survey_protocol.build(config)
+        published = published_model(protocol, config, rng) if with_model else None
+        cases = []
+        for _ in range(CASES * 2):
+            data = rng.integers(0, 256, BYTES, dtype=np.uint8).tobytes()
+            x = answers(config, rng)
+            y = int(rng.integers(0, len(CLASS["values"])))
+            stream = ByteStream(data)
+            report = protocol.respond(x, y, stream, published=published)
+            cases.append({"bytes": data[: stream.consumed].hex(), "answers": x, "class": y, "report": report,
+                          "consumed": stream.consumed})
+        files[name] = json.loads(json.dumps({
+            "config": config, "protocol": protocol.public(), "respond": True, "cases": cases,
+            "published": {"version": published[0], "model": published[1].to_dict()} if published else None,
+        }))
     return files
 
 

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { randomize } from "../../static/js/protocol.mjs";
+import { randomize, respond } from "../../static/js/protocol.mjs";
 import { ByteSource } from "../../static/js/random.mjs";
 
 const dir = new URL("./vectors/", import.meta.url);
@@ -12,17 +12,20 @@ const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
 
 test("there are vectors for every mechanism family", () => {
   for (const prefix of ["ldp-de", "ldp-sue", "ldp-oue", "ldp-she", "ldp-the", "ldp-olh", "gaussian-approach-1",
-                        "gaussian-approach-2", "gaussian-approach-3", "mrr-one-group", "mrr-two-groups"]) {
+                        "gaussian-approach-2", "gaussian-approach-3", "mrr-one-group", "mrr-two-groups",
+                        "respond-ldp", "respond-gaussian", "respond-mrr"]) {
     assert.ok(files.some((f) => f.startsWith(prefix)), `missing vectors for ${prefix}`);
   }
 });
 
 for (const file of files) {
   test(`vectors ${file}`, () => {
-    const { protocol, cases } = JSON.parse(readFileSync(new URL(file, dir), "utf8"));
+    const { protocol, cases, published } = JSON.parse(readFileSync(new URL(file, dir), "utf8"));
     cases.forEach((c, i) => {
       const rng = ByteSource.fromBytes(Uint8Array.from(Buffer.from(c.bytes, "hex")));
-      const report = randomize(protocol, c.answers, c.class, rng);
+      const report = file.startsWith("respond-")
+        ? respond(protocol, c.answers, c.class, rng, { published })
+        : randomize(protocol, c.answers, c.class, rng);
       assert.deepStrictEqual(JSON.parse(JSON.stringify(report)), c.report, `${file} case ${i}: report differs`);
       assert.equal(rng.consumed, c.consumed, `${file} case ${i}: consumed ${rng.consumed} bytes, Python ${c.consumed}`);
     });

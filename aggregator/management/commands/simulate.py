@@ -2,8 +2,9 @@
 
 Simulated respondents: N rows drawn with replacement from a CSV whose columns are the survey's questions (matched by
 question name, or by question text as ``create_survey`` names them), randomized by the survey's protocol exactly as
-browsers do (``protocol.encode``), then stored in bulk — or, with ``--url``, POSTed one by one to the report API of
-the running site at URL.
+browsers do (``protocol.encode_respondents``: the survey's validation share of them validates the latest published
+model instead of training), then stored in bulk — or, with ``--url``, POSTed one by one to the report API of the
+running site at URL.
 """
 from __future__ import annotations
 
@@ -68,6 +69,15 @@ def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
+def published_model(survey: Survey):
+    """(version, NaiveBayesModel) of the latest published version, as a browser would fetch it; ``None`` if none."""
+    from aggregator.privacy.naive_bayes.model import NaiveBayesModel
+    from aggregator.services import latest_version
+
+    latest = latest_version(survey)
+    return (latest.version, NaiveBayesModel.from_dict(latest.model)) if latest else None
+
+
 class Command(BaseCommand):
     help = "Simulate respondents drawn from a CSV: randomize their answers and store (or POST) the reports."
 
@@ -88,7 +98,7 @@ class Command(BaseCommand):
         X, y = records_from_csv(survey, opts["csv"])
         rng = np.random.default_rng(opts["seed"])
         rows = rng.integers(0, len(y), n)
-        reports = get_protocol(survey).encode(X[rows], y[rows], rng)
+        reports = get_protocol(survey).encode_respondents(X[rows], y[rows], rng, published=published_model(survey))
         if opts["url"]:
             self.post_all(survey, reports, opts["url"])
         else:

@@ -1,0 +1,232 @@
+"""Chart-ready JSON for the staff dashboard (issue 4, "Dashboard"): small pure functions that turn what a survey
+stores — ``ModelVersion.model`` / ``privacy`` / ``metrics``, accuracy estimates, report counts per day — into the
+plain dicts the page's Chart.js code draws (``static/js/dashboard/charts.mjs``). No database access: every figure is
+unit-tested without Django (``tests/dashboard/test_charts.py``).
+
+Intervals are 95 % normal intervals, as for the accuracy estimates (``privacy.validation.CONFIDENCE``):
+estimate ± z·SE with z = Φ⁻¹(0.975) ≈ 1.96, clipped to the parameter's range for display. Where the standard errors
+come from (``interval_method`` in the JSON):
+
+* ``"delta"`` — discrete LDP Naive Bayes (SPEC §4): the engine publishes ``conditional_standard_errors``, the
+  delta-method standard error of the published P(a | c) itself.
+* ``"bound"`` — MRR (SPEC §2): the engine publishes standard errors of the raw P(a ∧ c) (``joint_standard_errors``)
+  and P(c) (``prior_standard_errors``) but not their covariance. For the ratio r = P(a ∧ c)/P(c) the delta method
+  gives SE(r)² = [Var J − 2r·Cov(J, P) + r²·Var P]/P², which is at most ((SE_J + r·SE_P)/P)² whatever the
+  covariance (Cauchy–Schwarz, |Cov| ≤ SE_J·SE_P): the chart uses that bound, so these intervals are conservative
+  (they cover at least 95 %). ``mrr_conditional_se``.
+* ``"delta"`` for numeric attributes of Gaussian Naive Bayes (SPEC §5b): μ_c ± z·``mean_standard_errors``, in the
+  attribute's own units.
+* ``"none"`` — a model without standard errors (e.g. fitted on true data): estimates only.
+"""
+from __future__ import annotations
+
+import math
+from datetime import date, timedelta
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+from scipy.stats import norm
+
+from aggregator.privacy.jsonable import json_safe
+from aggregator.privacy.naive_bayes.model import PROB_FLOOR, NaiveBayesModel
+from aggregator.privacy.schema import Categorical
+from aggregator.privacy.validation import CONFIDENCE
+
+__all__ = ["Z", "MAX_DAILY_POINTS", "reports_over_time", "accuracy_series", "mrr_conditional_se",
+           "attribute_distributions", "privacy_per_attribute", "privacy_summary", "findings", "warning_count"]
+
+#: Normal quantile of the dashboard's intervals (≈ 1.96 for 95 %).
+Z = float(norm.ppf(0.5 + CONFIDENCE / 2))
+#: Beyond this many days, reports are counted per week (Monday to Sunday) rather than per day.
+MAX_DAILY_POINTS = 120
+
+
+def _number(x) -> float | None:
+    """A finite float, or ``None`` (JSON ``null``: Chart.js leaves a gap)."""
+    if x is None or isinstance(x, str):
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+# -- reports over time -----------------------------------------------------------------------------------------
+def reports_over_time(rows: Iterable[tuple[date, int, int]], max_daily_points: int = MAX_DAILY_POINTS) -> dict:
+    """Training and validation reports per day — or per week (labelled by its Monday) when the survey spans more than
+    ``max_daily_points`` days — from ``(received_on, training, validation)`` rows, with empty days filled in.
+
+    Reports carry only a coarse date (``Report.received_on``), so a day is the finest resolution there is."""
+    counts: dict[date, list[int]] = {}
+    for day, training, validation in rows:
+        entry = counts.setdefault(day, [0, 0])
+        entry[0] += int(training)
+        entry[1] += int(validation)
+    if not counts:
+        return {"bucket": "day", "labels": [], "training": [], "validation": []}
+    first, last = min(counts), max(counts)
+    weekly = (last - first).days + 1 > max_daily_points
+    if weekly:
+        by_week: dict[date, list[int]] = {}
+        for day, (training, validation) in counts.items():
+            entry = by_week.setdefault(day - timedelta(days=day.weekday()), [0, 0])
+            entry[0] += training
+            entry[1] += validation
+        counts, step = by_week, timedelta(days=7)
+        first, last = min(counts), max(counts)
+    else:
+        step = timedelta(days=1)
+    labels, training, validation = [], [], []
+    day = first
+    while day <= last:
+        t, v = counts.get(day, (0, 0))
+        labels.append(day.isoformat())
+        training.append(t)
+        validation.append(v)
+        day += step
+    return {"bucket": "week" if weekly else "day", "labels": labels, "training": training, "validation": validation}
+
+
+# -- accuracy per version --------------------------------------------------------------------------------------
+def accuracy_series(versions: Sequence[int], accuracies: Mapping[int, dict]) -> dict:
+    """One point per model version (oldest first): the accuracy estimate and its interval ``[low, high]``, or
+    ``null`` where the version has no estimate (LDP: no validation respondent has evaluated it yet)."""
+    versions = sorted(versions)
+    out = {"labels": [f"v{v}" for v in versions], "versions": versions,
+           "estimate": [], "low": [], "high": [], "reports": [], "method": None}
+    for v in versions:
+        acc = accuracies.get(v)
+        out["estimate"].append(_number(acc["estimate"]) if acc else None)
+        out["low"].append(_number(acc["low"]) if acc else None)
+        out["high"].append(_number(acc["high"]) if acc else None)
+        out["reports"].append(int(acc["reports"]) if acc else 0)
+        if acc:
+            out["method"] = acc.get("method")
+    return out
+
+
+# -- per-attribute distributions -------------------------------------------------------------------------------
+def mrr_conditional_se(conditional, joint_se, prior, prior_se) -> np.ndarray:
+    """Conservative SE of P(a | c) = P(a ∧ c)/P(c): (SE_J + r·SE_P)/P (module docstring), with r the published
+    P(a | c) ((n_i, k)), SE_J the (n_i, k) SEs of P(a ∧ c), P and SE_P the (k,) prior and its SEs. A class whose
+    prior is below ``PROB_FLOOR`` gets an infinite SE (its interval is the whole [0, 1])."""
+    r = np.asarray(conditional, dtype=np.float64)
+    joint_se = np.asarray(joint_se, dtype=np.float64)
+    prior = np.asarray(prior, dtype=np.float64)
+    prior_se = np.asarray(prior_se, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = (joint_se + r * prior_se[None, :]) / prior[None, :]
+    return np.where(prior[None, :] >= PROB_FLOOR, se, np.inf)
+
+
+def _interval(estimate: np.ndarray, se: np.ndarray | None, low: float, high: float):
+    """Estimate ± Z·SE clipped to [low, high]; ``None`` bounds without standard errors, the whole range where one
+    is unknown (NaN) or infinite."""
+    if se is None:
+        return [None] * estimate.size, [None] * estimate.size
+    se = np.where(np.isnan(se), np.inf, se)  # an unknown SE says nothing: the whole range
+    return (np.clip(estimate - Z * se, low, high).tolist(), np.clip(estimate + Z * se, low, high).tolist())
+
+
+def _discrete_se(model: NaiveBayesModel, i: int) -> tuple[np.ndarray | None, str]:
+    meta = model.metadata
+    if meta.get("conditional_standard_errors") is not None:
+        se = np.asarray(meta["conditional_standard_errors"][i], dtype=np.float64)
+        return se, "delta"
+    if meta.get("joint_standard_errors") is not None and meta.get("prior_standard_errors") is not None:
+        se = mrr_conditional_se(model.conditionals[i], np.asarray(meta["joint_standard_errors"][i], dtype=np.float64),
+                                model.prior, meta["prior_standard_errors"])
+        return se, "bound"
+    return None, "none"
+
+
+def attribute_distributions(model_dict: dict) -> list[dict]:
+    """Per feature attribute, what the model estimates for each class, with 95 % intervals.
+
+    Categorical (and discretized numeric) attributes: ``{"kind": "categorical", "name", "values": [labels],
+    "classes", "interval_method", "series": [{"class", "estimate": [P(a | c) per value], "low", "high"}]}``.
+    Numeric attributes (Gaussian NB): ``{"kind": "numeric", "name", "low_bound", "high_bound", "classes",
+    "interval_method", "estimate": [μ_c], "low", "high", "sigma": [σ_c]}`` in the attribute's units, intervals
+    clipped to its public bounds."""
+    model = NaiveBayesModel.from_dict(model_dict)
+    classes = list(model.classes)
+    out = []
+    for i, (attr, table) in enumerate(zip(model.attributes, model.conditionals)):
+        if isinstance(attr, Categorical):
+            se, method = _discrete_se(model, i)
+            series = []
+            for c, label in enumerate(classes):
+                low, high = _interval(table[:, c], None if se is None else se[:, c], 0.0, 1.0)
+                series.append({"class": label, "estimate": table[:, c].tolist(), "low": low, "high": high})
+            out.append({"kind": "categorical", "name": attr.name, "values": list(attr.values), "classes": classes,
+                        "interval_method": method, "series": series})
+        else:
+            se_table = model.metadata.get("mean_standard_errors")
+            se = np.asarray(se_table[i], dtype=np.float64) if se_table is not None else None
+            low, high = _interval(table[0], se, attr.low, attr.high)
+            out.append({"kind": "numeric", "name": attr.name, "low_bound": attr.low, "high_bound": attr.high,
+                        "classes": classes, "interval_method": "none" if se is None else "delta",
+                        "estimate": table[0].tolist(), "low": low, "high": high, "sigma": table[1].tolist()})
+    return json_safe(out)
+
+
+# -- privacy ---------------------------------------------------------------------------------------------------
+def privacy_per_attribute(privacy: dict) -> dict:
+    """ε per question (question order as published) and, for MRR, PSE per question: with a uniform prior (known
+    before any data), and before / after mining with the estimated model (seed 004 §4; ``null`` where absent)."""
+    names = list((privacy.get("epsilon_per_question") or {}).keys())
+
+    def column(key: str):
+        values = privacy.get(key)
+        return None if values is None else [_number(values.get(n)) for n in names]
+
+    return {
+        "mode": privacy.get("mode"),
+        "labels": names,
+        "epsilon": [_number(privacy["epsilon_per_question"][n]) for n in names],
+        "epsilon_per_respondent": _number(privacy.get("epsilon_per_respondent")),
+        "pse_uniform": column("pse_per_question"),
+        "pse_before": column("pse_before_mining"),
+        "pse_after": column("pse_after_mining"),
+    }
+
+
+def privacy_summary(privacy: dict | None) -> dict:
+    """At a glance: ε per respondent and, for MRR, the survey's PSE — the minimum over its groups (SPEC §2, group
+    privacy) before and after mining (``None`` where the privacy figures do not have them)."""
+    privacy = privacy or {}
+    groups = privacy.get("groups") or []
+
+    def minimum(key: str):
+        values = [_number(g.get(key)) for g in groups if g.get(key) is not None]
+        values = [v for v in values if v is not None]
+        return min(values) if values else None
+
+    return {"mode": privacy.get("mode"), "epsilon_per_respondent": _number(privacy.get("epsilon_per_respondent")),
+            "pse_before": minimum("pse_before_mining"), "pse_after": minimum("pse_after_mining"),
+            "pse_uniform": minimum("pse")}
+
+
+# -- plausibility findings -------------------------------------------------------------------------------------
+def findings(versions: Iterable[tuple[int, dict]]) -> list[dict]:
+    """Every plausibility finding (``privacy.monitoring``, ``privacy.plausibility``) of the given ``(version, metrics)``
+    pairs, newest version first: ``{"version", "kind": "out_of_range" | "jump" | "report_check", "parameter",
+    "entries", "worst_z", "warning", …}`` with ``min``/``max`` (raw estimates outside [0, 1]), ``from``/``to`` (the
+    largest jump) or ``check`` (which per-report statistic strayed from honest reports'). ``worst_z`` is ``None``
+    when infinite (a zero standard error)."""
+    out = []
+    for version, metrics in sorted(versions, key=lambda pair: -pair[0]):
+        for kind, key in (("out_of_range", "out_of_range"), ("jump", "jumps"), ("report_check", "plausibility")):
+            for f in (metrics or {}).get(key) or []:
+                row = {"version": version, "kind": kind, "parameter": f.get("parameter", ""),
+                       "entries": int(f.get("entries", 0)), "worst_z": _number(f.get("worst_z")),
+                       "warning": bool(f.get("warning"))}
+                for extra in ("min", "max", "from", "to", "check"):
+                    if extra in f:
+                        row[extra] = _number(f[extra])
+                out.append(row)
+    return out
+
+
+def warning_count(metrics: dict | None) -> int:
+    """How many findings of one version are warnings (beyond ``monitoring.Z_WARN`` standard errors)."""
+    metrics = metrics or {}
+    return sum(bool(f.get("warning")) for key in ("out_of_range", "jumps", "plausibility") for f in metrics.get(key) or [])

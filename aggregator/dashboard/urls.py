@@ -1,0 +1,17 @@
+"""URLs of the staff dashboard, mounted at ``/dashboard/`` (namespace ``dashboard``)."""
+from django.urls import path
+
+from . import views
+
+app_name = "dashboard"
+
+urlpatterns = [
+    path("", views.survey_list, name="index"),
+    path("surveys/<slug:slug>/", views.survey_detail, name="survey"),
+    path("surveys/<slug:slug>/retrain/", views.retrain, name="retrain"),
+    path("surveys/<slug:slug>/predict/", views.predict, name="predict"),
+    path("surveys/<slug:slug>/reports.csv", views.reports_csv, name="reports-csv"),
+    path("surveys/<slug:slug>/versions/<int:version>/model.json", views.model_json, name="model-json"),
+    path("surveys/<slug:slug>/versions/<int:version>/sklearn.joblib", views.model_sklearn, name="model-sklearn"),
+    path("jobs/<int:job_id>/", views.job_status, name="job"),
+]

@@ -1,0 +1,249 @@
+"""Pages, actions and downloads of the staff dashboard (issue 4, "Dashboard (staff only)"; docs/dashboard.md).
+
+Access: every view needs an active staff user (``staff_required``: anonymous visitors are sent to the admin login,
+signed-in users who are not active staff get 403), and a survey's pages need a user who may manage that survey —
+its designers and superusers (``survey_app.permissions``, the admin's rule); other surveys answer 404.
+
+Views read what the pipeline stored (``SurveyStatistics``, ``ModelVersion``, ``Job``) and never fold or estimate
+themselves, except "Retrain now", which starts ``tasks.retrain_job`` through ``aggregator.jobs`` (the page then
+polls ``job_status``). Figures for the charts come from ``charts`` and reach the page through ``json_script``.
+"""
+from __future__ import annotations
+
+import json
+from functools import wraps
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from aggregator import jobs, services, tasks
+from aggregator.api import records_to_matrix
+from aggregator.models import Job, ModelVersion, SurveyStatistics
+from aggregator.privacy.naive_bayes.model import NaiveBayesModel
+from survey_app.models import Report, Survey
+from survey_app.permissions import can_manage, surveys_for
+from survey_app.protocol import get_protocol
+
+from . import charts, exports
+from .forms import PredictionForm
+
+#: Reports read per database round trip while streaming the CSV export.
+CSV_CHUNK = 2000
+
+
+# -- access ----------------------------------------------------------------------------------------------------
+def staff_required(view):
+    """Anonymous → redirect to the admin login (then back); signed in but not active staff → 403."""
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        user = request.user
+        if not user.is_authenticated:
+            return redirect_to_login(request.get_full_path(), reverse("admin:login"))
+        if not (user.is_active and user.is_staff):
+            raise PermissionDenied("The dashboard is for staff only.")
+        return view(request, *args, **kwargs)
+    return wrapped
+
+
+def managed_survey(request, slug: str) -> Survey:
+    """The survey ``slug`` if the user may manage it (designer or superuser), else 404."""
+    return get_object_or_404(surveys_for(request.user), slug=slug)
+
+
+def _protocol_privacy(survey: Survey) -> dict | None:
+    """The privacy figures the survey's settings give before any model (``None`` for an incomplete draft)."""
+    try:
+        return get_protocol(survey).privacy()
+    except ValueError:
+        return None
+
+
+def _pending_reports(survey: Survey, statistics: SurveyStatistics | None) -> int:
+    """Reports received after the folding watermark (not yet in any model)."""
+    return Report.objects.filter(survey=survey, id__gt=statistics.watermark if statistics else 0).count()
+
+
+def _with_percent(accuracy: dict | None) -> dict | None:
+    """An accuracy dict (``AccuracyEstimate.to_dict()``) with its estimate and interval in per cent, for display."""
+    if accuracy is None:
+        return None
+    return {**accuracy, **{f"{key}_pct": 100.0 * accuracy[key] for key in ("estimate", "low", "high")}}
+
+
+def _accuracy(pair) -> dict | None:
+    """``services.latest_accuracy``'s (version, accuracy) as one dict with the version in it."""
+    return _with_percent({"version": pair[0], **pair[1]}) if pair else None
+
+
+# -- surveys list ----------------------------------------------------------------------------------------------
+def _survey_row(survey: Survey) -> dict:
+    statistics = SurveyStatistics.objects.filter(survey=survey).first()
+    latest = services.latest_version(survey)
+    privacy = latest.privacy if latest else _protocol_privacy(survey)
+    return {
+        "survey": survey,
+        "training": statistics.report_count if statistics else 0,
+        "validation": statistics.validation_count if statistics else 0,
+        "pending": _pending_reports(survey, statistics),
+        "latest": latest,
+        "accuracy": _accuracy(services.latest_accuracy(survey)) if latest else None,
+        "privacy": charts.privacy_summary(privacy),
+        "warnings": charts.warning_count(latest.metrics) if latest else 0,
+    }
+
+
+@staff_required
+@require_GET
+def survey_list(request):
+    surveys = surveys_for(request.user).order_by("-created_at")
+    return render(request, "dashboard/survey_list.html", {"rows": [_survey_row(s) for s in surveys]})
+
+
+# -- survey page -----------------------------------------------------------------------------------------------
+def _reports_by_day(survey: Survey) -> list[tuple]:
+    """(received_on, training, validation) per day with reports."""
+    rows = (Report.objects.filter(survey=survey).values("received_on")
+            .annotate(total=Count("id"), validation=Count("id", filter=Q(payload__has_key="validation")))
+            .order_by("received_on"))
+    return [(r["received_on"], r["total"] - r["validation"], r["validation"]) for r in rows]
+
+
+def _requested_job(request, survey: Survey) -> Job | None:
+    job_id = request.GET.get("job", "")
+    return Job.objects.filter(pk=int(job_id), survey=survey).first() if job_id.isdigit() else None
+
+
+@staff_required
+@require_GET
+def survey_detail(request, slug: str):
+    survey = managed_survey(request, slug)
+    versions = list(ModelVersion.objects.filter(survey=survey).defer("model").order_by("-version"))
+    requested = request.GET.get("version", "")
+    selected = None  # the version whose distributions and privacy the charts show: ?version=N, else the latest
+    if requested.isdigit():
+        selected = get_object_or_404(ModelVersion, survey=survey, version=int(requested))
+    elif versions:
+        selected = ModelVersion.objects.get(pk=versions[0].pk)
+    accuracies = services.accuracy_by_version(survey) if versions else {}
+    by_day = _reports_by_day(survey)
+    statistics = SurveyStatistics.objects.filter(survey=survey).first()
+    privacy = selected.privacy if selected else _protocol_privacy(survey)
+    job = _requested_job(request, survey)
+    all_findings = charts.findings((v.version, v.metrics) for v in versions)
+    chart_data = {
+        "reports": charts.reports_over_time(by_day),
+        "accuracy": charts.accuracy_series([v.version for v in versions], accuracies),
+        "distributions": charts.attribute_distributions(selected.model) if selected else [],
+        "privacy": charts.privacy_per_attribute(privacy) if privacy else None,
+    }
+    context = {
+        "survey": survey,
+        "versions": [{"version": v, "accuracy": _with_percent(accuracies.get(v.version)),
+                      "warnings": charts.warning_count(v.metrics)} for v in versions],
+        "selected": selected,
+        "latest": versions[0] if versions else None,
+        "latest_accuracy": _accuracy(services.latest_accuracy(survey)) if versions else None,
+        "received_training": sum(r[1] for r in by_day),
+        "received_validation": sum(r[2] for r in by_day),
+        "statistics": statistics,
+        "pending": _pending_reports(survey, statistics),
+        "privacy_summary": charts.privacy_summary(privacy),
+        "warnings": [f for f in all_findings if f["warning"]],
+        # Per-report checks run on every input of every version: only their warnings are worth showing.
+        "notes": [f for f in all_findings if not f["warning"] and selected and f["version"] == selected.version
+                  and f["kind"] != "report_check"],
+        "job": job,
+        "chart_data": chart_data,
+        "admin_url": reverse("admin:survey_app_survey_change", args=[survey.pk]),
+    }
+    return render(request, "dashboard/survey_detail.html", context)
+
+
+# -- actions ---------------------------------------------------------------------------------------------------
+@staff_required
+@require_POST
+def retrain(request, slug: str):
+    """Start a "retrain now" job and go back to the survey page, which follows its progress."""
+    survey = managed_survey(request, slug)
+    job = jobs.start(Job.Kind.RETRAIN, tasks.retrain_job, survey=survey, user=request.user)
+    return redirect(f"{reverse('dashboard:survey', args=[survey.slug])}?job={job.pk}#retrain")
+
+
+@staff_required
+@require_GET
+def job_status(request, job_id: int):
+    """``Job.as_dict()`` as JSON for the polling page (survey jobs: its managers; others: superusers, the starter)."""
+    job = get_object_or_404(Job.objects.select_related("survey"), pk=job_id)
+    user = request.user
+    allowed = can_manage(user, job.survey) if job.survey_id else (user.is_superuser or job.created_by_id == user.pk)
+    if not allowed:
+        raise Http404("No such job.")
+    response = JsonResponse(job.as_dict())
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def predict(request, slug: str):
+    """Classify one record typed in by staff with the latest published version: predicted class and probabilities."""
+    survey = managed_survey(request, slug)
+    latest = services.latest_version(survey)
+    form = PredictionForm(survey, request.POST if request.method == "POST" else None)
+    result = None
+    if latest is not None and form.is_bound and form.is_valid():
+        model = NaiveBayesModel.from_dict(latest.model)
+        X = get_protocol(survey).to_model_input(records_to_matrix(survey, [form.record()]))
+        probabilities = model.predict_proba(X)[0]
+        result = {"predicted": model.predict_labels(X)[0],
+                  "probabilities": sorted(zip(model.classes, probabilities.tolist()), key=lambda p: -p[1])}
+    return render(request, "dashboard/predict.html",
+                  {"survey": survey, "latest": latest, "form": form, "result": result})
+
+
+# -- downloads -------------------------------------------------------------------------------------------------
+def _attachment(response: HttpResponse, filename: str) -> HttpResponse:
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _version(request, slug: str, version: int) -> ModelVersion:
+    return get_object_or_404(ModelVersion, survey=managed_survey(request, slug), version=version)
+
+
+@staff_required
+@require_GET
+def model_json(request, slug: str, version: int):
+    """The version's ``NaiveBayesModel.to_dict()`` (``NaiveBayesModel.from_dict`` reads it back)."""
+    v = _version(request, slug, version)
+    body = json.dumps(v.model, indent=1, ensure_ascii=False)
+    return _attachment(HttpResponse(body, content_type="application/json"), f"{slug}-v{version}.json")
+
+
+@staff_required
+@require_GET
+def model_sklearn(request, slug: str, version: int):
+    """The version as a fitted scikit-learn CategoricalNB / GaussianNB, pickled with joblib (``exports``)."""
+    v = _version(request, slug, version)
+    try:
+        body = exports.sklearn_bytes(NaiveBayesModel.from_dict(v.model))
+    except ValueError as exc:
+        return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
+    return _attachment(HttpResponse(body, content_type="application/octet-stream"), f"{slug}-v{version}-sklearn.joblib")
+
+
+@staff_required
+@require_GET
+def reports_csv(request, slug: str):
+    """Every stored report, streamed as CSV: id, received_on, kind, payload (``exports.report_rows``)."""
+    survey = managed_survey(request, slug)
+    reports = (Report.objects.filter(survey=survey).order_by("id")
+               .values_list("id", "received_on", "payload").iterator(chunk_size=CSV_CHUNK))
+    response = StreamingHttpResponse(exports.report_rows(reports), content_type="text/csv; charset=utf-8")
+    return _attachment(response, f"{slug}-reports.csv")

@@ -1,0 +1,301 @@
+"""The lab's methods: every way of training a classifier the comparison lab knows, by name (issue 6).
+
+A ``Method`` turns a training ``Table`` (already in the method's representation, below), its privacy parameter and a
+random generator into a *predictor*: a function from the feature matrix ``X`` of test rows (same representation) to
+class codes. ``Method.train`` does the whole thing from a table as loaded (``datasets.load_table``), for use outside
+``evaluate``.
+
+Representations (``Features``) — how a method sees the attributes; each is applied row by row with public parameters
+only (bounds and domains of the whole file, never statistics of the rows), so train and test rows are prepared
+identically and preparing before splitting leaks nothing:
+
+* ``DISCRETE`` — numeric attributes into ``bins`` equal-width bins over their public bounds (SPEC §5a; seed 000 uses
+  4 bins on Diabetes, ``BASELINES.md`` EWD-4), categorical ones as they are (missing values are a category);
+* ``BINARY`` — ``DISCRETE``, then every categorical attribute that is not binary becomes one yes/no attribute per
+  value (one-hot). For Warner's related-question model, which negates whole records of binary answers (seed 004 §6.1;
+  §5.1 binarizes numeric data at the midpoint of the range, i.e. ``bins = 2``); the class must be binary;
+* ``NUMERIC`` — every feature numeric, as loaded (Gaussian NB, SPEC §5b); a categorical feature is an error (a code
+  is not a measurement: load such columns as numeric, or choose a discrete method);
+* ``MIXED`` — as loaded: categorical codes and numeric values side by side.
+
+Privacy parameters: ``"epsilon"`` (ε of local or central DP, default ``DEFAULTS["epsilon"]`` = 1) or ``"theta"``
+(θ, the probability of a true answer in randomized response, SPEC §2, default 0.7 as the demo survey), or ``None``.
+
+The non-private baseline (``Method.baseline``, the papers' accuracy "without privacy") is ``nonprivate``: Naive Bayes
+on the true rows *without* smoothing (the maximum-likelihood P(a | c); zeros are floored by the model,
+``PROB_FLOOR``). It is what every private estimator here becomes when the noise vanishes — MRR at θ = 1 gives it
+exactly (seed 004 §5.2.1), LDP NB at ε → ∞ up to the one-report sampling — so the gap to it is the price of privacy
+alone. ``nonprivate-add1`` is the add-1 (Laplace) smoothed fit of ``BASELINES.md``; smoothing alone moves accuracy
+(mushroom, 20 splits 80/20: 99.1 % unsmoothed, 95.4 % add-1; glass 64.4 % / 60.9 %).
+
+The LDP and MRR methods go through ``privacy.survey_protocol.build`` — the same configuration, client halves
+(``encode``: wire reports, exactly what browsers send), fold and estimate as a live survey; Warner's model (never a
+survey mode) through ``privacy.warner.WarnerScheme``. Every training row is one respondent.
+
+Adding a method is one ``register(Method(...))`` call with a ``fit`` function, e.g.::
+
+    register(Method("central-laplace", "central ε-DP NB, Laplace noise (SPEC §6)", _fit_central_laplace,
+                    parameter="epsilon", features=MIXED))
+
+``evaluate`` and the ``evaluate`` command (``--method`` choices) read the registry.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from ..privacy import survey_protocol
+from ..privacy.channel import check_theta
+from ..privacy.central import fit_laplace_nb, fit_smooth_nb
+from ..privacy.comparison import fit_dp_svm, fit_dp_tree
+from ..privacy.synthetic import synthetic_from_model, synthetic_published
+from ..privacy.naive_bayes.fit import fit_nonprivate
+from ..privacy.schema import Categorical, Numeric
+from ..privacy.warner import WarnerScheme
+from .datasets import Table, discretize_table
+
+__all__ = ["Method", "Features", "Predictor", "DISCRETE", "BINARY", "NUMERIC", "MIXED", "DEFAULTS", "PARAMETERS",
+           "DEFAULT_BINS", "register", "get", "names", "binarize", "require_numeric"]
+
+#: Predicts class codes for the rows of a feature matrix (in the method's representation).
+Predictor = Callable[[np.ndarray], np.ndarray]
+#: Privacy parameters and their defaults.
+DEFAULTS = {"epsilon": 1.0, "theta": 0.7}
+PARAMETERS = {"epsilon": "ε", "theta": "θ"}
+#: Equal-width bins per numeric attribute for the discrete methods (seed 000 on Diabetes; BASELINES.md).
+DEFAULT_BINS = 4
+#: Labels of a one-hot attribute (``BINARY``).
+NO, YES = "no", "yes"
+
+
+# -- representations ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Features:
+    """A representation: ``prepare(table, bins)`` returns the table as the method sees it (row by row, see module)."""
+
+    name: str
+    prepare: Callable[[Table, int], Table]
+
+
+def binarize(table: Table, bins: int = DEFAULT_BINS) -> Table:
+    """``DISCRETE``, then one yes/no attribute "name=value" per value of every non-binary categorical attribute."""
+    if table.class_attribute.size != 2:
+        raise ValueError(f"this method needs a binary class; {table.class_attribute.name!r} has "
+                         f"{table.class_attribute.size} values")
+    table = discretize_table(table, bins)
+    attributes, columns = [], []
+    for j, attr in enumerate(table.attributes):
+        if attr.size == 2:
+            attributes.append(attr)
+            columns.append(table.X[:, j])
+            continue
+        for code, label in enumerate(attr.values):
+            attributes.append(Categorical(f"{attr.name}={label}", (NO, YES)))
+            columns.append((table.X[:, j] == code).astype(np.float64))
+    return replace(table, attributes=tuple(attributes), X=np.column_stack(columns),
+                   columns=tuple(a.name for a in attributes))
+
+
+def require_numeric(table: Table, bins: int = DEFAULT_BINS) -> Table:
+    """The table itself when every feature is numeric, else ``ValueError`` naming the categorical ones."""
+    categorical = [a.name for a in table.attributes if not isinstance(a, Numeric)]
+    if categorical:
+        shown = ", ".join(repr(n) for n in categorical[:5]) + (", …" if len(categorical) > 5 else "")
+        raise ValueError(f"this method needs numeric features only, but {len(categorical)} are categorical ({shown}); "
+                         "load them as numeric if they are measurements, or choose a discrete method")
+    return table
+
+
+DISCRETE = Features("discrete", discretize_table)
+BINARY = Features("binary", binarize)
+NUMERIC = Features("numeric", require_numeric)
+MIXED = Features("mixed", lambda table, bins: table)
+
+
+# -- the method object --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Method:
+    """A named way to train a classifier: ``fit(train, value, rng) -> Predictor`` on tables in ``features`` form.
+
+    ``parameter`` names the privacy parameter ``value`` is ("epsilon", "theta" or ``None``); ``summary`` is one line
+    for ``--help``.
+    """
+
+    name: str
+    summary: str
+    fit: Callable[[Table, float | None, np.random.Generator], Predictor]
+    parameter: str | None = None
+    features: Features = DISCRETE
+
+    def __post_init__(self):
+        if self.parameter is not None and self.parameter not in DEFAULTS:
+            raise ValueError(f"parameter must be one of {', '.join(DEFAULTS)} or None, got {self.parameter!r}")
+
+    @property
+    def default(self) -> float | None:
+        return DEFAULTS.get(self.parameter) if self.parameter else None
+
+    def check(self, value=None) -> float | None:
+        """The privacy parameter to use: ``value`` (checked) or the default; ``ValueError`` when out of range."""
+        if self.parameter is None:
+            if value is not None:
+                raise ValueError(f"method {self.name!r} takes no privacy parameter")
+            return None
+        if value is None:
+            return self.default
+        if self.parameter == "theta":
+            return check_theta(value, name="θ", allow_zero=False)
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise ValueError("ε must be a number > 0") from None
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"ε must be a finite number > 0, got {value!r}")
+        return value
+
+    def prepare(self, table: Table, bins: int = DEFAULT_BINS) -> Table:
+        return self.features.prepare(table, bins)
+
+    def baseline(self) -> "Method":
+        """The non-private counterpart: Naive Bayes on the same representation (the papers' "without privacy")."""
+        return replace(NONPRIVATE, features=self.features)
+
+    def train(self, table: Table, value=None, bins: int = DEFAULT_BINS, rng: np.random.Generator | None = None):
+        """Prepare a loaded training table, fit, and return a predictor of loaded test tables' class codes."""
+        fitted = self.fit(self.prepare(table, bins), self.check(value), rng if rng is not None else np.random.default_rng())
+        return lambda test: fitted(self.prepare(test, bins).X)
+
+
+_REGISTRY: dict[str, Method] = {}
+
+
+def register(method: Method) -> Method:
+    if method.name in _REGISTRY:
+        raise ValueError(f"method {method.name!r} is already registered")
+    _REGISTRY[method.name] = method
+    return method
+
+
+def names() -> list[str]:
+    return list(_REGISTRY)
+
+
+def get(name: str) -> Method:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+
+
+# -- fit functions ------------------------------------------------------------------------------------------------
+def _nonprivate(alpha: float):
+    """Naive Bayes on the true rows (SPEC §1, ``fit_nonprivate``): add-``alpha`` smoothed counts, per-class mean and
+    standard deviation."""
+
+    def fit(table: Table, value, rng) -> Predictor:
+        return fit_nonprivate(table.class_attribute, table.attributes, table.X, table.y, alpha=alpha).predict
+
+    return fit
+
+
+def _survey(config: Callable[[float], dict]):
+    """A fit through a survey protocol: each training row is one respondent whose browser half (``encode``) sends a
+    wire report; the server folds and estimates as for a live survey (``privacy.survey_protocol``)."""
+
+    def fit(table: Table, value: float, rng: np.random.Generator) -> Predictor:
+        protocol = survey_protocol.build({
+            "class": table.class_attribute.to_dict(),
+            "features": [a.to_dict() for a in table.attributes],
+            **config(value),
+        })
+        model = protocol.estimate(protocol.fold(protocol.encode(table.X, table.y, rng)))
+        return lambda X: model.predict(protocol.to_model_input(X))
+
+    return fit
+
+
+def _ldp_nb(encoding: str):
+    return _survey(lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": encoding}})
+
+
+def _gaussian(approach: int):
+    return _survey(lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon},
+                                    "numeric": {"handling": "gaussian", "approach": approach}})
+
+
+def _fit_warner(table: Table, theta: float, rng: np.random.Generator) -> Predictor:
+    """Du & Zhan's related-question MRR (SPEC §2, ``privacy.warner``): each record kept w.p. θ, else negated."""
+    scheme = WarnerScheme(table.attributes + (table.class_attribute,), class_index=len(table.attributes), theta=theta)
+    reports = scheme.perturb(np.column_stack([table.X, table.y]).astype(np.int64), rng)
+    return scheme.estimate(scheme.aggregate(reports)).to_model().predict
+
+
+NONPRIVATE = register(Method("nonprivate", "Naive Bayes on the true data, unsmoothed: what every private estimator "
+                                           "tends to as θ → 1 or ε → ∞ (SPEC §1)", _nonprivate(0.0)))
+register(Method("nonprivate-add1", "Naive Bayes on the true data, add-1 smoothing (BASELINES.md's CategoricalNB)",
+                _nonprivate(1.0)))
+register(Method("mrr", "unrelated-question randomized response, one group, uniform personal answers (SPEC §2)",
+                _survey(lambda theta: {"mode": "mrr", "mrr": {"theta": theta}}), parameter="theta"))
+register(Method("warner", "Warner's related-question randomized response on one-hot binary attributes (SPEC §2)",
+                _fit_warner, parameter="theta", features=BINARY))
+for _name, _label in (("de", "direct encoding"), ("sue", "symmetric unary encoding"), ("oue", "optimal unary encoding"),
+                      ("she", "summation with histogram encoding"),
+                      ("the", "thresholding with histogram encoding, variance-optimal threshold"),
+                      ("olh", "optimized local hashing"), ("adaptive", "the least-variance oracle per input")):
+    register(Method(_name, f"LDP Naive Bayes, one report per respondent, {_label} (SPEC §3–§4)", _ldp_nb(_name),
+                    parameter="epsilon"))
+for _name, _approach, _label in (("gauss-laplace", 1, "Approach 1: all vectors + Laplace"),
+                                 ("gauss-onebit", 2, "Approach 2: one bit"),
+                                 ("gauss-sample", 3, "Approach 3: one sampled vector + Laplace")):
+    register(Method(_name, f"LDP Gaussian Naive Bayes, {_label} (SPEC §5b)", _gaussian(_approach), parameter="epsilon",
+                    features=NUMERIC))
+
+
+# -- central-DP comparison classifiers (SPEC §7, seed 003; privacy.comparison) --------------------------------------
+def _comparison(fit_classifier):
+    def fit(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
+        return fit_classifier(table.class_attribute, table.attributes, table.X, table.y, epsilon, rng).predict
+
+    return fit
+
+
+register(Method("dp-svm", "central ε-DP linear SVM, objective perturbation with Huber loss (SPEC §7)",
+                _comparison(fit_dp_svm), parameter="epsilon", features=MIXED))
+register(Method("dp-tree", "central ε-DP CART of depth 3 on binary attributes, noisy counts (SPEC §7)",
+                _comparison(fit_dp_tree), parameter="epsilon", features=DISCRETE))
+
+
+# -- central-DP Naive Bayes and DP synthetic data (SPEC §6, §8; privacy.central, privacy.synthetic) ----------------
+def _central(fit_model):
+    def fit(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
+        return fit_model(table.class_attribute, table.attributes, table.X, table.y, epsilon, rng).predict
+
+    return fit
+
+
+def _train_on(synthetic) -> Predictor:
+    """Naive Bayes (add-1) fitted on synthetic rows: what a data user would do with the release."""
+    return fit_nonprivate(synthetic.class_attribute, synthetic.attributes, synthetic.X, synthetic.y, alpha=1.0).predict
+
+
+def _fit_synthetic_em(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
+    return _train_on(synthetic_published(table.class_attribute, table.attributes, table.X, table.y, epsilon,
+                                         size=table.n, rng=rng))
+
+
+def _fit_synthetic_post(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
+    model = fit_laplace_nb(table.class_attribute, table.attributes, table.X, table.y, epsilon, rng)
+    return _train_on(synthetic_from_model(model, size=table.n, rng=rng))
+
+
+register(Method("central-laplace", "central ε-DP Naive Bayes, global sensitivity, Laplace noise (SPEC §6, seed 003)",
+                _central(fit_laplace_nb), parameter="epsilon", features=MIXED))
+register(Method("central-smooth", "central ε-DP Naive Bayes, smooth sensitivity (Cauchy) for μ and σ (SPEC §6, seed 002)",
+                _central(fit_smooth_nb), parameter="epsilon", features=MIXED))
+register(Method("synthetic-em", "NB trained on the seed 001 exponential-mechanism synthetic data, as published — not "
+                                "proven ε-DP (SPEC §8)", _fit_synthetic_em, parameter="epsilon", features=DISCRETE))
+register(Method("synthetic-post", "NB trained on rows sampled from a central-laplace model: post-processing, ε-DP "
+                                  "(SPEC §8)", _fit_synthetic_post, parameter="epsilon", features=MIXED))

@@ -1,0 +1,204 @@
+"""Data poisoning by fake users (Cao, Jia & Gong, "Data Poisoning Attacks to Local Differential Privacy Protocols",
+USENIX Security 2021) against DE (their kRR), OUE/SUE and OLH, for the lab and the plausibility tests (issue 5).
+
+An attacker controls m fake users, a share β = m/(n + m) of all reports, and wants to raise the estimated
+frequencies of r target values T. Fake users skip the client half and send crafted *perturbed* reports:
+
+* ``mga`` — maximal gain attack: every fake report supports all targets it can. DE: a random target; SUE/OUE: every
+  target bit set, and (``pad=True``, as the paper does against detection by the number of ones) l = round(p + (d−1)q
+  − r) random non-target bits so the report has the expected number of ones; OLH: of ``seed_tries`` random hash seeds
+  (a, b) the one mapping most targets to one bucket, and y = that bucket.
+* ``rpa`` — random perturbed-value attack: a uniformly random report (DE: a value; unary: each bit 1/2; OLH: random
+  seed and bucket).
+* ``ria`` — random item attack: a random target, randomized honestly by the oracle's client half.
+
+Frequency gain (the paper's measure): Δ = Σ_{t∈T} (f̂_t after − f̂_t before), f̂ = Ê/(number of reports). For a pure
+protocol (SPEC §3) with (p, q), if a fake report supports the targets Σ_T s_t times on average and the targets' true
+frequency is f_T, E[Δ] = β·[(Σ_T s_t − r·q)/(p − q) − f_T] (``expected_gain``). This gives every entry of the
+paper's gain table (``target_support``): MGA Σ_T s_t = 1 (DE), r (unary; OLH when the chosen seed maps all targets
+together), RPA r/d, r/2, r/g, RIA p + (r − 1)q — e.g. DE-MGA β(1 − f_T) + β(d − r)/(e^ε − 1), OUE-MGA
+β(2r·e^ε/(e^ε − 1) − f_T), RPA β(r/d − f_T), β(r − f_T), −β·f_T, RIA β(1 − f_T).
+
+``simulate`` mixes fake reports into honest ones from the oracle's own client half, measures the gain (with its
+standard error from the per-report target supports) and runs ``privacy.plausibility.check`` on the honest and the
+poisoned reports; ``survey_payloads`` crafts fake users' wire payloads for a one-report LDP survey (they all report
+the attacked input), for end-to-end checks through ``SurveyProtocol``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from aggregator.privacy import bits, plausibility
+from aggregator.privacy.oracles.de import DirectEncoding
+from aggregator.privacy.oracles.olh import PRIME, OptimizedLocalHashing, olh_hash
+from aggregator.privacy.oracles.unary import UnaryEncoding
+from aggregator.privacy.oracles.wire import to_wire
+
+__all__ = ["ATTACKS", "fake_count", "fake_reports", "target_support", "expected_gain", "combine", "Outcome",
+           "simulate", "survey_payloads"]
+
+ATTACKS = ("mga", "rpa", "ria")
+#: Fake users crafted per block by the OLH MGA seed search (tries × r hashes each).
+_OLH_BLOCK = 512
+
+
+def fake_count(n_honest: int, beta: float) -> int:
+    """m with m/(n + m) ≈ β."""
+    if not 0 <= beta < 1:
+        raise ValueError("beta must lie in [0, 1)")
+    return int(round(beta * n_honest / (1 - beta)))
+
+
+def _check(oracle, attack: str, targets) -> np.ndarray:
+    if attack not in ATTACKS:
+        raise ValueError(f"attack must be one of {', '.join(ATTACKS)}")
+    if not isinstance(oracle, (DirectEncoding, UnaryEncoding, OptimizedLocalHashing)):
+        raise ValueError(f"attacks are implemented for DE, SUE, OUE and OLH, not {oracle.name!r}")
+    targets = np.unique(np.asarray(targets, dtype=np.int64))
+    if targets.size == 0 or targets.min() < 0 or targets.max() >= oracle.domain:
+        raise ValueError(f"targets must be values in [0, {oracle.domain})")
+    return targets
+
+
+def _mga_unary(oracle, targets, m, rng, pad: bool) -> np.ndarray:
+    d, r = oracle.domain, targets.size
+    onebits = np.zeros((m, d), dtype=np.uint8)
+    onebits[:, targets] = 1
+    extra = max(0, int(round(oracle.p + (d - 1) * oracle.q - r))) if pad else 0
+    others = np.setdiff1d(np.arange(d), targets)
+    extra = min(extra, others.size)
+    if extra:
+        chosen = np.argsort(rng.random((m, others.size)), axis=1)[:, :extra]  # l distinct non-targets per report
+        onebits[np.arange(m)[:, None], others[chosen]] = 1
+    return bits.pack(onebits)
+
+
+def _mga_olh(oracle, targets, m, rng, seed_tries: int):
+    """Per fake user: ``seed_tries`` random seeds, keep the one whose hash puts most targets in one bucket."""
+    g = oracle.g
+    a_out, b_out, y_out = (np.empty(m, dtype=np.int64) for _ in range(3))
+    for start in range(0, m, _OLH_BLOCK):
+        k = min(_OLH_BLOCK, m - start)
+        a = rng.integers(1, PRIME, size=(k, seed_tries), dtype=np.int64)
+        b = rng.integers(0, PRIME, size=(k, seed_tries), dtype=np.int64)
+        h = olh_hash(a[..., None], b[..., None], targets[None, None, :], g)          # (k, tries, r)
+        together = (h[..., :, None] == h[..., None, :]).sum(axis=-1)                 # targets sharing each bucket
+        best_target = together.argmax(axis=-1)                                       # (k, tries)
+        best_count = np.take_along_axis(together, best_target[..., None], axis=-1)[..., 0]
+        seed = best_count.argmax(axis=1)                                             # first seed with the most
+        rows = np.arange(k)
+        a_out[start:start + k] = a[rows, seed]
+        b_out[start:start + k] = b[rows, seed]
+        y_out[start:start + k] = h[rows, seed, best_target[rows, seed]]
+    return a_out, b_out, y_out
+
+
+def fake_reports(oracle, attack: str, targets, m: int, rng: np.random.Generator, *, pad: bool = True,
+                 seed_tries: int = 1000):
+    """m fake users' reports in the engine's form for ``oracle`` (module docstring)."""
+    targets = _check(oracle, attack, targets)
+    d = oracle.domain
+    if attack == "ria":
+        return oracle.perturb(rng.choice(targets, size=m), rng)
+    if attack == "rpa":
+        if isinstance(oracle, DirectEncoding):
+            return rng.integers(0, d, size=m)
+        if isinstance(oracle, UnaryEncoding):
+            return bits.pack((rng.random((m, d)) < 0.5).astype(np.uint8))
+        return (rng.integers(1, PRIME, size=m), rng.integers(0, PRIME, size=m), rng.integers(0, oracle.g, size=m))
+    if isinstance(oracle, DirectEncoding):
+        return rng.choice(targets, size=m)
+    if isinstance(oracle, UnaryEncoding):
+        return _mga_unary(oracle, targets, m, rng, pad)
+    return _mga_olh(oracle, targets, m, rng, seed_tries)
+
+
+def target_support(oracle, attack: str, targets) -> float:
+    """Σ_{t∈T} s_t: how many targets a fake report supports on average, in theory (OLH MGA: all r, i.e. a seed
+    mapping every target to one bucket was found)."""
+    targets = _check(oracle, attack, targets)
+    r = targets.size
+    if attack == "ria":
+        return oracle.p + (r - 1) * oracle.q
+    if attack == "rpa":
+        if isinstance(oracle, DirectEncoding):
+            return r / oracle.domain
+        return r / 2 if isinstance(oracle, UnaryEncoding) else r / oracle.g
+    return 1.0 if isinstance(oracle, DirectEncoding) else float(r)
+
+
+def expected_gain(oracle, beta: float, support: float, r: int, f_targets: float) -> float:
+    """E[Δ] = β·[(Σ_T s_t − r·q)/(p − q) − f_T] (module docstring)."""
+    return beta * ((support - r * oracle.q) / (oracle.p - oracle.q) - f_targets)
+
+
+def combine(oracle, first, second):
+    """Two batches of engine reports as one (OLH reports are (a, b, y) triples)."""
+    if isinstance(oracle, OptimizedLocalHashing):
+        return tuple(np.concatenate([x, y]) for x, y in zip(first, second))
+    return np.concatenate([np.asarray(first), np.asarray(second)])
+
+
+@dataclass
+class Outcome:
+    """One simulated attack: sizes, the measured and expected frequency gain, and the plausibility findings."""
+
+    attack: str
+    beta: float
+    honest: int
+    fake: int
+    targets: list
+    gain: float
+    gain_standard_error: float
+    expected_gain: float
+    fake_target_support: float
+    findings: list = field(default_factory=list)
+    honest_findings: list = field(default_factory=list)
+
+    @property
+    def flagged(self) -> list[str]:
+        """Checks that warn on the poisoned reports."""
+        return sorted({f["check"] for f in self.findings if f["warning"]})
+
+
+def simulate(oracle, true_values, attack: str, targets, beta: float, rng: np.random.Generator, **options) -> Outcome:
+    """Honest reports of ``true_values`` (the oracle's client half) plus ``fake_count`` fake ones.
+
+    The gain is measured as Δ = β/(p − q)·(mean fake target support − mean honest target support) — exactly
+    Σ_T (f̂_after − f̂_before) — with standard error β/(p − q)·√(s²_fake/m + s²_honest/n) from the per-report sample
+    variances; ``expected_gain`` uses the theoretical ``target_support`` and the true f_T of ``true_values``."""
+    targets = _check(oracle, attack, targets)
+    true_values = np.asarray(true_values, dtype=np.int64)
+    n = true_values.shape[0]
+    m = fake_count(n, beta)
+    honest = oracle.perturb(true_values, rng)
+    fake = fake_reports(oracle, attack, targets, m, rng, **options)
+    x_honest = plausibility.support_matrix(oracle, honest)[:, targets].sum(axis=1, dtype=np.int64)
+    x_fake = plausibility.support_matrix(oracle, fake)[:, targets].sum(axis=1, dtype=np.int64)
+    share = m / (n + m)
+    scale = share / (oracle.p - oracle.q)
+    gain = scale * (x_fake.mean() - x_honest.mean())
+    se = scale * np.sqrt(x_fake.var(ddof=1) / m + x_honest.var(ddof=1) / n)
+    f_targets = float(np.isin(true_values, targets).mean())
+    return Outcome(
+        attack=attack, beta=share, honest=n, fake=m, targets=targets.tolist(), gain=float(gain),
+        gain_standard_error=float(se),
+        expected_gain=expected_gain(oracle, share, target_support(oracle, attack, targets), targets.size, f_targets),
+        fake_target_support=float(x_fake.mean()),
+        findings=plausibility.check(plausibility.sums(oracle, combine(oracle, honest, fake)), oracle),
+        honest_findings=plausibility.check(plausibility.sums(oracle, honest), oracle),
+    )
+
+
+def survey_payloads(protocol, input_index: int, attack: str, targets, m: int, rng: np.random.Generator,
+                    **options) -> list[dict]:
+    """m fake users' wire payloads for a one-report ``LDPProtocol``: every one reports input ``input_index`` (0 = the
+    class; i + 1 = feature i jointly with the class, value a·k + c) with a crafted report of that input's oracle."""
+    nb = protocol.nb
+    if nb.strategy != "one-report":
+        raise ValueError("survey_payloads crafts one-report payloads")
+    oracle = nb.oracles[input_index]
+    wires = to_wire(oracle, fake_reports(oracle, attack, targets, m, rng, **options))
+    return [{"input": int(input_index), "report": w} for w in wires]

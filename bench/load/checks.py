@@ -1,0 +1,121 @@
+"""Exactly-once checks after the load: every accepted report stored once, and folded once.
+
+Per survey, with ``accepted`` the 201 answers the generator received and ``unanswered`` the requests that got no
+HTTP answer (their outcome is unknown to the client):
+
+* **stored** — the survey's report rows number ``seeded + accepted`` exactly (with unanswered requests, somewhere
+  in ``[seeded + accepted, seeded + accepted + unanswered]``, and the check says so): none lost, none doubled.
+* **folded** — after the final fold (``manage.py retrain`` in a subprocess), ``SurveyStatistics.report_count +
+  validation_count`` equals the stored rows, the watermark is the largest report id, and the stored statistics equal
+  a fold from scratch of every stored payload (``protocol.fold`` / ``fold_validation`` in this process): nothing
+  folded twice or skipped, even by the folds that raced the inserts. Counts must match exactly; floating-point
+  sums (the Gaussian statistics: Approach 2 adds ±C with C not a binary fraction) may differ by the rounding of a
+  different summation order, so floats agree to ``REL_TOL`` relative or ``ABS_TOL`` absolute — far below one
+  report's contribution, which a lost or doubled report would add to its sums.
+
+The floor peer stores into its own table; its check is the row count per slug against its 201s.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+
+from aggregator.models import SurveyStatistics
+from aggregator.privacy.jsonable import json_safe
+from survey_app.models import Report, Survey
+from survey_app.protocol import get_protocol
+
+from .floor import TABLE as FLOOR_TABLE
+
+REL_TOL, ABS_TOL = 1e-9, 1e-6
+
+
+@dataclass
+class Check:
+    slug: str
+    seeded: int
+    accepted: int
+    unanswered: int
+    stored: int
+    folded: int | None = None
+    statistics_equal: bool | None = None
+
+    @property
+    def expected(self) -> int:
+        return self.seeded + self.accepted
+
+    @property
+    def stored_ok(self) -> bool:
+        return self.expected <= self.stored <= self.expected + self.unanswered
+
+    @property
+    def exact(self) -> bool:
+        """The count check is exact (no request of unknown outcome)."""
+        return self.unanswered == 0
+
+    @property
+    def folded_ok(self) -> bool:
+        return self.folded == self.stored and bool(self.statistics_equal)
+
+    @property
+    def ok(self) -> bool:
+        return self.stored_ok and (self.folded is None or self.folded_ok)
+
+
+def per_slug(slugs: list[str], status: np.ndarray, code: int) -> dict[str, int]:
+    """How many requests of each slug got ``code`` (``NO_ANSWER`` for unanswered ones)."""
+    out: dict[str, int] = {}
+    for slug, s in zip(slugs, status):
+        if s == code:
+            out[slug] = out.get(slug, 0) + 1
+    return out
+
+
+def same_statistics(a, b) -> bool:
+    """Stored statistics (JSON) equal: same structure, exact integers and strings, floats to the rounding tolerance."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_statistics(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_statistics(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return (isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
+                and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL))
+    return a == b and type(a) is type(b)
+
+
+def from_scratch(survey: Survey, payloads: list) -> tuple[dict, dict]:
+    """(training statistics, validation statistics) of ``payloads`` folded at once, as stored (JSON-safe)."""
+    protocol = get_protocol(survey)
+    training, validation = protocol.split(payloads)
+    return (json_safe(protocol.stats_to_dict(protocol.fold(training))),
+            json_safe(protocol.validation_to_dict(protocol.fold_validation(validation))))
+
+
+def check_product(surveys: dict[str, Survey], seeded: dict[str, int], accepted: dict[str, int],
+                  unanswered: dict[str, int], folded: bool = True) -> list[Check]:
+    """The stored (and, with ``folded``, folded) checks of every survey; call after the final fold."""
+    checks = []
+    for slug, survey in surveys.items():
+        rows = list(Report.objects.filter(survey=survey).order_by("id").values_list("id", "payload"))
+        check = Check(slug, seeded[slug], accepted.get(slug, 0), unanswered.get(slug, 0), len(rows))
+        if folded:
+            stats = SurveyStatistics.objects.filter(survey=survey).first()
+            if stats is not None:
+                check.folded = stats.report_count + stats.validation_count
+                training, validation = from_scratch(survey, [p for _, p in rows])
+                check.statistics_equal = (same_statistics(stats.stats, training)
+                                          and same_statistics(stats.validation, validation)
+                                          and stats.watermark == (rows[-1][0] if rows else 0))
+        checks.append(check)
+    return checks
+
+
+def check_floor(slugs: list[str], accepted: dict[str, int], unanswered: dict[str, int]) -> list[Check]:
+    """The floor peer's stored check: its rows per slug against its 201s."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT slug, count(*) FROM {FLOOR_TABLE} GROUP BY slug")
+        stored = dict(cursor.fetchall())
+    return [Check(slug, 0, accepted.get(slug, 0), unanswered.get(slug, 0), stored.get(slug, 0)) for slug in slugs]

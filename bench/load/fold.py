@@ -1,0 +1,66 @@
+"""Folding in a separate process, as the workers do: ``python -m bench.load.fold [--every S --for T] SLUG…``.
+
+Without options: ``manage.py retrain SLUG`` for each survey (fold the new reports, publish a version) — the final
+fold after the load. With ``--every S --for T``: ``aggregator.services.fold_new_reports`` for each survey in turn,
+every S seconds for T seconds — folds racing the report inserts, as the periodic retrain does in production (the
+fold's SHARE lock on the report table holds new inserts back while it runs). Prints one JSON line: how many
+reports each pass folded and how long each fold took, and any error a retrain raised (its fold is committed before
+it publishes, so the fold checks still apply).
+
+Run with the product's settings (``DJANGO_SETTINGS_MODULE=coinflip.settings`` and the benchmark's ``DATABASE_URL``).
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import time
+from pathlib import Path
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("slugs", nargs="+")
+    parser.add_argument("--every", type=float, default=0.0, help="fold every S seconds (0: retrain once)")
+    parser.add_argument("--for", dest="duration", type=float, default=0.0, help="keep folding for T seconds")
+    parser.add_argument("--dump", help="folder for the statistics of a survey whose retrain fails (a reproduction)")
+    args = parser.parse_args(argv)
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from aggregator.models import SurveyStatistics
+    from aggregator.services import fold_new_reports
+    from survey_app.models import Survey
+
+    folds = []
+    if args.every > 0:
+        surveys = [Survey.objects.get(slug=slug) for slug in args.slugs]
+        end = time.monotonic() + args.duration
+        next_pass = time.monotonic() + args.every
+        while next_pass < end:
+            time.sleep(max(0.0, next_pass - time.monotonic()))
+            for survey in surveys:
+                start = time.perf_counter()
+                count = fold_new_reports(survey)
+                folds.append({"slug": survey.slug, "reports": count, "seconds": time.perf_counter() - start})
+            next_pass += args.every
+    else:
+        for slug in args.slugs:
+            start = time.perf_counter()
+            try:
+                call_command("retrain", slug, stdout=io.StringIO())
+                error = None
+            except Exception as exc:  # reported in the table; the fold committed before publishing failed
+                error = f"{type(exc).__name__}: {exc}"
+                if args.dump:
+                    stats = SurveyStatistics.objects.filter(survey__slug=slug).values("stats", "report_count").first()
+                    (Path(args.dump) / f"failed-{slug}.json").write_text(json.dumps(stats))
+            folds.append({"slug": slug, "reports": None, "seconds": time.perf_counter() - start, "error": error})
+    print(json.dumps({"folds": folds}))
+
+
+if __name__ == "__main__":
+    main()

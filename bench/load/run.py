@@ -1,0 +1,167 @@
+"""One load run: prepare the surveys and stream, load the product, fold, check; then the same stream on the floor.
+
+``run(options, database_url, redis_url)`` expects Django already set up against ``database_url`` (``__main__``
+creates and migrates a fresh database first; the smoke test uses pytest-django's). The servers, the folds and the
+final ``retrain`` run in subprocesses, like the real deployment; this process only prepares, generates load and
+checks.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from django.db import connection
+
+from . import checks, client, cpu, servers, surveys
+from .database import name_of
+from .servers import Gunicorn
+
+PROTOCOL_PATH = "/api/surveys/{slug}/protocol/"
+
+
+@dataclass(frozen=True)
+class Options:
+    duration: float = 60.0  #: seconds of sending (bounded in time)
+    rate: float = 1100.0  #: offered reports per second, open loop (0: closed loop over ``connections``)
+    max_requests: int = 200_000  #: bound on the pre-generated stream (bounded in count)
+    connections: int = 64
+    timeout: float = 10.0  #: seconds a request may take before it counts as unanswered
+    warmup: float = 3.0  #: seconds of GETs before each load (workers booted, caches filled)
+    quiet_wait: float = 0.0  #: wait up to this long for a quiet machine before each load (shared machine)
+    quiet_cores: float = 0.25  #: "quiet": the machine busy less than this many cores over 5 s
+    seed_reports: int = 1000  #: reports stored per survey before the load (a published first model)
+    fold_every: float = 20.0  #: fold every survey this often during the load (0: only the final fold)
+    floor: bool = True  #: also run the same stream against the floor peer
+    gunicorn: Gunicorn = field(default_factory=Gunicorn)
+    random_seed: int = 20261123
+    log_dir: Path = servers.ROOT / "var" / "bench-load"
+
+    @property
+    def requests(self) -> int:
+        return self.max_requests if self.rate <= 0 else min(self.max_requests, int(self.rate * self.duration))
+
+
+@dataclass
+class Phase:
+    """One server under the stream: its load result, CPU use and exactly-once checks."""
+
+    name: str
+    result: client.LoadResult
+    cores: dict[str, float]
+    checks: list[checks.Check]
+    folds: list[dict] = field(default_factory=list)
+    retrain_errors: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    options: Options
+    prepared: surveys.Prepared
+    product: Phase
+    floor: Phase | None
+    prepare_seconds: float
+
+
+def _python_env(database_url: str, redis_url: str) -> dict:
+    return servers.server_env(database_url, redis_url, "coinflip.settings")
+
+
+def _fold(slugs: list[str], database_url: str, redis_url: str, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen([servers.python(), "-m", "bench.load.fold", *extra, *slugs], cwd=servers.ROOT,
+                            env=_python_env(database_url, redis_url), stdout=subprocess.PIPE, text=True)
+
+
+def _folds(process: subprocess.Popen, timeout: float) -> list[dict]:
+    out, _ = process.communicate(timeout=timeout)
+    if process.returncode != 0:
+        raise RuntimeError(f"bench.load.fold exited with status {process.returncode}")
+    return json.loads(out.strip().splitlines()[-1])["folds"]
+
+
+def warm_up(server: servers.Server, slugs: list[str], path: str, options: Options) -> None:
+    """Wait for a quiet machine (``options.quiet_wait``), then GETs for ``options.warmup`` seconds (nothing is
+    stored): every worker boots and reads the surveys."""
+    if options.quiet_wait > 0:
+        cpu.wait_for_quiet(options.quiet_cores, 5.0, options.quiet_wait)
+    requests = [f"GET {path.format(slug=s)} HTTP/1.1\r\nHost: {servers.HOST}:{server.port}\r\n\r\n".encode()
+                for s in slugs * 100]
+    client.run(servers.HOST, server.port, requests, rate=0, duration=options.warmup,
+               connections=min(options.connections, 16))
+
+
+def _load(server: servers.Server, requests: list[bytes], options: Options, database: str,
+          roots: dict[str, int]) -> tuple[client.LoadResult, dict[str, float]]:
+    """The load on ``server``, and the cores each process group used meanwhile."""
+    before, start = cpu.snapshot(), time.monotonic()
+    result = client.run(servers.HOST, server.port, requests, rate=options.rate, duration=options.duration,
+                        connections=options.connections, timeout=options.timeout)
+    seconds = time.monotonic() - start
+    cores = cpu.usage(before, cpu.snapshot(), roots, database, seconds)
+    result.cpu_seconds = {name: value * seconds for name, value in cores.items()}
+    return result, cores
+
+
+def product_phase(prepared: surveys.Prepared, options: Options, database_url: str, redis_url: str) -> Phase:
+    slugs = list(prepared.surveys)
+    paths = [surveys.REPORTS_PATH.format(slug=s) for s in prepared.slugs]
+    connection.close()  # the servers and folders use their own connections
+    server = servers.start(servers.PRODUCT, options.gunicorn, database_url, redis_url, options.log_dir / "product.log")
+    folder = None
+    try:
+        requests = client.build_requests(servers.HOST, server.port, paths, prepared.bodies)
+        warm_up(server, slugs, PROTOCOL_PATH, options)
+        roots = {"server": server.process.pid}
+        if options.fold_every > 0:
+            folder = _fold(slugs, database_url, redis_url, "--every", str(options.fold_every), "--for", str(options.duration))
+            roots["folder"] = folder.pid
+        result, cores = _load(server, requests, options, name_of(database_url), roots)
+        folds = _folds(folder, options.duration + 600) if folder else []
+    finally:
+        if folder is not None and folder.poll() is None:
+            folder.kill()
+        server.stop()
+    final = _fold(slugs, database_url, redis_url, "--dump", str(options.log_dir))  # manage.py retrain per survey
+    retrains = _folds(final, 900)
+    accepted = checks.per_slug(prepared.slugs, result.status, 201)
+    unanswered = checks.per_slug(prepared.slugs, result.status, client.NO_ANSWER)
+    found = checks.check_product(prepared.surveys, prepared.seeded, accepted, unanswered)
+    return Phase("Coinflip", result, cores, found, folds, [r for r in retrains if r["error"]])
+
+
+def floor_phase(prepared: surveys.Prepared, options: Options, database_url: str, redis_url: str) -> Phase:
+    from .floor import CREATE_TABLE
+
+    with connection.cursor() as cursor:
+        cursor.execute(CREATE_TABLE)
+    connection.close()
+    paths = [surveys.REPORTS_PATH.format(slug=s) for s in prepared.slugs]
+    server = servers.start(servers.FLOOR, options.gunicorn, database_url, redis_url, options.log_dir / "floor.log")
+    try:
+        requests = client.build_requests(servers.HOST, server.port, paths, prepared.bodies)
+        warm_up(server, list(prepared.surveys), surveys.REPORTS_PATH, options)
+        result, cores = _load(server, requests, options, name_of(database_url), {"server": server.process.pid})
+    finally:
+        server.stop()
+    accepted = checks.per_slug(prepared.slugs, result.status, 201)
+    unanswered = checks.per_slug(prepared.slugs, result.status, client.NO_ANSWER)
+    return Phase("floor: plain Django", result, cores, checks.check_floor(list(prepared.surveys), accepted, unanswered))
+
+
+def run(options: Options, database_url: str, redis_url: str, mechanisms=surveys.MECHANISMS, progress=print) -> Outcome:
+    options.log_dir.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    progress(f"preparing {len(mechanisms)} surveys and {options.requests} requests …")
+    prepared = surveys.prepare(options.requests, options.seed_reports, np.random.default_rng(options.random_seed),
+                               mechanisms)
+    prepare_seconds = time.monotonic() - start
+    progress(f"loading Coinflip ({options.gunicorn.describe()}) for {options.duration:g} s …")
+    product = product_phase(prepared, options, database_url, redis_url)
+    floor = None
+    if options.floor:
+        progress(f"loading the floor peer ({options.gunicorn.describe()}) for {options.duration:g} s …")
+        floor = floor_phase(prepared, options, database_url, redis_url)
+    return Outcome(options, prepared, product, floor, prepare_seconds)

@@ -1,0 +1,65 @@
+"""gunicorn configuration of the Coinflip web process (`gunicorn -c docker/gunicorn.conf.py coinflip.wsgi`).
+
+Every value can be set from the environment (docker/README.md lists them). Threaded workers (gthread): a request
+mostly waits on PostgreSQL, so threads serve more reports per process than sync workers; each thread holds one
+database connection (keep workers × threads, summed over the web containers and plus the Celery processes, under
+PostgreSQL's max_connections).
+
+Access log and privacy: a line holds the time, method, path, protocol, status, body size and duration — never the
+client's address, user agent, referrer, query string or any request header, and invitation tokens in survey paths
+(``/s/<slug>/t/<token>/``) are replaced by ``<token>`` (coinflip.security.redact_path). ``PrivateLogger`` enforces
+that whatever ``GUNICORN_ACCESS_LOG_FORMAT`` says: the atoms that could identify a respondent are blanked.
+"""
+import multiprocessing
+import os
+import sys
+from pathlib import Path
+
+from gunicorn.glogging import Logger
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the project root, for coinflip.security
+from coinflip.security import redact_path  # noqa: E402
+
+
+def _int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = _int("WEB_CONCURRENCY", min(2 * multiprocessing.cpu_count(), 8))
+worker_class = "gthread"
+threads = _int("GUNICORN_THREADS", 4)
+timeout = _int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+# Recycle workers now and then (jittered so they do not all restart at once): bounds any slow memory growth.
+max_requests = _int("GUNICORN_MAX_REQUESTS", 5000)
+max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 500)
+# Heartbeat files in memory, not on the container's (possibly read-only) disk.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+proc_name = "coinflip-web"
+
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-")  # "-": standard output; empty string: no access log
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+access_log_format = os.environ.get("GUNICORN_ACCESS_LOG_FORMAT", '%(t)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms')
+
+#: Atoms a format may use; every other one (%(h)s address, %(a)s user agent, %(f)s referrer, %(q)s query string,
+#: %({header}i)s request headers, %({name}e)s environment) is written as "-".
+SAFE_ATOMS = ("t", "m", "H", "s", "b", "B", "T", "D", "M", "L", "p")
+
+
+class PrivateLogger(Logger):
+    """gunicorn's logger with an access log that cannot identify a respondent (see the module docstring)."""
+
+    def atoms(self, resp, req, environ, request_time):
+        full = super().atoms(resp, req, environ, request_time)
+        atoms = {name: full[name] for name in SAFE_ATOMS}
+        path = redact_path(full["U"] or "")
+        atoms.update(U=path, r=f"{full['m']} {path} {full['H']}", h="-", l="-", u="-", f="-", a="-", q="")
+        return atoms
+
+
+logger_class = PrivateLogger
+if not accesslog:
+    accesslog = None

@@ -1,0 +1,170 @@
+"""Smoke version of the load benchmark (bench/load): a few hundred report POSTs against gunicorn + PostgreSQL (+ Redis).
+
+Not a speed test — the speed targets live in ``make bench-load``. It runs the benchmark's own code end to end on a
+tiny stream (every mechanism, with validation reports; folds racing the inserts; the final ``manage.py retrain`` in
+a subprocess; the floor peer) and asserts the exactly-once checks: every 201 stored once and folded once, the stored
+statistics equal to a fold from scratch, no 4xx, 5xx or unanswered request.
+
+It also pins the two caches the benchmark put on the report path: ``survey_app.protocol.get_protocol`` (per survey
+version) and ``survey_app.api.public_survey`` (per PostgreSQL row version) follow every change of a survey, its
+questions and its choices — including changes made inside one transaction.
+"""
+from dataclasses import replace
+
+import pytest
+from django.db import connection
+from rest_framework.exceptions import NotFound
+
+from bench.load import report
+from bench.load.run import Options, run
+from survey_app.api import public_survey
+from survey_app.models import Choice, Question, Survey
+from survey_app.protocol import get_protocol
+from tests.survey.test_api import make_survey
+
+SMOKE = Options(duration=2.0, rate=120.0, connections=16, seed_reports=300, fold_every=0.7, warmup=0.5)
+REDIS_URL = "redis://127.0.0.1:6379/12"
+
+
+def database_url() -> str:
+    """The test database, as the servers and folders in subprocesses reach it."""
+    s = connection.settings_dict
+    password = f":{s['PASSWORD']}" if s.get("PASSWORD") else ""
+    return f"postgres://{s['USER']}{password}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_accepted_report_is_stored_and_folded_exactly_once(tmp_path):
+    if connection.vendor != "postgresql":
+        pytest.skip("the load smoke test runs on PostgreSQL")
+    outcome = run(replace(SMOKE, log_dir=tmp_path), database_url(), REDIS_URL, progress=lambda _: None)
+    product, floor = outcome.product, outcome.floor
+    sent = int(product.result.sent.sum())
+    assert sent == SMOKE.requests
+    assert (product.result.status[product.result.sent] == 201).all(), product.result.samples
+    assert product.folds, "no fold raced the inserts"
+    assert product.retrain_errors == []
+    assert len(product.checks) == len(outcome.prepared.surveys) == 11
+    for check in product.checks:
+        assert check.exact and check.stored == check.seeded + check.accepted, check
+        assert check.folded == check.stored and check.statistics_equal, check
+    assert sum(c.accepted for c in product.checks) == sent
+    assert (floor.result.status[floor.result.sent] == 201).all(), floor.result.samples
+    assert all(c.exact and c.stored == c.accepted for c in floor.checks)
+    assert sum(c.stored for c in floor.checks) == int(floor.result.sent.sum())
+    table = report.render(outcome, "smoke")
+    assert "| Coinflip | **all mechanisms** |" in table and "floor: plain Django" in table
+
+
+@pytest.mark.django_db
+def test_protocol_cache_follows_questions_and_choices():
+    survey = make_survey()  # open, no reports: its questions may still change
+
+    def features():
+        return {a["name"]: a for a in get_protocol(Survey.objects.get(pk=survey.pk)).config["features"]}
+
+    assert features()["smoker"]["values"] == ["never", "sometimes", "daily"]
+    smoker = Question.objects.get(survey=survey, name="smoker")
+    Choice.objects.create(question=smoker, label="rarely", position=3)
+    assert features()["smoker"]["values"] == ["never", "sometimes", "daily", "rarely"]
+    Choice.objects.filter(question=smoker, label="daily").get().delete()
+    assert features()["smoker"]["values"] == ["never", "sometimes", "rarely"]
+    age = Question.objects.get(survey=survey, name="age")
+    age.low = 10
+    age.save()
+    assert features()["age"]["low"] == 10
+    Question.objects.create(survey=survey, name="weight", text="Weight", kind="numeric", low=30, high=200, position=3)
+    assert "weight" in features()
+    # The caller's own survey object moves on too when the question holds it.
+    Question.objects.create(survey=survey, name="height", text="Height", kind="numeric", low=1, high=2, position=4)
+    assert "height" in {a["name"] for a in get_protocol(survey).config["features"]}
+    # Settings saved without touching updated_at still make a new version.
+    Survey.objects.filter(pk=survey.pk).update(epsilon=3.0)
+    assert get_protocol(Survey.objects.get(pk=survey.pk)).config["ldp"]["epsilon"] == 3.0
+
+
+@pytest.mark.django_db
+def test_public_survey_follows_every_row_change_within_one_transaction():
+    if connection.vendor != "postgresql":
+        pytest.skip("the row-version cache is PostgreSQL's")
+    survey = make_survey()
+    assert public_survey(survey.slug).status == Survey.Status.OPEN
+    assert public_survey(survey.slug).status == Survey.Status.OPEN  # from the cache
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)  # same transaction: same xmin, new ctid
+    assert public_survey(survey.slug).status == Survey.Status.CLOSED
+    survey.status = Survey.Status.OPEN
+    survey.epsilon = 2.0
+    survey.save(update_fields=["status", "epsilon"])
+    found = public_survey(survey.slug)
+    assert (found.status, found.epsilon) == (Survey.Status.OPEN, 2.0)
+    found.title = "changed in memory only"
+    assert public_survey(survey.slug).title == "Health"  # callers get copies
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
+    with pytest.raises(NotFound):
+        public_survey(survey.slug)
+
+
+@pytest.mark.django_db
+def test_the_checks_catch_a_lost_a_doubled_and_an_unfolded_report():
+    from aggregator.services import fold_new_reports
+    from bench.load.checks import check_product
+    from tests.aggregator.helpers import add_reports
+
+    survey = make_survey()
+    add_reports(survey, 30)
+    fold_new_reports(survey)
+
+    def check(accepted):
+        return check_product({survey.slug: survey}, {survey.slug: 10}, {survey.slug: accepted}, {})[0]
+
+    assert check(20).ok
+    assert not check(21).stored_ok  # a 201 whose report is missing
+    assert not check(19).stored_ok  # a report stored twice
+    add_reports(survey, 1, seed=1)  # stored, never folded
+    assert check(21).stored_ok and not check(21).folded_ok
+    fold_new_reports(survey)
+    assert check(21).ok
+
+
+@pytest.mark.django_db
+def test_the_one_round_trip_path_stores_only_what_the_full_path_would(monkeypatch):
+    """``store_if_unchanged`` (the usual POST in one INSERT, PostgreSQL) against the survey as last read: any change
+    to the survey, a validation report for a missing version, or a token survey goes to the full path's answer."""
+    from rest_framework.test import APIClient
+
+    from aggregator.models import ModelVersion
+    from survey_app.models import Report
+    from tests.survey.test_api import simulated_reports
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-round-trip path is PostgreSQL's")
+    from survey_app import api
+
+    fast = []
+    unspied = api.store_if_unchanged
+    monkeypatch.setattr(api, "store_if_unchanged", lambda request, slug: fast.append(unspied(request, slug)) or fast[-1])
+    client, survey = APIClient(), make_survey(validation_share=0.1)
+    url = f"/api/surveys/{survey.slug}/reports/"
+    reports = simulated_reports(survey, n=4)
+
+    def post(body, **kwargs):
+        return client.post(url, body, format="json", **kwargs).status_code
+
+    assert [post({"report": r}) for r in reports[:2]] == [201, 201]  # the first reads and caches the survey
+    assert Report.objects.filter(survey=survey).count() == 2
+    validation = {"validation": {"version": 1, "report": 1}}
+    assert post({"report": validation}) == 400  # no published version 1 yet
+    ModelVersion.objects.create(survey=survey, version=1, model={}, report_count=2, privacy={}, metrics={})
+    assert post({"report": validation}) == 201
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
+    assert post({"report": reports[2]}) == 410
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.OPEN, access=Survey.Access.TOKENS)
+    assert post({"report": reports[2]}) == 403  # a token survey now: no token, nothing stored
+    Survey.objects.filter(pk=survey.pk).update(access=Survey.Access.LINK)
+    assert post({"report": reports[2]}) == 201
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
+    assert client.post(url, "{not json", content_type="application/json").status_code == 404
+    assert Report.objects.filter(survey=survey).count() == 4
+    # In one round trip: the second report and the validation report once its version exists. Every later POST met
+    # a survey changed since it was last read, so the full path answered (the last one raised its 404 from there).
+    assert fast == [False, True, False, True, False, False, False]

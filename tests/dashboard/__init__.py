@@ -1,0 +1,1 @@
+"""Tests of the staff dashboard (aggregator/dashboard)."""

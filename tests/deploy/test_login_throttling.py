@@ -1,0 +1,89 @@
+"""Admin login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins for one username from one address,
+that pair is refused (429) — even with the right password — until the cool-off ends; other addresses and other
+usernames are unaffected; a successful login resets the count. Behind COINFLIP_TRUSTED_PROXIES proxies the address
+is read from X-Forwarded-For (coinflip.security.client_ip)."""
+from datetime import timedelta
+
+import pytest
+from axes.models import AccessAttempt, AccessLog
+from django.contrib.auth.models import User
+from django.test import RequestFactory
+from django.utils import timezone
+
+from coinflip.security import client_ip
+
+pytestmark = pytest.mark.django_db
+LOGIN = "/admin/login/"
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def boss():
+    return User.objects.create_superuser("boss", "boss@example.invalid", PASSWORD)
+
+
+def attempt(client, password, username="boss", address="203.0.113.7", **headers):
+    return client.post(LOGIN, {"username": username, "password": password, "next": "/admin/"},
+                       REMOTE_ADDR=address, **headers)
+
+
+def test_locked_out_after_the_limit_then_released_after_the_cooloff(client, boss, settings):
+    settings.AXES_FAILURE_LIMIT = 3
+    for _ in range(2):
+        assert attempt(client, "wrong").status_code == 200  # the form again, with an error
+    assert attempt(client, "wrong").status_code == 429  # the third failure locks the pair out
+    assert attempt(client, PASSWORD).status_code == 429  # …even with the right password
+    assert attempt(client, PASSWORD, address="198.51.100.9").status_code == 302  # another address: signs in
+    client.logout()
+    # The cool-off ends: the attempt is older than AXES_COOLOFF_TIME.
+    AccessAttempt.objects.update(attempt_time=timezone.now() - settings.AXES_COOLOFF_TIME - timedelta(seconds=1))
+    assert attempt(client, PASSWORD).status_code == 302
+
+
+def test_a_success_resets_the_count_and_is_not_logged(client, boss, settings):
+    settings.AXES_FAILURE_LIMIT = 3
+    attempt(client, "wrong")
+    attempt(client, "wrong")
+    assert attempt(client, PASSWORD).status_code == 302
+    client.logout()
+    assert not AccessAttempt.objects.exists()
+    assert not AccessLog.objects.exists()  # AXES_DISABLE_ACCESS_LOG: no address kept for successful logins
+    for _ in range(2):
+        assert attempt(client, "wrong").status_code == 200
+
+
+def test_the_limit_is_per_username(client, boss, settings):
+    settings.AXES_FAILURE_LIMIT = 2
+    User.objects.create_superuser("other", "other@example.invalid", PASSWORD)
+    attempt(client, "wrong")
+    assert attempt(client, "wrong").status_code == 429
+    assert attempt(client, PASSWORD, username="other").status_code == 302
+
+
+def test_the_settings_defaults():
+    from django.conf import settings
+
+    assert settings.AXES_FAILURE_LIMIT == 5 and settings.AXES_COOLOFF_TIME == timedelta(minutes=30)
+    assert settings.AXES_LOCKOUT_PARAMETERS == [["username", "ip_address"]]
+
+
+def test_client_address_without_and_behind_proxies(settings):
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.9")
+    settings.COINFLIP_TRUSTED_PROXIES = 0
+    assert client_ip(request) == "10.0.0.2"  # no proxy: X-Forwarded-For is whatever the client wrote
+    settings.COINFLIP_TRUSTED_PROXIES = 1
+    assert client_ip(request) == "198.51.100.9"  # the entry our proxy appended; 1.2.3.4 was the client's claim
+    settings.COINFLIP_TRUSTED_PROXIES = 2
+    assert client_ip(request) == "1.2.3.4"
+    settings.COINFLIP_TRUSTED_PROXIES = 3
+    assert client_ip(request) == "10.0.0.2"  # fewer entries than proxies: not trusted
+
+
+def test_behind_a_proxy_lockout_follows_the_forwarded_address(client, boss, settings):
+    settings.AXES_FAILURE_LIMIT = 2
+    settings.COINFLIP_TRUSTED_PROXIES = 1
+    proxy = "10.0.0.2"
+    attempt(client, "wrong", address=proxy, HTTP_X_FORWARDED_FOR="203.0.113.7")
+    assert attempt(client, "wrong", address=proxy, HTTP_X_FORWARDED_FOR="203.0.113.7").status_code == 429
+    # Another client through the same proxy is not locked out.
+    assert attempt(client, PASSWORD, address=proxy, HTTP_X_FORWARDED_FOR="198.51.100.9").status_code == 302
