@@ -3,7 +3,7 @@ import threading
 import time
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from aggregator import services
 from aggregator.models import SurveyStatistics
@@ -11,20 +11,9 @@ from aggregator.privacy.jsonable import json_safe
 from survey_app.models import Report
 from survey_app.protocol import get_protocol
 
-from .helpers import add_reports, make_survey
+from .helpers import add_reports, in_thread, make_survey
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def in_thread(target):
-    def run():
-        try:
-            target()
-        finally:
-            connection.close()
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
 
 
 def test_a_report_committed_after_a_larger_id_is_not_skipped():

@@ -132,7 +132,8 @@ def test_gaussian_survey_with_invitation_token(browser, live_server):
     from survey_app.services import generate_tokens
 
     survey = Survey.objects.create(title="Body", slug="body", mode="ldp", epsilon=2.0, encoding="oue", status="open",
-                                   numeric_handling="gaussian", gaussian_approach=3, access="tokens")
+                                   numeric_handling="gaussian", gaussian_approach=3, access="tokens",
+                                   validation_share=0.0)
     Question.objects.create(survey=survey, name="age", text="Your age", kind="numeric", low=18, high=98, position=0)
     Question.objects.create(survey=survey, name="weight", text="Your weight in kg", kind="numeric", low=40, high=160,
                             position=1)

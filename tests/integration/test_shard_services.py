@@ -17,7 +17,7 @@ from aggregator.models import ModelVersion, PartialStatistics, SurveyStatistics
 from aggregator.privacy.jsonable import json_safe
 from survey_app.models import Report
 from survey_app.protocol import get_protocol
-from tests.aggregator.helpers import add_reports, make_survey
+from tests.aggregator.helpers import add_reports, in_thread, make_survey
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -117,16 +117,6 @@ def test_the_plan_waits_for_a_report_whose_smaller_id_commits_late():
     payloads = [r.payload for r in add_reports(survey, 2)]
     Report.objects.all().delete()
     inserted, release, planned = threading.Event(), threading.Event(), {}
-
-    def in_thread(target):
-        def run():
-            try:
-                target()
-            finally:
-                connection.close()
-        thread = threading.Thread(target=run)
-        thread.start()
-        return thread
 
     def slow_insert():
         with transaction.atomic():
