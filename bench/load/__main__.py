@@ -53,7 +53,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--connections", type=int, default=64, help="keep-alive connections of the generator")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
-    parser.add_argument("--threads", type=int, default=2, help="threads per gthread worker")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gthread worker (1: one request at a time, keep-alive kept)")
     parser.add_argument("--fold-every", type=float, default=20.0, help="fold every survey this often during the load (0: never)")
     parser.add_argument("--seed-reports", type=int, default=1000, help="reports stored per survey before the load")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor peer")

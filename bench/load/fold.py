@@ -3,7 +3,9 @@
 Without options: ``manage.py retrain SLUG`` for each survey (fold the new reports, publish a version) — the final
 fold after the load. With ``--every S --for T``: ``aggregator.services.fold_new_reports`` for each survey in turn,
 every S seconds for T seconds — folds racing the report inserts, as the periodic retrain does in production (the
-fold's SHARE lock on the report table holds new inserts back while it runs). Prints one JSON line: how many
+fold's SHARE lock on the report table holds new inserts back while it runs). Like a Celery worker, which boots once
+and then folds for as long as it runs, it prints ``ready`` once Django is set up and starts its clock when it reads a
+line from stdin (the load's start), so its start-up is not part of the load. Prints one JSON line: how many
 reports each pass folded and how long each fold took, and any error a retrain raised (its fold is committed before
 it publishes, so the fold checks still apply).
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -38,6 +41,8 @@ def main(argv=None) -> None:
     folds = []
     if args.every > 0:
         surveys = [Survey.objects.get(slug=slug) for slug in args.slugs]
+        print("ready", flush=True)
+        sys.stdin.readline()
         end = time.monotonic() + args.duration
         next_pass = time.monotonic() + args.every
         while next_pass < end:

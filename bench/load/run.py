@@ -70,9 +70,25 @@ def _python_env(database_url: str, redis_url: str) -> dict:
     return servers.server_env(database_url, redis_url, "coinflip.settings")
 
 
+#: The folder's niceness (``_fold``).
+FOLDER_NICENESS = 10
+
+
 def _fold(slugs: list[str], database_url: str, redis_url: str, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([servers.python(), "-m", "bench.load.fold", *extra, *slugs], cwd=servers.ROOT,
-                            env=_python_env(database_url, redis_url), stdout=subprocess.PIPE, text=True)
+    """The folding subprocess, at a lower CPU priority than the web server (``nice`` 10), as docker/compose.yml gives
+    the Celery worker a smaller CPU share than the web container: a fold yields the CPU to report requests."""
+    return subprocess.Popen(["nice", "-n", str(FOLDER_NICENESS), servers.python(), "-m", "bench.load.fold", *extra, *slugs],
+                            cwd=servers.ROOT,
+                            env=_python_env(database_url, redis_url), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+
+
+def _start_folding(folder: subprocess.Popen) -> None:
+    """Let a periodic folder, booted and ``ready``, start its clock (bench/load/fold.py)."""
+    if folder.stdout.readline().strip() != "ready":
+        raise RuntimeError("bench.load.fold did not start")
+    folder.stdin.write("go\n")
+    folder.stdin.flush()
 
 
 def _folds(process: subprocess.Popen, timeout: float) -> list[dict]:
@@ -113,11 +129,13 @@ def product_phase(prepared: surveys.Prepared, options: Options, database_url: st
     folder = None
     try:
         requests = client.build_requests(servers.HOST, server.port, paths, prepared.bodies)
-        warm_up(server, slugs, PROTOCOL_PATH, options)
         roots = {"server": server.process.pid}
-        if options.fold_every > 0:
+        if options.fold_every > 0:  # booted before the load, as a worker is
             folder = _fold(slugs, database_url, redis_url, "--every", str(options.fold_every), "--for", str(options.duration))
             roots["folder"] = folder.pid
+        warm_up(server, slugs, PROTOCOL_PATH, options)
+        if folder is not None:
+            _start_folding(folder)
         result, cores = _load(server, requests, options, name_of(database_url), roots)
         folds = _folds(folder, options.duration + 600) if folder else []
     finally:

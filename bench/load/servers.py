@@ -31,7 +31,7 @@ class Gunicorn:
 
     workers: int = 2
     worker_class: str = "gthread"
-    threads: int = 2
+    threads: int = 1
     keep_alive: int = 30
 
     def describe(self) -> str:
