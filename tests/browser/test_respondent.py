@@ -4,33 +4,14 @@ Checks: the page randomizes in the browser and POSTs one report that holds no tr
 cookies or storage); the database then holds exactly one valid report; with JavaScript off nothing is sent.
 """
 import json
-import os
-import shutil
 
 import pytest
 
 from survey_app.models import Choice, Question, Report, Survey
 from survey_app.protocol import get_protocol
+from tests.browser_support import BROWSER_TEST
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.skipif(not shutil.which(CHROMIUM), reason=f"Chromium not installed at {CHROMIUM} (.ci/run installs it)"),
-    pytest.mark.django_db(transaction=True),
-]
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an asyncio loop on this thread; the ORM calls in these tests are still synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
+pytestmark = BROWSER_TEST
 
 
 def make_survey(mode: str, encoding: str = "oue") -> Survey:

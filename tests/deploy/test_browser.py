@@ -6,41 +6,23 @@ Violations are collected twice: the page's ``securitypolicyviolation`` events (a
 govern) and Chromium's console errors.
 """
 import json
-import os
 import re
-import shutil
 
 import pytest
 from django.contrib.auth.models import User
 
 from survey_app import integrity
 from survey_app.models import Report
+from tests.browser_support import BROWSER_TEST
 from tests.survey.test_api import make_survey
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.skipif(not shutil.which(CHROMIUM),
-                       reason=f"Chromium not installed at {CHROMIUM} (.ci/run installs it)"),
-    pytest.mark.django_db(transaction=True),
-]
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = BROWSER_TEST
 RECORD_VIOLATIONS = """
 window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation',
   (e) => window.__cspViolations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline')));
 """
 
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's sync API keeps an asyncio loop on this thread
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 class Watched:

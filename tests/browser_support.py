@@ -1,0 +1,15 @@
+"""What every browser test shares: Debian's Chromium driven by Playwright (the ``browser`` fixture is in
+tests/conftest.py). A browser test module sets ``pytestmark = BROWSER_TEST``: it is skipped where Chromium is not
+installed (.ci/run installs it) and runs against the live server with a transactional database."""
+import os
+import shutil
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+BROWSER_TEST = [
+    pytest.mark.skipif(not shutil.which(CHROMIUM), reason=f"Chromium not installed at {CHROMIUM} (.ci/run installs it)"),
+    pytest.mark.django_db(transaction=True),
+]
