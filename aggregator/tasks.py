@@ -14,7 +14,7 @@ from celery.result import allow_join_result
 
 from survey_app.models import Survey
 
-from . import jobs, services, sharding
+from . import jobs, planning, services, sharding
 from .models import Job
 
 
@@ -91,3 +91,9 @@ def retrain_job(job_id: int) -> int | None:
         return None
     reporter.done({"version": version.version}, f"Published version {version.version} ({version.report_count} reports).")
     return version.version
+
+
+@shared_task(ignore_result=True)
+def planner_job(job_id: int) -> None:
+    """The planner from the dashboard (``aggregator.planning.run_job``): its result and progress live in the ``Job``."""
+    planning.run_job(job_id)

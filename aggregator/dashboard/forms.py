@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from django import forms
 
+from aggregator.lab.methods import get as get_method
+from aggregator.planning import reference_table
+
 from survey_app.models import Question, Survey
 
 
@@ -23,3 +26,105 @@ class PredictionForm(forms.Form):
     def record(self) -> dict:
         """The cleaned answers, {question name: label or number} (call after ``is_valid()``)."""
         return {name: self.cleaned_data[name] for name in self.fields}
+
+
+#: Largest reference CSV the planner accepts (it is kept in the job's parameters): 2 MB, over twice the largest
+#: bundled data set (mushroom, 0.37 MB).
+MAX_REFERENCE_BYTES = 2 * 1024 * 1024
+DEFAULT_EPSILONS = "0.5, 1, 2, 4, 8"
+DEFAULT_THETAS = "0.6, 0.7, 0.8, 0.9"
+
+
+def _numbers(text: str, name: str, low: float, high: float, low_open: bool = True) -> list[float]:
+    """A comma-separated list of numbers in (low, high] (or [low, high]), sorted, without repeats."""
+    values = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            value = float(part)
+        except ValueError:
+            raise forms.ValidationError(f"{part!r} is not a number; write the {name} values separated by commas.") from None
+        if not (low < value <= high if low_open else low <= value <= high) or value != value:
+            raise forms.ValidationError(f"{name} values must lie in {'(' if low_open else '['}{low:g}, {high:g}]; "
+                                        f"{part} does not.")
+        values.append(value)
+    if len(values) > 12:
+        raise forms.ValidationError(f"At most 12 {name} values, please (each one is a full evaluation).")
+    return sorted(set(values))
+
+
+class PlannerForm(forms.Form):
+    """What the planner evaluates: reference data, mechanisms, grids, repetitions and the target accuracy."""
+
+    dataset = forms.ChoiceField(required=False, label="Bundled data set",
+                                help_text="A public data set shipped with Coinflip (data/datasets/).")
+    upload = forms.FileField(required=False, label="…or upload a public reference CSV",
+                             help_text="A header row and one row per person, answers as your questions will record "
+                                       "them; at most 2 MB. Use public data only: it is stored with the job.")
+    class_column = forms.CharField(required=False, max_length=100, label="Class column",
+                                   help_text="Default: the last column.")
+    methods = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, label="Mechanisms")
+    epsilons = forms.CharField(initial=DEFAULT_EPSILONS, required=False, label="ε grid (LDP mechanisms)")
+    thetas = forms.CharField(initial=DEFAULT_THETAS, required=False, label="θ grid (unrelated-question MRR)")
+    reps = forms.IntegerField(initial=5, min_value=2, max_value=50, label="Repetitions per setting",
+                              help_text="Each repetition is a fresh 80/20 split; more give narrower intervals.")
+    target = forms.FloatField(initial=0.8, min_value=0.01, max_value=1.0, label="Target accuracy",
+                              help_text="A fraction, e.g. 0.8 for 80 %.")
+
+    def __init__(self, *args, datasets: list[str], methods: list[tuple[str, str]], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["dataset"].choices = [("", "—")] + [(d, d) for d in datasets]
+        self.fields["methods"].choices = methods
+        self.fields["methods"].initial = [m for m, _ in methods if m in ("oue", "olh", "mrr")]
+
+    def clean_epsilons(self):
+        return _numbers(self.cleaned_data["epsilons"], "ε", 0.0, 100.0)
+
+    def clean_thetas(self):
+        return _numbers(self.cleaned_data["thetas"], "θ", 0.0, 1.0)
+
+    def clean_upload(self):
+        upload = self.cleaned_data.get("upload")
+        if upload is None:
+            return None
+        if upload.size > MAX_REFERENCE_BYTES:
+            raise forms.ValidationError(f"The file is {upload.size / 1e6:.1f} MB; the planner takes at most 2 MB.")
+        try:
+            return upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise forms.ValidationError("The file is not UTF-8 text; save it as a UTF-8 CSV.") from None
+
+    def clean(self):
+        data = super().clean()
+        if bool(data.get("dataset")) == bool(data.get("upload")):
+            raise forms.ValidationError("Choose a bundled data set or upload a CSV (one of the two).")
+        chosen = data.get("methods") or []
+        if any(get_method(m).parameter == "epsilon" for m in chosen) and not data.get("epsilons"):
+            self.add_error("epsilons", "Give at least one ε for the LDP mechanisms chosen.")
+        if any(get_method(m).parameter == "theta" for m in chosen) and not data.get("thetas"):
+            self.add_error("thetas", "Give at least one θ for MRR.")
+        if not self.errors:
+            try:
+                reference_table(self.params())
+            except ValueError as exc:
+                raise forms.ValidationError(f"The reference data cannot be read: {exc}") from None
+        return data
+
+    def params(self) -> dict:
+        """The planner job's parameters (``aggregator.planning``)."""
+        d = self.cleaned_data
+        out = {"methods": d["methods"], "epsilons": d["epsilons"], "thetas": d["thetas"], "reps": d["reps"],
+               "target": d["target"], "class_column": d["class_column"], "seed": 0}
+        return out | ({"dataset": d["dataset"]} if d["dataset"] else {"csv": d["upload"], "filename": self.files["upload"].name})
+
+
+class ApplySettingForm(forms.Form):
+    """Which planned setting goes to which draft survey."""
+
+    setting = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    survey = forms.ModelChoiceField(queryset=None, label="Draft survey", empty_label=None)
+
+    def __init__(self, *args, surveys, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["survey"].queryset = surveys

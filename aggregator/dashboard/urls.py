@@ -1,7 +1,7 @@
 """URLs of the staff dashboard, mounted at ``/dashboard/`` (namespace ``dashboard``)."""
 from django.urls import path
 
-from . import views
+from . import planner, views
 
 app_name = "dashboard"
 
@@ -14,4 +14,7 @@ urlpatterns = [
     path("surveys/<slug:slug>/versions/<int:version>/model.json", views.model_json, name="model-json"),
     path("surveys/<slug:slug>/versions/<int:version>/sklearn.joblib", views.model_sklearn, name="model-sklearn"),
     path("jobs/<int:job_id>/", views.job_status, name="job"),
+    path("planner/", planner.planner, name="planner"),
+    path("planner/<int:job_id>/", planner.planner_result, name="planner-result"),
+    path("planner/<int:job_id>/apply/", planner.planner_apply, name="planner-apply"),
 ]

@@ -51,6 +51,7 @@ from ..privacy import survey_protocol
 from ..privacy.channel import check_theta
 from ..privacy.central import fit_laplace_nb, fit_smooth_nb
 from ..privacy.comparison import fit_dp_svm, fit_dp_tree
+from ..privacy.continuous.projection import fit_dca, fit_pca
 from ..privacy.synthetic import synthetic_from_model, synthetic_published
 from ..privacy.naive_bayes.fit import fit_nonprivate
 from ..privacy.schema import Categorical, Numeric
@@ -129,6 +130,9 @@ class Method:
     fit: Callable[[Table, float | None, np.random.Generator], Predictor]
     parameter: str | None = None
     features: Features = DISCRETE
+    #: For a method a live survey can run: its protocol configuration at a privacy value, without the questions
+    #: (``survey_protocol``'s "mode", "ldp", "mrr", "numeric" keys) — what the planner shows and applies.
+    survey: Callable[[float], dict] | None = None
 
     def __post_init__(self):
         if self.parameter is not None and self.parameter not in DEFAULTS:
@@ -218,12 +222,23 @@ def _survey(config: Callable[[float], dict]):
 
 
 def _ldp_nb(encoding: str):
-    return _survey(lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": encoding}})
+    return lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": encoding}}
 
 
 def _gaussian(approach: int):
-    return _survey(lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon},
-                                    "numeric": {"handling": "gaussian", "approach": approach}})
+    return lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon},
+                            "numeric": {"handling": "gaussian", "approach": approach}}
+
+
+def _mrr(theta: float) -> dict:
+    return {"mode": "mrr", "mrr": {"theta": theta}}
+
+
+def survey_method(name: str, summary: str, config: Callable[[float], dict], parameter: str,
+                  features: Features | None = None) -> Method:
+    """Register a method that runs as a live survey with protocol configuration ``config(value)``."""
+    return register(Method(name, summary, _survey(config), parameter=parameter, features=features or DISCRETE,
+                           survey=config))
 
 
 def _fit_warner(table: Table, theta: float, rng: np.random.Generator) -> Predictor:
@@ -237,21 +252,21 @@ NONPRIVATE = register(Method("nonprivate", "Naive Bayes on the true data, unsmoo
                                            "tends to as θ → 1 or ε → ∞ (SPEC §1)", _nonprivate(0.0)))
 register(Method("nonprivate-add1", "Naive Bayes on the true data, add-1 smoothing (BASELINES.md's CategoricalNB)",
                 _nonprivate(1.0)))
-register(Method("mrr", "unrelated-question randomized response, one group, uniform personal answers (SPEC §2)",
-                _survey(lambda theta: {"mode": "mrr", "mrr": {"theta": theta}}), parameter="theta"))
+survey_method("mrr", "unrelated-question randomized response, one group, uniform personal answers (SPEC §2)", _mrr,
+              parameter="theta")
 register(Method("warner", "Warner's related-question randomized response on one-hot binary attributes (SPEC §2)",
                 _fit_warner, parameter="theta", features=BINARY))
 for _name, _label in (("de", "direct encoding"), ("sue", "symmetric unary encoding"), ("oue", "optimal unary encoding"),
                       ("she", "summation with histogram encoding"),
                       ("the", "thresholding with histogram encoding, variance-optimal threshold"),
                       ("olh", "optimized local hashing"), ("adaptive", "the least-variance oracle per input")):
-    register(Method(_name, f"LDP Naive Bayes, one report per respondent, {_label} (SPEC §3–§4)", _ldp_nb(_name),
-                    parameter="epsilon"))
+    survey_method(_name, f"LDP Naive Bayes, one report per respondent, {_label} (SPEC §3–§4)", _ldp_nb(_name),
+                  parameter="epsilon")
 for _name, _approach, _label in (("gauss-laplace", 1, "Approach 1: all vectors + Laplace"),
                                  ("gauss-onebit", 2, "Approach 2: one bit"),
                                  ("gauss-sample", 3, "Approach 3: one sampled vector + Laplace")):
-    register(Method(_name, f"LDP Gaussian Naive Bayes, {_label} (SPEC §5b)", _gaussian(_approach), parameter="epsilon",
-                    features=NUMERIC))
+    survey_method(_name, f"LDP Gaussian Naive Bayes, {_label} (SPEC §5b)", _gaussian(_approach), parameter="epsilon",
+                  features=NUMERIC)
 
 
 # -- central-DP comparison classifiers (SPEC §7, seed 003; privacy.comparison) --------------------------------------
@@ -266,6 +281,39 @@ register(Method("dp-svm", "central ε-DP linear SVM, objective perturbation with
                 _comparison(fit_dp_svm), parameter="epsilon", features=MIXED))
 register(Method("dp-tree", "central ε-DP CART of depth 3 on binary attributes, noisy counts (SPEC §7)",
                 _comparison(fit_dp_tree), parameter="epsilon", features=DISCRETE))
+register(Method("svm", "the same linear SVM without noise (dp-svm at ε = ∞; seed 003's non-private SVM)",
+                lambda table, value, rng: _comparison(fit_dp_svm)(table, math.inf, rng), features=MIXED))
+register(Method("tree", "the same CART without noise (dp-tree at ε = ∞; seed 003's non-private tree)",
+                lambda table, value, rng: _comparison(fit_dp_tree)(table, math.inf, rng), features=DISCRETE))
+
+
+# -- dimensionality reduction before perturbation (SPEC §5c, seed 000 Figs. 3–4) ------------------------------------
+def _projected(fit_projection, components: int, numeric: dict, encoding: str | None = None):
+    """LDP Naive Bayes on ``components`` PCA or DCA components of the numeric features. As in seed 000, the projection
+    is fitted on the training rows themselves; a live survey fits it on a public reference sample instead
+    (``survey_protocol``'s ``"projection"``), which this stands in for."""
+
+    def fit(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
+        projection = fit_projection(table, components)
+        ldp = {"epsilon": epsilon} if encoding is None else {"epsilon": epsilon, "encoding": encoding}
+        return _survey(lambda e: {"mode": "ldp", "ldp": ldp, "numeric": numeric,
+                                  "projection": projection.to_dict()})(table, epsilon, rng)
+
+    return fit
+
+
+_PROJECTIONS = {"pca": lambda table, n: fit_pca(table.X, n), "dca": lambda table, n: fit_dca(table.X, table.y, n)}
+for _kind, _n in (("pca", 6), ("dca", 1)):  # seed 000's best component counts for discretized Diabetes
+    for _encoding in ("de", "oue"):
+        register(Method(f"{_encoding}-{_kind}{_n}", f"{_encoding} on {_n} {_kind.upper()} component(s) in "
+                        f"{DEFAULT_BINS} bins (SPEC §5a, §5c)",
+                        _projected(_PROJECTIONS[_kind], _n, {"handling": "discretize", "bins": DEFAULT_BINS}, _encoding),
+                        parameter="epsilon", features=NUMERIC))
+for _kind in ("pca", "dca"):  # one component: seed 000's best for Gaussian NB
+    for _name, _approach in (("gauss-laplace", 1), ("gauss-onebit", 2), ("gauss-sample", 3)):
+        register(Method(f"{_name}-{_kind}1", f"LDP Gaussian NB, Approach {_approach}, on one {_kind.upper()} component "
+                        "(SPEC §5b, §5c)", _projected(_PROJECTIONS[_kind], 1, {"handling": "gaussian", "approach": _approach}),
+                        parameter="epsilon", features=NUMERIC))
 
 
 # -- central-DP Naive Bayes and DP synthetic data (SPEC §6, §8; privacy.central, privacy.synthetic) ----------------

@@ -1,29 +1,23 @@
 """The dashboard in a real browser (Debian's Chromium driven by Playwright) against the live server, under a strict
 Content-Security-Policy: staff sign in, the survey page draws its charts (canvases with a size, no page error, no
-CSP violation), the question selector redraws, and "Retrain now" (eager Celery) reaches "Published version 2".
+CSP violation), the question selector redraws, and "Retrain now" (eager Celery) reaches "Published version 2"; a
+designer runs the planner and applies its recommendation to a draft survey.
 
 The policy is added to the dashboard's pages by the test itself (Playwright fulfils them with the header), so the
 pages are checked against it whatever the project's own CSP middleware sends: no inline script, no inline style.
 Set DASHBOARD_SCREENSHOTS to a directory to keep a screenshot of the survey page there.
 """
 import os
-import shutil
 from pathlib import Path
 
-import pytest
 from django.contrib.auth.models import User
 
 from aggregator import services
 from survey_app.models import Report
 from tests.aggregator.helpers import add_reports, make_survey
+from tests.browser_support import BROWSER_TEST
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.skipif(not shutil.which(CHROMIUM), reason=f"Chromium not installed at {CHROMIUM} (.ci/run installs it)"),
-    pytest.mark.django_db(transaction=True),
-]
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = BROWSER_TEST
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 RECORD_VIOLATIONS = """
@@ -31,17 +25,6 @@ window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
 """
 
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an asyncio loop on this thread; the ORM calls in these tests are still synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 class StrictCSP:
@@ -115,4 +98,47 @@ def test_staff_see_the_charts_and_retrain_now(browser, live_server, settings):
     assert errors == []
     assert page.evaluate("window.__cspViolations") == []
     assert not [m for m in console if "Content Security Policy" in m or "Refused" in m], console
+    context.close()
+
+
+def test_the_planner_runs_and_applies_its_recommendation_to_a_draft(browser, live_server, settings):
+    """Form → job (eager) → curves with interval bands, the table and the recommendation → "Apply" to a draft."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    designer = User.objects.create_user("designer", password="pw", is_staff=True)
+    draft = make_survey(mode="ldp", slug="draft-one", status="draft")
+    draft.designers.add(designer)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(RECORD_VIOLATIONS)
+    csp = StrictCSP()
+    context.route("**/*", csp)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server.url}/dashboard/planner/")
+    page.fill("#id_username", "designer")
+    page.fill("#id_password", "pw")
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_server.url}/dashboard/planner/")
+    page.goto(f"{live_server.url}/dashboard/planner/")  # through the strict policy
+    page.select_option("#id_dataset", "vote")
+    for box in page.locator("input[name=methods]").all():
+        box.set_checked(box.get_attribute("value") in ("oue", "mrr"))
+    page.fill("#id_epsilons", "1, 4")
+    page.fill("#id_thetas", "0.7, 0.9")
+    page.fill("#id_reps", "2")
+    page.get_by_role("button", name="Run the planner").click()
+    page.wait_for_url(lambda url: "/dashboard/planner/" in url and url.rstrip("/").split("/")[-1].isdigit())
+    page.goto(page.url)  # through the strict policy
+    page.wait_for_function("['chart-epsilon', 'chart-theta', 'chart-curve'].every("
+                           "(id) => window.Chart.getChart(document.getElementById(id)))")
+    lines = page.evaluate("window.Chart.getChart(document.getElementById('chart-epsilon')).data.datasets.map(d => d.label)")
+    assert lines == ["oue (95 % interval)", "oue interval", "oue", "No privacy", "Target"]
+    assert page.locator("tr.recommended").count() == 1
+    recommended = page.locator("tr.recommended th").inner_text()
+    page.locator("tr.recommended").get_by_role("button", name="Apply").click()
+    page.wait_for_selector(".messages li.success")
+    assert "now uses" in page.locator(".messages").inner_text()
+    draft.refresh_from_db()
+    assert draft.mode == ("mrr" if recommended.startswith("mrr") else "ldp")
+    assert errors == [] and page.evaluate("window.__cspViolations") == []
     context.close()

@@ -43,3 +43,18 @@ def test_node_suite_passes(tmp_path, rng):
                             env={**os.environ, "DASHBOARD_FIXTURE": str(fixture)})
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "# skipped 0" in result.stdout and "# fail 0" in result.stdout
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (.ci/run installs it)")
+def test_planner_chart_suite_passes(tmp_path):
+    from aggregator.lab.datasets import DATASETS_DIR, load_table
+    from aggregator.lab.planner import plan
+    from aggregator.privacy.jsonable import json_safe
+
+    result = plan(load_table(DATASETS_DIR / "vote.csv"), ["oue", "mrr"], [1.0, 4.0], [0.7, 0.9], reps=2, seed=0)
+    fixture = tmp_path / "plan.json"
+    fixture.write_text(json.dumps(json_safe(result.to_dict())))
+    run = subprocess.run(["node", "--test", str(HERE / "planner_charts.test.mjs")], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PLANNER_FIXTURE": str(fixture)})
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "# pass 4" in run.stdout and "# fail 0" in run.stdout

@@ -57,10 +57,15 @@ def dashboard_urls_for(survey, job) -> list[tuple[str, str]]:
         ("get", reverse("dashboard:model-json", args=[slug, 1])),
         ("get", reverse("dashboard:model-sklearn", args=[slug, 1])),
         ("get", reverse("dashboard:job", args=[job.pk])),
+        # not about one survey (tests/dashboard/test_planner_views.py has their own rules)
+        ("get", reverse("dashboard:planner")),
+        ("get", reverse("dashboard:planner-result", args=[job.pk])),
+        ("post", reverse("dashboard:planner-apply", args=[job.pk])),
     ]
 
 
-URL_COUNT = 8
+URL_COUNT = 11
+SURVEY_URL_COUNT = 8  # the first ones: a survey's pages and its job
 
 
 def test_the_access_tests_cover_every_dashboard_url(trained, job):
@@ -87,7 +92,7 @@ def test_signed_in_users_who_are_not_staff_are_refused(client, trained, job, ind
     assert Job.objects.count() == 1
 
 
-@pytest.mark.parametrize("index", range(1, URL_COUNT))
+@pytest.mark.parametrize("index", range(1, SURVEY_URL_COUNT))
 def test_staff_see_only_the_surveys_they_design(client, trained, job, index):
     other = User.objects.create_user("dave", password="pw", is_staff=True)
     client.force_login(other)

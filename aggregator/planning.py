@@ -1,0 +1,85 @@
+"""The planner in the web app: run ``lab.planner.plan`` as a ``Job`` and apply a planned setting to a draft survey.
+
+A planner job's ``params`` hold the reference data — a bundled data set's name (``dataset``) or the text of an
+uploaded public CSV (``csv``) — and the plan's choices (``methods``, ``epsilons``, ``thetas``, ``reps``, ``target``,
+``class_column``); its ``result`` is ``Plan.to_dict()`` (JSON-safe: NaN as null). ``tasks.planner_job`` calls
+``run_job``; the dashboard's planner pages (aggregator/dashboard/planner.py) start it and show the result.
+"""
+from __future__ import annotations
+
+import io
+
+from aggregator.lab.datasets import DATASETS_DIR, load_table, read_csv
+from aggregator.lab.planner import plan
+from aggregator.privacy.jsonable import json_safe
+from survey_app.models import Survey
+
+from . import jobs
+from .models import Job
+
+__all__ = ["bundled_datasets", "reference_table", "run_job", "apply_setting", "NotADraft"]
+
+
+def bundled_datasets() -> list[str]:
+    """Names of the bundled public data sets (data/datasets/*.csv)."""
+    return sorted(p.stem for p in DATASETS_DIR.glob("*.csv"))
+
+
+def reference_table(params: dict):
+    """The reference table a job's parameters name: a bundled data set or the uploaded CSV text."""
+    if params.get("dataset"):
+        if params["dataset"] not in bundled_datasets():
+            raise ValueError(f"no bundled data set named {params['dataset']!r}")
+        frame = read_csv(DATASETS_DIR / f"{params['dataset']}.csv")
+    else:
+        frame = read_csv(io.StringIO(params["csv"]))
+    return load_table(frame, class_column=params.get("class_column") or None)
+
+
+def run_job(job_id: int) -> None:
+    """Compute the plan of planner job ``job_id`` with progress; the job ends done (result: the plan) or failed."""
+    job = Job.objects.get(pk=job_id)
+    reporter = jobs.Reporter(job_id)
+    params = job.params
+    reporter.update(0.0, "Reading the reference data")
+    try:
+        table = reference_table(params)
+        result = plan(table, params["methods"], params.get("epsilons", []), params.get("thetas", []),
+                      reps=params["reps"], seed=params.get("seed", 0), target=params["target"],
+                      progress=lambda done, total: reporter.update(done / total, f"Evaluated {done} of {total} settings"))
+    except ValueError as exc:  # data or settings the lab refuses: say why
+        reporter.failed(f"The planner cannot run: {exc}")
+        return
+    reporter.done(json_safe(result.to_dict()), f"Evaluated {len(result.settings)} settings on {result.n_rows} rows.")
+
+
+class NotADraft(ValueError):
+    """Only a draft survey's privacy settings may change (respondents of an open survey were promised them)."""
+
+
+def apply_setting(survey: Survey, setting: dict) -> Survey:
+    """Give draft ``survey`` a planned setting (a ``Plan.settings`` entry): its mode and ε or θ, the LDP encoding or
+    Gaussian approach of the setting's protocol configuration (``Method.survey``)."""
+    if survey.status != Survey.Status.DRAFT:
+        raise NotADraft(f"“{survey.title}” is {survey.get_status_display().lower()}: only a draft's privacy settings "
+                        "can change.")
+    config = setting["config"]
+    survey.mode = config["mode"]
+    fields = ["mode"]
+    if config["mode"] == Survey.Mode.MRR:
+        survey.theta = config["mrr"]["theta"]
+        fields.append("theta")
+    else:
+        survey.epsilon = config["ldp"]["epsilon"]
+        fields.append("epsilon")
+        numeric = config.get("numeric")
+        if numeric and numeric["handling"] == Survey.NumericHandling.GAUSSIAN:
+            survey.numeric_handling, survey.gaussian_approach = Survey.NumericHandling.GAUSSIAN, numeric["approach"]
+            fields += ["numeric_handling", "gaussian_approach"]
+        else:
+            survey.encoding = config["ldp"]["encoding"]
+            survey.numeric_handling = Survey.NumericHandling.DISCRETIZE
+            fields += ["encoding", "numeric_handling"]
+    survey.full_clean()
+    survey.save(update_fields=fields + ["updated_at"])
+    return survey

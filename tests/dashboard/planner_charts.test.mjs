@@ -1,0 +1,42 @@
+// The planner's chart configurations (static/js/dashboard/planner_charts.mjs), fed with a real plan's JSON that
+// tests/dashboard/test_js.py writes to $PLANNER_FIXTURE (aggregator/lab/planner.py's Plan.to_dict() on vote).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { byMethod, curveConfig, learningCurveConfig } from '../../static/js/dashboard/planner_charts.mjs';
+
+const plan = JSON.parse(readFileSync(process.env.PLANNER_FIXTURE, 'utf8'));
+const data = { settings: plan.settings, nonprivate: plan.nonprivate_accuracy, target: plan.target, curve: plan.learning_curve };
+
+test('settings are grouped by mechanism and sorted by value', () => {
+  const groups = byMethod([{ method: 'a', parameter: 'epsilon', value: 2 }, { method: 'b', parameter: 'theta', value: 0.7 },
+    { method: 'a', parameter: 'epsilon', value: 1 }], 'epsilon');
+  assert.deepEqual(groups.map(([m, list]) => [m, list.map((s) => s.value)]), [['a', [1, 2]]]);
+});
+
+test('one line and one interval band per mechanism, then no-privacy and target levels', () => {
+  const config = curveConfig(data, 'epsilon');
+  const oue = plan.settings.filter((s) => s.method === 'oue');
+  const [low, high, line] = config.data.datasets;
+  assert.deepEqual(line.data, oue.map((s) => ({ x: s.value, y: s.accuracy })));
+  assert.deepEqual(low.data.map((p) => p.y), oue.map((s) => s.low));
+  assert.deepEqual(high.data.map((p) => p.y), oue.map((s) => s.high));
+  assert.equal(high.fill, '-1');
+  const labels = config.data.datasets.map((d) => d.label);
+  assert.deepEqual(labels.slice(-2), ['No privacy', 'Target']);
+  assert.equal(config.data.datasets.at(-1).data[0].y, plan.target);
+  assert.equal(config.options.scales.x.type, 'logarithmic');
+  assert.equal(curveConfig(data, 'theta').options.scales.x.type, 'linear');
+});
+
+test('no chart for a parameter no setting uses, nor for an empty learning curve', () => {
+  assert.equal(curveConfig({ ...data, settings: plan.settings.filter((s) => s.parameter === 'epsilon') }, 'theta'), null);
+  assert.equal(learningCurveConfig({ ...data, curve: [] }), null);
+});
+
+test('the learning curve plots accuracy over training respondents', () => {
+  const config = learningCurveConfig(data);
+  const line = config.data.datasets.find((d) => d.label === 'Recommended setting');
+  assert.deepEqual(line.data, plan.learning_curve.map((p) => ({ x: p.n_train, y: p.accuracy })));
+});

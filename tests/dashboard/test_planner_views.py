@@ -1,0 +1,130 @@
+"""The planner's pages (aggregator/dashboard/planner.py): the form's validation, the job end to end (eager Celery),
+the result page, and applying a setting to a draft survey — only the user's own drafts."""
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from aggregator.dashboard.forms import MAX_REFERENCE_BYTES
+from aggregator.models import Job
+from survey_app.models import Survey
+from tests.aggregator.helpers import make_survey
+
+pytestmark = pytest.mark.django_db
+
+FORM = {"dataset": "vote", "methods": ["oue", "mrr"], "epsilons": "1, 4", "thetas": "0.7, 0.9", "reps": "2",
+        "target": "0.8", "class_column": ""}
+
+
+@pytest.fixture
+def staff(client):
+    user = User.objects.create_user("plan", password="pw", is_staff=True)
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def finished(client, staff, settings):
+    """A planner run on vote, done (eager Celery)."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    response = client.post(reverse("dashboard:planner"), FORM)
+    job = Job.objects.get(kind="planner")
+    assert response.status_code == 302 and response["Location"] == reverse("dashboard:planner-result", args=[job.pk])
+    return job
+
+
+def test_the_form_offers_the_bundled_data_and_the_survey_mechanisms(client, staff):
+    html = client.get(reverse("dashboard:planner")).content.decode()
+    for name in ("mushroom", "vote", "diabetes", "oue", "olh", "mrr", "gauss-sample", "0.5, 1, 2, 4, 8"):
+        assert name in html
+    assert "dp-svm" not in html  # not something a survey can run
+
+
+@pytest.mark.parametrize("change, error", [
+    ({"dataset": ""}, "Choose a bundled data set or upload a CSV"),
+    ({"epsilons": "1, x"}, "&#x27;x&#x27; is not a number"),
+    ({"epsilons": "0, 1"}, "must lie in (0, 100]"),
+    ({"thetas": "1.5"}, "must lie in (0, 1]"),
+    ({"epsilons": ""}, "Give at least one ε"),
+    ({"methods": []}, "This field is required"),
+    ({"reps": "1"}, "greater than or equal to 2"),
+    ({"class_column": "nope"}, "no column named"),
+])
+def test_invalid_forms_say_why_and_start_nothing(client, staff, change, error):
+    response = client.post(reverse("dashboard:planner"), FORM | change)
+    assert response.status_code == 200 and error in response.content.decode()
+    assert not Job.objects.exists()
+
+
+def test_uploads_are_checked(client, staff):
+    big = SimpleUploadedFile("big.csv", b"a,b\n" + b"1,2\n" * (MAX_REFERENCE_BYTES // 4 + 1), "text/csv")
+    response = client.post(reverse("dashboard:planner"), FORM | {"dataset": "", "upload": big})
+    assert "at most 2 MB" in response.content.decode()
+    latin = SimpleUploadedFile("l.csv", "a,b\né,1\n".encode("latin-1"), "text/csv")
+    assert "not UTF-8" in client.post(reverse("dashboard:planner"), FORM | {"dataset": "", "upload": latin}).content.decode()
+    both = SimpleUploadedFile("v.csv", b"a,b\nx,y\n", "text/csv")
+    assert "one of the two" in client.post(reverse("dashboard:planner"), FORM | {"upload": both}).content.decode()
+    assert not Job.objects.exists()
+
+
+def test_an_uploaded_reference_csv_is_planned(client, staff, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    rows = "\n".join(f"{'yes' if i % 3 else 'no'},{'a' if i % 2 else 'b'},{'sick' if i % 3 else 'well'}" for i in range(200))
+    upload = SimpleUploadedFile("ref.csv", ("smoker,region,status\n" + rows + "\n").encode(), "text/csv")
+    client.post(reverse("dashboard:planner"), FORM | {"dataset": "", "upload": upload, "methods": ["de"]})
+    job = Job.objects.get(kind="planner")
+    assert job.state == "done" and job.params["filename"] == "ref.csv"
+    assert [s["method"] for s in job.result["settings"]] == ["de", "de"]
+
+
+def test_a_finished_run_shows_curves_table_and_recommendation(client, finished):
+    assert finished.state == "done" and finished.progress == 1.0
+    result = finished.result
+    assert len(result["settings"]) == 4 and result["recommendation"] in result["settings"]
+    html = client.get(reverse("dashboard:planner-result", args=[finished.pk])).content.decode()
+    assert 'id="planner-data"' in html and 'id="chart-epsilon"' in html and 'id="chart-theta"' in html
+    assert "Recommendation" in html and "recommended" in html
+    assert "no draft survey of yours" in html  # nothing to apply to yet
+    status = client.get(reverse("dashboard:job", args=[finished.pk])).json()
+    assert status["state"] == "done"
+
+
+def test_other_users_runs_are_not_found(client, finished):
+    other = User.objects.create_user("other", password="pw", is_staff=True)
+    client.force_login(other)
+    assert client.get(reverse("dashboard:planner-result", args=[finished.pk])).status_code == 404
+    assert client.get(reverse("dashboard:job", args=[finished.pk])).status_code == 404
+
+
+def test_applying_a_setting_to_a_draft(client, staff, finished):
+    draft = make_survey(mode="ldp")
+    Survey.objects.filter(pk=draft.pk).update(status="draft")
+    draft.designers.add(staff)
+    settings_ = finished.result["settings"]
+    mrr = next(i for i, s in enumerate(settings_) if s["method"] == "mrr")
+    response = client.post(reverse("dashboard:planner-apply", args=[finished.pk]), {"setting": mrr, "survey": draft.pk})
+    draft.refresh_from_db()
+    assert response.status_code == 302
+    assert draft.mode == "mrr" and draft.theta == settings_[mrr]["value"]
+    oue = next(i for i, s in enumerate(settings_) if s["method"] == "oue")
+    client.post(reverse("dashboard:planner-apply", args=[finished.pk]), {"setting": oue, "survey": draft.pk})
+    draft.refresh_from_db()
+    assert (draft.mode, draft.encoding, draft.epsilon) == ("ldp", "oue", settings_[oue]["value"])
+    html = client.get(reverse("dashboard:planner-result", args=[finished.pk])).content.decode()
+    assert "now uses oue" in html
+
+
+def test_only_the_users_own_drafts_take_a_setting(client, staff, finished):
+    open_survey = make_survey(mode="ldp", slug="open-one")
+    open_survey.designers.add(staff)
+    before = Survey.objects.get(pk=open_survey.pk).theta
+    response = client.post(reverse("dashboard:planner-apply", args=[finished.pk]), {"setting": 2, "survey": open_survey.pk},
+                           follow=True)
+    assert "only a draft" in response.content.decode()
+    assert Survey.objects.get(pk=open_survey.pk).theta == before and Survey.objects.get(pk=open_survey.pk).mode == "ldp"
+    someone_elses = make_survey(mode="ldp", slug="theirs")
+    Survey.objects.filter(pk=someone_elses.pk).update(status="draft")
+    response = client.post(reverse("dashboard:planner-apply", args=[finished.pk]),
+                           {"setting": 2, "survey": someone_elses.pk}, follow=True)
+    assert "Choose a planned setting and one of your surveys" in response.content.decode()
+    assert Survey.objects.get(pk=someone_elses.pk).mode == "ldp"
