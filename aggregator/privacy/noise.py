@@ -28,7 +28,9 @@ def discrete_laplace(rng: np.random.Generator, scale: float, size, grid: float =
     Draw order: all u1 (C order), then all u2."""
     if scale <= 0:
         raise ValueError("scale must be > 0")
-    log_alpha = math.log(math.exp(-grid / scale))
+    # log(exp(·)) rounds exactly as the browser's Math.log(Math.exp(·)) does (same draws from the same bytes). Past
+    # scale ≈ γ·2⁵³ (central DP at ε ≈ 1e-11) exp rounds to 1 and that log to 0; then the exact −γ/scale is used.
+    log_alpha = math.log(math.exp(-grid / scale)) or -grid / scale
     u1 = 1.0 - rng.random(size)  # in (0, 1]
     u2 = 1.0 - rng.random(size)
     g1 = np.floor(np.log(u1) / log_alpha)

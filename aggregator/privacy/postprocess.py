@@ -16,13 +16,15 @@ def project_simplex(estimates) -> np.ndarray:
     """Euclidean projection of ``estimates / Σ`` … onto {f ≥ 0, Σ f = 1}.
 
     ``estimates`` may be counts or frequencies; they are first scaled by their (positive) total, or by the
-    number of entries when the total is not positive. Runs in O(d log d) (sort-based algorithm).
+    number of entries when the total is not positive (or is a vanishing fraction of Σ|estimates|). Runs in O(d log d) (sort-based algorithm).
     """
     x = np.asarray(estimates, dtype=np.float64)
     if x.ndim != 1 or x.size == 0:
         raise ValueError("estimates must be a non-empty 1-d array")
     total = x.sum()
-    f = x / total if total > 0 else x / x.size
+    # A total that is zero up to rounding (noisy estimates cancelling out) would blow the scaled values up past the
+    # precision the projection needs: such a total counts as not positive.
+    f = x / total if total > 1e-9 * np.abs(x).sum() else x / x.size
     u = np.sort(f)[::-1]
     css = np.cumsum(u)
     k = np.arange(1, f.size + 1)

@@ -108,6 +108,16 @@ def test_grid_laplace_scale_and_grid(sensitivity, epsilon):
     assert abs(np.mean(np.abs(err)) - b) <= 5 * b / math.sqrt(n) + step  # E|Lap(b)| = b
 
 
+def test_discrete_laplace_past_the_grid_precision():
+    """Scale 10¹⁴ on the grid 2⁻¹⁰ (exp(−γ/b) rounds to 1): finite draws, mean 0 and E|X| = b within 5 SE (the
+    discrete Laplace is the continuous one at this ratio; SD of |X| is b)."""
+    n, b = 100_000, 1e14
+    out = noise.discrete_laplace(np.random.default_rng(4), b, n)
+    assert np.all(np.isfinite(out))
+    assert abs(out.mean()) <= 5 * math.sqrt(2) * b / math.sqrt(n)
+    assert abs(np.mean(np.abs(out)) - b) <= 5 * b / math.sqrt(n)
+
+
 def test_grid_laplace_rounds_without_bias():
     n = 100_000
     value = 0.123456  # not on the grid 1/1024
