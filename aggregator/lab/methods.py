@@ -262,6 +262,16 @@ for _name, _label in (("de", "direct encoding"), ("sue", "symmetric unary encodi
                       ("olh", "optimized local hashing"), ("adaptive", "the least-variance oracle per input")):
     survey_method(_name, f"LDP Naive Bayes, one report per respondent, {_label} (SPEC §3–§4)", _ldp_nb(_name),
                   parameter="epsilon")
+# Seed 000's own choices, for the comparison with our defaults (docs/results/): its post-processing (estimates below 1
+# become 1) instead of the simplex projection, and THE at its threshold 0.25 instead of the variance-optimal one.
+for _encoding in ("de", "oue", "olh"):
+    register(Method(f"{_encoding}-neg1", f"{_encoding} with seed 000's post-processing (negative counts → 1)",
+                    _survey(lambda epsilon, e=_encoding: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": e,
+                                                                                 "postprocess": "neg-to-one"}}),
+                    parameter="epsilon"))
+register(Method("the-0.25", "THE at seed 000's threshold 0.25", _survey(
+    lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": "the", "threshold": 0.25}}),
+    parameter="epsilon"))
 for _name, _approach, _label in (("gauss-laplace", 1, "Approach 1: all vectors + Laplace"),
                                  ("gauss-onebit", 2, "Approach 2: one bit"),
                                  ("gauss-sample", 3, "Approach 3: one sampled vector + Laplace")):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tqdm import tqdm
 
-__all__ = ["ProgressBar"]
+__all__ = ["ProgressBar", "CommandStderr"]
 
 
 class ProgressBar:
@@ -36,3 +36,20 @@ class ProgressBar:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class CommandStderr:
+    """A management command's stderr as a plain stream for tqdm (Django's OutputWrapper would end every write with a
+    newline)."""
+
+    def __init__(self, wrapper):
+        self.wrapper = wrapper
+
+    def write(self, text: str) -> None:
+        self.wrapper.write(text, ending="")
+
+    def flush(self) -> None:
+        self.wrapper.flush()
+
+    def isatty(self) -> bool:
+        return self.wrapper.isatty()

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from aggregator.lab import methods
 from aggregator.lab.datasets import load_table
 from aggregator.lab.evaluate import DEFAULT_REPS, DEFAULT_TEST_SIZE, Evaluation, evaluate
-from aggregator.lab.progress import ProgressBar
+from aggregator.lab.progress import CommandStderr, ProgressBar
 
 PROGRESS = {"auto": None, "on": True, "off": False}
 #: Repetitions listed one by one in the readable table.
@@ -31,22 +31,6 @@ def _percent(value: float | None) -> str:
 
 def _mean_std(mean: float, std: float | None) -> str:
     return f"{_percent(mean)} ± {_percent(std)} %" if std is not None else f"{_percent(mean)} %"
-
-
-class _Stderr:
-    """The command's stderr as a plain stream for tqdm (Django's OutputWrapper would end every write with a newline)."""
-
-    def __init__(self, wrapper):
-        self.wrapper = wrapper
-
-    def write(self, text: str) -> None:
-        self.wrapper.write(text, ending="")
-
-    def flush(self) -> None:
-        self.wrapper.flush()
-
-    def isatty(self) -> bool:
-        return self.wrapper.isatty()
 
 
 class Command(BaseCommand):
@@ -102,7 +86,7 @@ class Command(BaseCommand):
             raise CommandError(f"{opts['csv']}: {exc}") from None
         description = f"{method.name}" + (f" {methods.PARAMETERS[method.parameter]}={value:g}" if method.parameter else "")
         try:
-            with ProgressBar(_Stderr(self.stderr), description, enabled=PROGRESS[opts["progress"]]) as bar:
+            with ProgressBar(CommandStderr(self.stderr), description, enabled=PROGRESS[opts["progress"]]) as bar:
                 result = evaluate(table, method, value, reps=opts["reps"], seed=opts["seed"], folds=opts["folds"],
                                   test_size=opts["test_size"], bins=opts["bins"], progress=bar,
                                   dataset=str(opts["csv"]))

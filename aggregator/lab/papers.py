@@ -1,0 +1,143 @@
+"""The papers' figures and tables that ``manage.py reproduce`` regenerates (issue 6; docs/results/ compares them).
+
+Data sets are the bundled ones (data/datasets/, with their provenance): where a paper used a data set we do not
+have, the figure runs on the ones we have (each figure's ``paper`` says which). Grids are the papers' own unless
+the docstring of the figure says otherwise; default repetitions are chosen so that ``reproduce all`` runs in
+minutes here (the papers used 100 or 1,000), and every point carries its standard error, so the figures show how
+far each mean may be from the papers' longer averages.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..privacy.pse import pse_binary
+from .evaluate import Progress
+from .figures import Curves, Figure, markdown_table, plot_curves
+
+__all__ = ["FIGURES"]
+
+#: Seed 000 (Yilmaz et al., LDP Naive Bayes): "varying ε values up to 5", 80/20 splits.
+EPSILONS_000 = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)
+#: Seed 004 (Du & Zhan, MRR), §5.1: θ = 0, 0.05, 0.1, 0.2, …, 1 (θ = 0 is left out: the estimate is undefined —
+#: nothing of the private answers is left — and the paper plots no variance there either).
+THETAS_004 = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: Seed 003 (SECRYPT 2021), its set E of privacy levels; repeated 10-fold cross-validation.
+EPSILONS_003 = (1e-11, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0)
+#: Seed 002: ε from strong to weak privacy (our grid; its plots span about this range).
+EPSILONS_CENTRAL = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+#: Seed 001 §5: "ε from 0 up to 1.5" (ε = 0 itself is no mechanism: left out).
+EPSILONS_001 = (0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+
+LDP_ORACLES = ("de", "sue", "oue", "she", "the", "olh", "adaptive")
+
+
+def _curves(key, title, paper, curves: Curves, reps: int, *, log_x=False, notes=None) -> Figure:
+    return Figure(key, title, paper, curves.compute, lambda frame: plot_curves(frame, log_x=log_x), reps, notes)
+
+
+# -- seed 004: variance figures, the PSE plot, related vs unrelated question ---------------------------------------
+def _plot_variance(frame: pd.DataFrame):
+    return plot_curves(frame, y="accuracy_var", error=None, ylabel="variance of the accuracy", baseline=False)
+
+
+def _pse_table(reps: int, seed: int, progress: Progress | None = None) -> pd.DataFrame:
+    """Seed 004 Fig. 6: PSE before mining of a binary attribute with P(A=1) = W_a, personal answers with W_y = ½."""
+    w_a = np.array([0.1, 0.2, 0.3, 0.4, 0.5])[:, None]
+    theta = np.round(np.linspace(0.0, 1.0, 11), 2)[None, :]
+    pse = pse_binary(w_a, theta, 0.5)
+    return pd.DataFrame([{"dataset": "binary attribute", "method": f"W_a = {w:.1f}", "parameter": "theta",
+                          "value": float(t), "pse": float(p)}
+                         for w, row in zip(w_a[:, 0], pse) for t, p in zip(theta[0], row)])
+
+
+def _plot_pse(frame: pd.DataFrame):
+    return plot_curves(frame, y="pse", error=None, ylabel="PSE before mining", baseline=False)
+
+
+def _is_warner_at_half(method: str, value) -> bool:
+    return method == "warner" and value == 0.5  # the related-question model cannot be inverted at θ = ½
+
+
+# -- seed 003: Table 2, Fig. 3 and the Wilcoxon tests ------------------------------------------------------------
+PRIVATE_003 = {"central-laplace": "NB", "dp-svm": "SVM", "dp-tree": "DT"}
+PUBLIC_003 = {"nonprivate-add1": "NB", "svm": "SVM", "tree": "DT"}
+
+
+def notes_003(frame: pd.DataFrame) -> str:
+    """Seed 003's Table 2 (accuracy without privacy, average ε-DP accuracy over E, their ratio), Fig. 3 (average over
+    the data sets per ε) and its Wilcoxon signed-rank tests between the ε-DP classifiers over every (data set, ε)."""
+    private = frame[frame["method"].isin(list(PRIVATE_003))].assign(classifier=lambda f: f["method"].map(PRIVATE_003))
+    public = frame[frame["method"].isin(list(PUBLIC_003))].assign(classifier=lambda f: f["method"].map(PUBLIC_003))
+    rows = []
+    for classifier in ("NB", "SVM", "DT"):
+        row = {"classifier": classifier}
+        for dataset in dict.fromkeys(frame["dataset"]):
+            none = public[(public["classifier"] == classifier) & (public["dataset"] == dataset)]["accuracy_mean"].mean()
+            dp = private[(private["classifier"] == classifier) & (private["dataset"] == dataset)]["accuracy_mean"].mean()
+            row |= {f"{dataset} no privacy": none, f"{dataset} ε-DP average": dp, f"{dataset} ratio": dp / none}
+        rows.append(row)
+    table2 = pd.DataFrame(rows)
+    fig3 = private.pivot_table(index="value", columns="classifier", values="accuracy_mean", aggfunc="mean").reset_index()
+    tests = []
+    wide = private.pivot_table(index=["dataset", "value"], columns="classifier", values="accuracy_mean")
+    for a, b in (("NB", "SVM"), ("NB", "DT"), ("SVM", "DT")):
+        d = (wide[a] - wide[b]).to_numpy()
+        result = stats.wilcoxon(wide[a], wide[b], zero_method="pratt")
+        tests.append({"pair": f"{a} vs {b}", "N": len(d), "mean difference": float(d.mean()),
+                      "statistic T": float(result.statistic), "p-value": float(result.pvalue),
+                      "different at 0.05": "yes" if result.pvalue <= 0.05 else "no"})
+    return "\n".join([
+        "## Table 2: accuracy without privacy, average ε-DP accuracy over E, ratio", "",
+        markdown_table(table2), "",
+        "## Fig. 3: average accuracy over the data sets, per ε", "", markdown_table(fig3.rename(columns={"value": "ε"})), "",
+        "## Wilcoxon signed-rank tests between the ε-DP classifiers (pairs: every data set × ε; zeros split, "
+        "scipy.stats.wilcoxon zero_method='pratt')", "", markdown_table(pd.DataFrame(tests)),
+    ])
+
+
+FIGURES: list[Figure] = [
+    _curves("000-fig2", "LDP Naive Bayes on discrete data: accuracy over ε per frequency oracle",
+            "seed 000 (Yilmaz, Al-Rubaie & Chang), Fig. 2 — on mushroom (as the paper), vote and breast_cancer (the "
+            "paper's Car, Chess and Connect-4 are not bundled)",
+            Curves(("mushroom", "vote", "breast_cancer"), LDP_ORACLES, EPSILONS_000), reps=100),
+    _curves("000-defaults", "Our defaults against seed 000's own choices: simplex projection vs its negative→1 "
+            "post-processing (DE, OUE, OLH) and THE's variance-optimal threshold vs its 0.25",
+            "seed 000, §2.2 and §4 (its post-processing and THE threshold) — on mushroom and vote",
+            Curves(("mushroom", "vote"), ("de", "de-neg1", "oue", "oue-neg1", "olh", "olh-neg1", "the", "the-0.25"),
+                   EPSILONS_000), reps=100),
+    _curves("000-fig3", "LDP Naive Bayes on continuous data, discretized into 4 bins: DE and OUE on the original "
+            "features, on 6 PCA and on 1 DCA component",
+            "seed 000, Fig. 3 (c, d) — Diabetes (Australian is not bundled)",
+            Curves(("diabetes",), ("de", "oue", "de-pca6", "oue-pca6", "de-dca1", "oue-dca1"), EPSILONS_000), reps=100),
+    _curves("000-fig4", "LDP Gaussian Naive Bayes, Approaches 1–3, on the original features and on one PCA or DCA "
+            "component", "seed 000, Fig. 4 — Diabetes",
+            Curves(("diabetes",), ("gauss-laplace", "gauss-onebit", "gauss-sample", "gauss-laplace-pca1",
+                                   "gauss-onebit-pca1", "gauss-sample-pca1", "gauss-laplace-dca1", "gauss-onebit-dca1",
+                                   "gauss-sample-dca1"), EPSILONS_000), reps=100),
+    _curves("004-fig2-3", "MRR (unrelated question): mean accuracy over θ",
+            "seed 004 (Du & Zhan), Figs. 2–3 — breast_cancer (as the paper's Fig. 3) and vote (the paper's Adult "
+            "is not bundled)", Curves(("breast_cancer", "vote"), ("mrr",), THETAS_004), reps=1000),
+    Figure("004-fig4-5", "MRR (unrelated question): variance of the accuracy over θ", "seed 004, Figs. 4–5",
+           Curves(("breast_cancer", "vote"), ("mrr",), THETAS_004).compute, _plot_variance, 1000),
+    Figure("004-fig6", "PSE before mining of a binary attribute over θ, for W_a = 0.1 … 0.5 (W_y = 0.5)",
+           "seed 004, Fig. 6", _pse_table, _plot_pse, 1),
+    _curves("004-fig7", "Unrelated-question (MRR) vs related-question (Warner) model: mean accuracy over θ",
+            "seed 004, Fig. 7 (the paper shows Adult; here breast_cancer and vote)",
+            Curves(("breast_cancer", "vote"), ("mrr", "warner"), THETAS_004, skip=_is_warner_at_half), reps=1000),
+    _curves("003-fig2", "Central ε-DP Naive Bayes, SVM and decision tree over seed 003's ε grid (10-fold CV), with "
+            "the non-private counterparts; Table 2, Fig. 3 and the Wilcoxon tests below",
+            "seed 003 (SECRYPT 2021), Fig. 2, Fig. 3, Table 2 and the Wilcoxon test of §4 — on Mushroom and Congress "
+            "(vote), the two of its six data sets we have",
+            Curves(("mushroom", "vote"), ("central-laplace", "dp-svm", "dp-tree", "nonprivate-add1", "svm", "tree"),
+                   EPSILONS_003, folds=10), reps=6, log_x=True, notes=notes_003),
+    _curves("002-smooth", "Central ε-DP Gaussian Naive Bayes: global sensitivity (Laplace) vs smooth sensitivity "
+            "(Cauchy) over ε", "seed 002 (Zafarani & Clifton) — on diabetes and glass (numeric attributes)",
+            Curves(("diabetes", "glass"), ("central-laplace", "central-smooth"), EPSILONS_CENTRAL), reps=30,
+            log_x=True),
+    _curves("001-synthetic", "Naive Bayes trained on DP synthetic data over ε: the published exponential-mechanism "
+            "algorithm and sampling from a central ε-DP model", "seed 001 — on mushroom, vote and breast_cancer",
+            Curves(("mushroom", "vote", "breast_cancer"), ("synthetic-em", "synthetic-post", "central-laplace"),
+                   EPSILONS_001), reps=50),
+]
