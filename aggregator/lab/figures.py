@@ -96,13 +96,16 @@ def plot_curves(frame: pd.DataFrame, y: str = "accuracy_mean", error: str | None
     fig, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 4), squeeze=False)
     for ax, dataset in zip(axes[0], datasets):
         part = frame[frame["dataset"] == dataset]
-        for method in dict.fromkeys(part["method"]):
+        for i, method in enumerate(dict.fromkeys(part["method"])):
+            color = f"C{i % 10}"
             curve = part[(part["method"] == method) & part["value"].notna()].sort_values("value")
             if curve.empty:  # a method without a parameter: a level line
-                ax.axhline(part[part["method"] == method][y].iloc[0], linestyle="--", linewidth=1, label=method)
+                ax.axhline(part[part["method"] == method][y].iloc[0], color=color, linestyle="--", linewidth=1,
+                           label=method)
                 continue
             yerr = 1.96 * curve[error] if error else None
-            ax.errorbar(curve["value"], curve[y], yerr=yerr, marker="o", markersize=3, capsize=2, label=method)
+            ax.errorbar(curve["value"], curve[y], yerr=yerr, color=color, marker="o", markersize=3, capsize=2,
+                        label=method)
         if baseline and "nonprivate_accuracy" in part:
             ax.axhline(part["nonprivate_accuracy"].mean(), color="black", linestyle=":", linewidth=1,
                        label="Naive Bayes, no privacy")

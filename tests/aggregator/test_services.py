@@ -174,7 +174,6 @@ def test_mrr_versions_store_their_accuracy_on_the_validation_records():
 
 def test_retrain_job_reports_progress_and_its_result(settings):
     from aggregator import jobs
-    from aggregator.models import Job
 
     settings.CELERY_TASK_ALWAYS_EAGER = True
     survey = make_survey(mode="mrr")

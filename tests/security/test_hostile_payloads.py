@@ -401,7 +401,7 @@ def test_mrr_validation_reports_and_surveys_without_a_share(client):
     before = stored_state()
     assert_rejected(post(client, "mrr", {"report": {"validation": {"answers": answers, "id": 7}}}), before,
                     field="report.validation.id")
-    no_share = make_survey(slug="no-share", mode="mrr", validation_share=0.0)
+    make_survey(slug="no-share", mode="mrr", validation_share=0.0)
     assert_rejected(post(client, "no-share", {"report": {"validation": {"answers": answers}}}), before,
                     field="report.validation")
 

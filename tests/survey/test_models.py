@@ -12,7 +12,7 @@ def make_survey(**kwargs) -> Survey:
     defaults = dict(title="Health", slug="health", mode=Survey.Mode.LDP, epsilon=1.0, encoding=Survey.Encoding.OUE)
     defaults.update(kwargs)
     survey = Survey.objects.create(**defaults)
-    cls = Question.objects.create(survey=survey, name="sick", text="Are you sick?", kind=Question.Kind.BINARY, is_class=True)
+    Question.objects.create(survey=survey, name="sick", text="Are you sick?", kind=Question.Kind.BINARY, is_class=True)
     q = Question.objects.create(survey=survey, name="smoker", text="Do you smoke?", kind=Question.Kind.CATEGORICAL, position=1)
     for i, label in enumerate(["never", "sometimes", "daily"]):
         Choice.objects.create(question=q, label=label, position=i)
