@@ -109,8 +109,7 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
     if not points:
         raise ValueError("the grid is empty: give ε values for LDP methods and θ values for MRR")
     total = len(points) + len(SIZES)
-    result = None
-    settings = []
+    settings, evaluations = [], []
     for i, (name, value) in enumerate(points):
         method = registry.get(name)
         e = evaluate(table, method, value, reps=reps, seed=seed)
@@ -118,10 +117,12 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
         config = method.survey(e.value)
         epsilon, pse = _privacy(method.prepare(table), config)
         settings.append(Setting(name, method.parameter, e.value, mean, low, high, epsilon, pse, config))
-        result = result or e
+        evaluations.append(e)
         if progress is not None:
             progress(i + 1, total)
-    out = Plan(target, reps, seed, table.n, result.n_train, result.nonprivate_accuracy, settings)
+    # Every evaluation used the same splits (one seed): the first one's sizes are all's; its non-private accuracy is
+    # Naive Bayes in the first method's representation (discretized, or Gaussian for the gauss-* methods).
+    out = Plan(target, reps, seed, table.n, evaluations[0].n_train, evaluations[0].nonprivate_accuracy, settings)
     reaching = [s for s in settings if s.low >= target] if reps > 1 else [s for s in settings if s.accuracy >= target]
     out.reached = bool(reaching)
     out.recommendation = min(reaching, key=_more_private) if reaching else max(settings, key=lambda s: s.accuracy)
