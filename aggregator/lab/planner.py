@@ -5,7 +5,8 @@ stratified 80/20 splits, every training row one simulated respondent through the
 every chosen method at every ε or θ of the grid, all on the same splits (one seed), and reports per setting:
 
 * the mean accuracy over the repetitions and its 95 % interval — Student's t over the repetitions' accuracies,
-  mean ± t₀.₉₇₅,ᵣ₋₁ · s/√r (``scipy.stats.t``): where the mean accuracy of this setting lies, not one survey's spread;
+  mean ± t₀.₉₇₅,ᵣ₋₁ · s/√r (``scipy.stats.t``), cut to [0, 1]: where the mean accuracy of this setting lies, not one
+  survey's spread;
 * the privacy the setting gives each respondent, from the survey protocol itself (``SurveyProtocol.privacy``): ε per
   respondent, and for MRR the PSE per question before any data (uniform priors; the smallest is reported);
 * the non-private Naive Bayes on the same splits, the ceiling.
@@ -43,13 +44,14 @@ def survey_methods() -> list[str]:
 
 
 def interval(accuracies, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
-    """(mean, low, high): the t interval of the mean of the repetitions' accuracies (one repetition: no interval)."""
+    """(mean, low, high): the t interval of the mean of the repetitions' accuracies, cut to [0, 1] (one repetition:
+    no interval)."""
     a = np.asarray(accuracies, dtype=np.float64)
     mean = float(a.mean())
     if a.size < 2:
         return mean, math.nan, math.nan
     half = float(stats.t.ppf(0.5 + confidence / 2, a.size - 1) * a.std(ddof=1) / math.sqrt(a.size))
-    return mean, mean - half, mean + half
+    return mean, max(0.0, mean - half), min(1.0, mean + half)  # an accuracy lies in [0, 1]
 
 
 @dataclass

@@ -5,7 +5,7 @@ designer runs the planner and applies its recommendation to a draft survey.
 
 The policy is added to the dashboard's pages by the test itself (Playwright fulfils them with the header), so the
 pages are checked against it whatever the project's own CSP middleware sends: no inline script, no inline style.
-Set DASHBOARD_SCREENSHOTS to a directory to keep a screenshot of the survey page there.
+Set DASHBOARD_SCREENSHOTS to a directory to keep screenshots of the survey page and the planner's result there.
 """
 import os
 from pathlib import Path
@@ -134,6 +134,8 @@ def test_the_planner_runs_and_applies_its_recommendation_to_a_draft(browser, liv
     lines = page.evaluate("window.Chart.getChart(document.getElementById('chart-epsilon')).data.datasets.map(d => d.label)")
     assert lines == ["oue (95 % interval)", "oue interval", "oue", "No privacy", "Target"]
     assert page.locator("tr.recommended").count() == 1
+    if os.environ.get("DASHBOARD_SCREENSHOTS"):
+        page.screenshot(path=str(Path(os.environ["DASHBOARD_SCREENSHOTS"]) / "dashboard_planner.png"), full_page=True)
     recommended = page.locator("tr.recommended th").inner_text()
     page.locator("tr.recommended").get_by_role("button", name="Apply").click()
     page.wait_for_selector(".messages li.success")
