@@ -41,9 +41,10 @@ def _planner_job(request, job_id: int) -> Job:
 @require_http_methods(["GET", "POST"])
 def planner(request):
     """The planner's form; a valid submission starts a job and goes to its page."""
-    form = PlannerForm(request.POST or None, request.FILES or None, datasets=planning.bundled_datasets(),
-                       methods=_method_choices())
-    if request.method == "POST" and form.is_valid():
+    posted = request.method == "POST"
+    form = PlannerForm(request.POST if posted else None, request.FILES if posted else None,
+                       datasets=planning.bundled_datasets(), methods=_method_choices())
+    if posted and form.is_valid():
         job = jobs.start(Job.Kind.PLANNER, tasks.planner_job, params=form.params(), user=request.user)
         return redirect("dashboard:planner-result", job_id=job.pk)
     recent = Job.objects.filter(kind=Job.Kind.PLANNER, created_by=request.user).order_by("-created_at")[:10]

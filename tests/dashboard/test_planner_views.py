@@ -56,6 +56,12 @@ def test_invalid_forms_say_why_and_start_nothing(client, staff, change, error):
     assert not Job.objects.exists()
 
 
+def test_an_empty_post_is_a_form_with_errors(client, staff):
+    response = client.post(reverse("dashboard:planner"), {})
+    assert response.status_code == 200 and "This field is required" in response.content.decode()
+    assert not Job.objects.exists()
+
+
 def test_uploads_are_checked(client, staff):
     big = SimpleUploadedFile("big.csv", b"a,b\n" + b"1,2\n" * (MAX_REFERENCE_BYTES // 4 + 1), "text/csv")
     response = client.post(reverse("dashboard:planner"), FORM | {"dataset": "", "upload": big})
