@@ -22,6 +22,7 @@ import pandas as pd
 
 from .datasets import DATASETS_DIR, load_table
 from .evaluate import Progress, evaluate
+from .methods import get
 
 __all__ = ["Figure", "Curves", "write", "markdown_table", "COLUMNS"]
 
@@ -56,8 +57,6 @@ class Curves:
     skip: Callable[[str, float | None], bool] = field(default=lambda method, value: False)
 
     def points(self) -> list[tuple[str, str, float | None]]:
-        from .methods import get
-
         out = []
         for dataset in self.datasets:
             for method in self.methods:
