@@ -37,20 +37,22 @@ def reference_table(params: dict):
 
 
 def run_job(job_id: int) -> None:
-    """Compute the plan of planner job ``job_id`` with progress; the job ends done (result: the plan) or failed."""
-    job = Job.objects.get(pk=job_id)
-    reporter = jobs.Reporter(job_id)
-    params = job.params
-    reporter.update(0.0, "Reading the reference data")
-    try:
-        table = reference_table(params)
-        result = plan(table, params["methods"], params.get("epsilons", []), params.get("thetas", []),
-                      reps=params["reps"], seed=params.get("seed", 0), target=params["target"],
-                      progress=lambda done, total: reporter.update(done / total, f"Evaluated {done} of {total} settings"))
-    except ValueError as exc:  # data or settings the lab refuses: say why
-        reporter.failed(f"The planner cannot run: {exc}")
-        return
-    reporter.done(json_safe(result.to_dict()), f"Evaluated {len(result.settings)} settings on {result.n_rows} rows.")
+    """Compute the plan of planner job ``job_id`` with progress (``jobs.run``); the job ends done (result: the plan)
+    or failed."""
+    def work(reporter: jobs.Reporter) -> None:
+        params = Job.objects.get(pk=job_id).params
+        reporter.update(0.0, "Reading the reference data")
+        try:
+            table = reference_table(params)
+            result = plan(table, params["methods"], params.get("epsilons", []), params.get("thetas", []),
+                          reps=params["reps"], seed=params.get("seed", 0), target=params["target"],
+                          progress=lambda done, total: reporter.update(done / total, f"Evaluated {done} of {total} settings"))
+        except ValueError as exc:  # data or settings the lab refuses: say why
+            reporter.failed(f"The planner cannot run: {exc}")
+            return
+        reporter.done(json_safe(result.to_dict()), f"Evaluated {len(result.settings)} settings on {result.n_rows} rows.")
+
+    jobs.run(job_id, work, "The planner failed")
 
 
 class NotADraft(ValueError):

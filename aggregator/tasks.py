@@ -4,7 +4,10 @@
 ``fold_shard`` tasks — any number of workers fold them in parallel — whose body ``merge_and_publish`` merges the
 partial statistics and publishes; the caller's result is the body's (the new version). Chords need a result
 backend (Redis); with none (the embedded default) or a small backlog, the single-transaction fold runs instead.
-Shard tasks are acknowledged late and requeued if their worker process dies: folding a shard again is harmless.
+Every task here is safe to run twice (a fold is exactly-once, a publication happens only when something changed, a
+job already done is not run again), so all are acknowledged late and requeued if their worker process dies; a worker
+killed outright has its tasks redelivered after the broker's visibility timeout, sized to the task time limit
+(``coinflip/settings.py``, docs/operations.md "Recovery bounds"). ``reap_stale_jobs`` ends jobs whose worker died.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from . import jobs, planning, services, sharding
 from .models import Job
 
 
-@shared_task
+@shared_task(acks_late=True, reject_on_worker_lost=True)
 def fold_survey(survey_id: int) -> int:
     """Fold a survey's new reports; returns how many."""
     return services.fold_new_reports(Survey.objects.get(pk=survey_id))
@@ -33,7 +36,7 @@ def chords_available(app) -> bool:
     return bool(app.conf.task_always_eager) or not isinstance(app.backend, DisabledBackend)
 
 
-@shared_task(bind=True)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
 def retrain_survey(self, survey_id: int) -> int | None:
     """Fold and publish; returns the new version number (``None`` when nothing changed).
 
@@ -63,7 +66,7 @@ def merge_and_publish(survey_id: int) -> int | None:
     return _version_number(services.retrain(Survey.objects.get(pk=survey_id)))
 
 
-@shared_task
+@shared_task(acks_late=True, reject_on_worker_lost=True)
 def retrain_open_surveys() -> dict[str, int | None]:
     """Retrain every open survey (for a periodic schedule); returns {slug: new version or None}."""
     out: dict[str, int | None] = {}
@@ -72,28 +75,32 @@ def retrain_open_surveys() -> dict[str, int | None]:
     return out
 
 
-@shared_task(ignore_result=True)
-def retrain_job(job_id: int) -> int | None:
-    """"Retrain now" from the dashboard: ``retrain_survey`` with progress written to the ``Job``.
+@shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
+def retrain_job(job_id: int) -> None:
+    """"Retrain now" from the dashboard: ``services.retrain`` with progress written to the ``Job`` (``jobs.run``: a
+    heartbeat, failure on any error or the time limit; safe to rerun, so acknowledged late).
 
     Its outcome lives in the ``Job`` row, so no Celery result is kept: sending it then needs only the broker, and
     with Redis down ``jobs.start`` fails at once instead of first retrying the result backend for ~20 s."""
-    job = Job.objects.select_related("survey").get(pk=job_id)
-    reporter = jobs.Reporter(job_id)
-    reporter.update(0.0, "Folding new reports")
-    try:
-        version = services.retrain(job.survey, progress=reporter.update)
-    except Exception as exc:  # the job must end in a readable state; the worker still logs the traceback
-        reporter.failed(f"Retraining failed: {exc}")
-        raise
-    if version is None:
-        reporter.done({"version": None}, "Nothing new: the current model stands.")
-        return None
-    reporter.done({"version": version.version}, f"Published version {version.version} ({version.report_count} reports).")
-    return version.version
+    def work(reporter: jobs.Reporter) -> None:
+        reporter.update(0.0, "Folding new reports")
+        version = services.retrain(Job.objects.select_related("survey").get(pk=job_id).survey, progress=reporter.update)
+        if version is None:
+            reporter.done({"version": None}, "Nothing new: the current model stands.")
+        else:
+            reporter.done({"version": version.version},
+                          f"Published version {version.version} ({version.report_count} reports).")
+
+    jobs.run(job_id, work, "Retraining failed")
 
 
-@shared_task(ignore_result=True)
+@shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
 def planner_job(job_id: int) -> None:
     """The planner from the dashboard (``aggregator.planning.run_job``): its result and progress live in the ``Job``."""
     planning.run_job(job_id)
+
+
+@shared_task(ignore_result=True)
+def reap_stale_jobs() -> int:
+    """Mark failed the running jobs whose worker died (``jobs.reap_stale``); run every minute by beat."""
+    return jobs.reap_stale()

@@ -29,6 +29,11 @@ def env_bool(name: str, default: bool = False) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -144,11 +149,25 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Celery ---------------------------------------------------------------------------------------
+# Recovery bounds (docs/operations.md): no task runs longer than COINFLIP_TASK_TIME_LIMIT seconds (Celery's hard limit;
+# the soft limit, a minute earlier or at 90 %, lets a job record why it stopped). Tasks are acknowledged late, so Redis
+# redelivers the task of a worker killed outright once the visibility timeout has passed: the time limit plus a
+# margin, so that no task still running is ever delivered a second time. A running job beats every quarter of
+# COINFLIP_JOB_STALE_SECONDS; one silent for longer lost its worker and is marked failed (aggregator.jobs.reap_stale).
+COINFLIP_TASK_TIME_LIMIT = env_int("COINFLIP_TASK_TIME_LIMIT", 1800)
+COINFLIP_JOB_STALE_SECONDS = env_int("COINFLIP_JOB_STALE_SECONDS", 120)
+CELERY_TASK_TIME_LIMIT = COINFLIP_TASK_TIME_LIMIT
+CELERY_TASK_SOFT_TIME_LIMIT = max(1, min(COINFLIP_TASK_TIME_LIMIT - 60, int(COINFLIP_TASK_TIME_LIMIT * 0.9)))
+COINFLIP_VISIBILITY_TIMEOUT = COINFLIP_TASK_TIME_LIMIT + max(10, COINFLIP_TASK_TIME_LIMIT // 10)
+CELERY_BEAT_SCHEDULE = {
+    "reap stale jobs": {"task": "aggregator.tasks.reap_stale_jobs", "schedule": 60.0},
+}
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": COINFLIP_VISIBILITY_TIMEOUT}
+    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": COINFLIP_VISIBILITY_TIMEOUT}
 else:
     # Embedded default: kombu's filesystem transport needs no server.
     _broker_dir = VAR_DIR / "broker"

@@ -183,6 +183,8 @@ def job_status(request, job_id: int):
     allowed = can_manage(user, job.survey) if job.survey_id else (user.is_superuser or job.created_by_id == user.pk)
     if not allowed:
         raise Http404("No such job.")
+    if jobs.reap_stale(job):  # its worker died: the page stops waiting now, not at the next periodic reap
+        job.refresh_from_db()
     response = JsonResponse(job.as_dict())
     response["Cache-Control"] = "no-store"
     return response
