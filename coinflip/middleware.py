@@ -50,3 +50,23 @@ class DatabaseUnavailableMiddleware:
             return None
         logger.warning("database unavailable during %s %s: %s", request.method, request.path, exception)
         return unavailable_response(request)
+
+
+class NulByteMiddleware:
+    """400 for a NUL byte anywhere in the path, the query string or a form body: no database can store one
+    (PostgreSQL refuses it in text), no honest client sends one, and it must never reach a query as a 500 (issue 14)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        form = request.method == "POST" and request.content_type in ("application/x-www-form-urlencoded",
+                                                                      "multipart/form-data")
+        fields = [request.GET] + ([request.POST] if form else [])
+        if "\x00" in request.path or any("\x00" in k or any("\x00" in v for v in d.getlist(k))
+                                         for d in fields for k in d):
+            message = "Bad request: NUL bytes are not allowed in URLs or form fields."
+            if wants_json(request):
+                return JsonResponse({"detail": message}, status=400)
+            return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)

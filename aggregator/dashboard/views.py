@@ -63,6 +63,15 @@ def _protocol_privacy(survey: Survey) -> dict | None:
         return None
 
 
+def _accuracy_at_publication(survey: Survey) -> bool | None:
+    """Whether a version's accuracy is measured when it is published (``SurveyProtocol.accuracy_at_publication``),
+    ``None`` for an incomplete draft."""
+    try:
+        return get_protocol(survey).accuracy_at_publication
+    except ValueError:
+        return None
+
+
 def _pending_reports(survey: Survey, statistics: SurveyStatistics | None) -> int:
     """Reports received after the folding watermark (not yet in any model)."""
     return Report.objects.filter(survey=survey, id__gt=statistics.watermark if statistics else 0).count()
@@ -113,9 +122,22 @@ def _reports_by_day(survey: Survey) -> list[tuple]:
     return [(r["received_on"], r["total"] - r["validation"], r["validation"]) for r in rows]
 
 
+#: Largest id or version number a query parameter may name (PostgreSQL's bigint).
+_MAX_ID = (1 << 63) - 1
+
+
+def ascii_int(value: str) -> int | None:
+    """A non-negative id from a query parameter: ASCII digits only (``str.isdigit`` accepts "²", which ``int`` refuses)
+    and within bigint; ``None`` otherwise."""
+    if not (value.isascii() and value.isdigit()):
+        return None
+    number = int(value)
+    return number if number <= _MAX_ID else None
+
+
 def _requested_job(request, survey: Survey) -> Job | None:
-    job_id = request.GET.get("job", "")
-    return Job.objects.filter(pk=int(job_id), survey=survey).first() if job_id.isdigit() else None
+    job_id = ascii_int(request.GET.get("job", ""))
+    return Job.objects.filter(pk=job_id, survey=survey).first() if job_id is not None else None
 
 
 @staff_required
@@ -125,8 +147,8 @@ def survey_detail(request, slug: str):
     versions = list(ModelVersion.objects.filter(survey=survey).defer("model").order_by("-version"))
     requested = request.GET.get("version", "")
     selected = None  # the version whose distributions and privacy the charts show: ?version=N, else the latest
-    if requested.isdigit():
-        selected = get_object_or_404(ModelVersion, survey=survey, version=int(requested))
+    if ascii_int(requested) is not None:
+        selected = get_object_or_404(ModelVersion, survey=survey, version=ascii_int(requested))
     elif versions:
         selected = ModelVersion.objects.get(pk=versions[0].pk)
     accuracies = services.accuracy_by_version(survey) if versions else {}
@@ -138,7 +160,7 @@ def survey_detail(request, slug: str):
     chart_data = {
         "reports": charts.reports_over_time(by_day),
         "accuracy": charts.accuracy_series([v.version for v in versions], accuracies),
-        "distributions": charts.attribute_distributions(selected.model) if selected else [],
+        "distributions": charts.attribute_distributions(selected.model, get_protocol(survey)) if selected else [],
         "privacy": charts.privacy_per_attribute(privacy) if privacy else None,
     }
     context = {
@@ -153,6 +175,7 @@ def survey_detail(request, slug: str):
         "statistics": statistics,
         "pending": _pending_reports(survey, statistics),
         "privacy_summary": charts.privacy_summary(privacy),
+        "accuracy_at_publication": _accuracy_at_publication(survey),
         "warnings": [f for f in all_findings if f["warning"]],
         # Per-report checks run on every input of every version: only their warnings are worth showing.
         "notes": [f for f in all_findings if not f["warning"] and selected and f["version"] == selected.version
