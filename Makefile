@@ -32,9 +32,21 @@ run: migrate
 	@echo "Coinflip on http://127.0.0.1:$${COINFLIP_PORT:-8000}/  (API docs: /api/docs/, admin: /admin/)"
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
 
-## test: install the dev requirements and run every test.
-test: dev-venv
+## test: install the dev requirements, lint, and run every test.
+test: lint
 	$(BIN)/python -m pytest
+
+## lint: ruff (pyflakes, isort, pycodestyle, bugbear) over the project, mypy over the engine (settings in
+##       pyproject.toml), and `node --check` over every JavaScript module and JavaScript test.
+JS_FILES = $(shell find static/js tests -name '*.mjs' -not -path '*/node_modules/*' | sort)
+lint: dev-venv
+	@status=0; \
+	echo "ruff check ."; $(BIN)/ruff check . || status=1; \
+	echo "mypy"; $(BIN)/mypy || status=1; \
+	echo "node --check static/js tests"; \
+	for f in $(JS_FILES); do node --check "$$f" || status=1; done; \
+	echo "$(words $(JS_FILES)) JavaScript modules checked"; \
+	exit $$status
 
 ## bench: the frequency-oracle benchmark against pure-ldp and multi-freq-ldpy (own venv: bench/.venv).
 BENCH_VENV := bench/.venv
@@ -53,11 +65,21 @@ clean:
 ##         package-lock.json; the pages load only these committed copies, never a CDN). Commit what changes.
 .PHONY: vendor
 VENDOR_CHARTJS := static/vendor/chart.js
+# @cloudflare/blindrsa-ts (RFC 9474 blind signatures, credential.mjs): its published ES modules run unbundled in
+# browsers (WebCrypto) and node; it ships its own ESM build of SJCL in lib/src/sjcl/, whose licence we copy from sjcl.
+VENDOR_BLINDRSA := static/vendor/blindrsa-ts
+BLINDRSA_SRC := node_modules/@cloudflare/blindrsa-ts
 vendor:
 	npm ci --ignore-scripts --no-audit --no-fund
 	mkdir -p $(VENDOR_CHARTJS)
 	cp node_modules/chart.js/dist/chart.umd.min.js node_modules/chart.js/dist/chart.umd.min.js.map \
 	   node_modules/chart.js/LICENSE.md $(VENDOR_CHARTJS)/
+	rm -rf $(VENDOR_BLINDRSA)
+	mkdir -p $(VENDOR_BLINDRSA)/sjcl
+	cp $(BLINDRSA_SRC)/lib/src/*.js $(BLINDRSA_SRC)/lib/src/*.js.map $(BLINDRSA_SRC)/LICENSE.txt $(VENDOR_BLINDRSA)/
+	cp $(BLINDRSA_SRC)/lib/src/sjcl/index.js $(VENDOR_BLINDRSA)/sjcl/
+	cp node_modules/sjcl/LICENSE.txt $(VENDOR_BLINDRSA)/sjcl/
+	printf '{"type": "module"}\n' > $(VENDOR_BLINDRSA)/package.json  # node: these .js files are ES modules
 
 ## bench-load: the load benchmark — 60 s of report POSTs of every mechanism against gunicorn + PostgreSQL + Redis,
 ##             exactly-once checks, and the same stream on a plain-Django floor (bench/load/README.md).

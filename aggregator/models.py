@@ -19,7 +19,8 @@ from survey_app.models import Survey
 
 class SurveyStatistics(models.Model):
     survey = models.OneToOneField(Survey, related_name="statistics", on_delete=models.CASCADE)
-    stats = models.JSONField(null=True, blank=True, help_text="Additive statistics of the folded reports (engine format).")
+    stats = models.JSONField(null=True, blank=True,
+                             help_text="Additive statistics of the folded reports (engine format).")
     validation = models.JSONField(
         null=True, blank=True,
         help_text="Additive statistics of the folded validation reports (engine format: per-version counts for LDP, "
@@ -31,7 +32,8 @@ class SurveyStatistics(models.Model):
         help_text="Additive per-report statistics of the training reports for the plausibility checks "
                   "(privacy.plausibility; LDP only).",
     )
-    watermark = models.BigIntegerField(default=0, help_text="Id of the last folded report: every report with id ≤ it is folded.")
+    watermark = models.BigIntegerField(
+        default=0, help_text="Id of the last folded report: every report with id ≤ it is folded.")
     report_count = models.PositiveBigIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -69,7 +71,8 @@ class PartialStatistics(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"partial statistics of {self.survey_id}: ids {self.first_id}–{self.last_id} ({self.report_count} reports)"
+        return (f"partial statistics of {self.survey_id}: ids {self.first_id}–{self.last_id} "
+                f"({self.report_count} reports)")
 
 
 class ImmutableError(RuntimeError):

@@ -126,7 +126,7 @@ def _plausibility_of_row(protocol, row):
     """The row's plausibility statistics; computed once from the folded training reports for rows that predate them."""
     if row.plausibility is not None:
         return PlausibilityStats.from_dict(row.plausibility)
-    if row.report_count == 0 or protocol.mode != "ldp":
+    if row.report_count == 0 or not protocol.checked_oracles():
         return plausibility.zero_stats(protocol)
     payloads = Report.objects.filter(survey_id=row.survey_id, id__lte=row.watermark).values_list("payload", flat=True)
     training, _ = protocol.split(list(payloads))
@@ -220,9 +220,10 @@ def publish_model(survey: Survey) -> ModelVersion | None:
         if row.report_count == 0 or row.stats is None:
             return None
         latest = latest_version(survey)
-        # MRR versions carry their accuracy on the validation records folded so far, so new validation records make a
-        # new version; LDP accuracies are read live per version (``accuracy_by_version``), so only training counts.
-        unchanged_validation = protocol.mode != "mrr" or latest is None or latest.metrics.get("validation_count", 0) == row.validation_count
+        # Accuracy computed at publication (MRR) is on the validation records folded so far, so new validation records
+        # make a new version; accuracy read live per version (LDP, ``accuracy_by_version``): only training counts.
+        unchanged_validation = (not protocol.accuracy_at_publication or latest is None
+                                or latest.metrics.get("validation_count", 0) == row.validation_count)
         if latest is not None and latest.report_count == row.report_count and unchanged_validation:
             return None
         try:
@@ -235,7 +236,7 @@ def publish_model(survey: Survey) -> ModelVersion | None:
         metrics = {"validation_count": row.validation_count, "out_of_range": monitoring.out_of_range(model),
                    "plausibility": plausibility.findings(protocol, checks),
                    "jumps": monitoring.jumps(NaiveBayesModel.from_dict(latest.model), model) if latest else []}
-        if protocol.mode == "mrr" and row.validation is not None:
+        if protocol.accuracy_at_publication and row.validation is not None:
             accuracy = protocol.accuracy(model, protocol.validation_from_dict(row.validation), version)
             if accuracy is not None:
                 metrics["accuracy"] = accuracy.to_dict()
@@ -250,15 +251,16 @@ def publish_model(survey: Survey) -> ModelVersion | None:
 
 
 def accuracy_by_version(survey: Survey) -> dict[int, dict]:
-    """{version: accuracy estimate dict} for every version that has one: stored at publication (MRR), or computed
-    now from the validation counts of the respondents who evaluated that version (LDP)."""
+    """{version: accuracy estimate dict} for every version that has one: stored at publication
+    (``protocol.accuracy_at_publication``: MRR), or computed now from the validation counts of the respondents who
+    evaluated that version (LDP)."""
     versions = list(ModelVersion.objects.filter(survey=survey).order_by("version"))
-    if get_protocol(survey).mode == "mrr":
+    protocol = get_protocol(survey)
+    if protocol.accuracy_at_publication:
         return {v.version: v.metrics["accuracy"] for v in versions if v.metrics.get("accuracy")}
     row = SurveyStatistics.objects.filter(survey=survey).first()
     if row is None or not row.validation:
         return {}
-    protocol = get_protocol(survey)
     validation = protocol.validation_from_dict(row.validation)
     out = {}
     for v in versions:

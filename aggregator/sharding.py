@@ -59,7 +59,8 @@ DEFAULT_SHARD_THRESHOLD = 200_000
 
 
 def setting(name: str, default: int) -> int:
-    """An integer tuning value: the Django setting ``name``, else the environment variable ``name``, else ``default``."""
+    """An integer tuning value: the Django setting ``name``, else the environment variable ``name``, else
+    ``default``."""
     value = getattr(settings, name, None)
     return int(value if value is not None else os.environ.get(name, default))
 
@@ -94,7 +95,8 @@ def plan_shards(survey: Survey, shard_size: int | None = None, threshold: int | 
     bound = services.safe_bound(survey, start)
     shards: list[Shard] = []
     while bound is not None and start < bound:
-        cut = list(new.filter(id__gt=start, id__lte=bound).order_by("id").values_list("id", flat=True)[shard_size - 1:shard_size])
+        ids = new.filter(id__gt=start, id__lte=bound).order_by("id").values_list("id", flat=True)
+        cut = list(ids[shard_size - 1:shard_size])
         end = cut[0] if cut else bound
         shards.append(Shard(start + 1, end))
         start = end

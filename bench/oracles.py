@@ -1,6 +1,7 @@
 """Frequency-oracle benchmark (SPEC §3): the engine against a plain numpy reference and the peer libraries.
 
-    python -m bench.oracles            # full run: d ∈ {16, 256}, n = 10⁶, ε ∈ {0.5, 1, 2, 4}; updates docs/benchmarks.md
+    python -m bench.oracles            # full run: d ∈ {16, 256}, n = 10⁶, ε ∈ {0.5, 1, 2, 4};
+                                       # updates docs/benchmarks.md
     python -m bench.oracles --quick    # smoke run: n = 10⁵, ε = 1, 3 reps, small peer subsamples; prints only
 
 Run inside ``bench/.venv`` from the repository root (``make bench``). Progress goes to stderr, the markdown
@@ -289,7 +290,7 @@ def run(cfg: Config) -> tuple[list[Row], dict]:
                 t0 = time.perf_counter()
                 group_rows = measure_group(fos, values, counts, cfg,
                                            np.random.default_rng([cfg.seed, _PERTURB, d, i + 1, j + 1]))
-                for fo, row in zip(fos, group_rows):
+                for fo, row in zip(fos, group_rows, strict=True):
                     row.adaptive = choice == fo.name
                     if use_peers:
                         run_peers(row, fo, values, cfg, seed=cfg.seed + 1000 * d + 10 * i + protocols.index(fo.name))
@@ -406,7 +407,8 @@ def render(rows: list[Row], info: dict, cfg: Config) -> str:
             f"Projection and the data: `project_simplex` only helps where true counts lie below the noise. Main data "
             f"(Zipf-like) vs geometric P(v) ∝ {cfg.sparse_ratio:g}^v, d = {max(cfg.domains)}, n = {cfg.n:,}, the "
             f"adaptive protocol:", "",
-            "| data | ε | protocol | reps | values with c_v < σ_v | MSE / exact Var | projected MSE / raw | proj ≤0.6 |",
+            "| data | ε | protocol | reps | values with c_v < σ_v | MSE / exact Var | projected MSE / raw "
+            "| proj ≤0.6 |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for sp in info["sparse"]:
@@ -425,10 +427,12 @@ def render(rows: list[Row], info: dict, cfg: Config) -> str:
     unresolved = [r for r in rows if r.targets()["mse"] == "n.s."]
     notes = [
         f"- Machine: {info['cpu']}; Python {info['python']}, numpy {info['numpy']}"
-        + (f"; pure-ldp {info['peers']['pure-ldp']}, multi-freq-ldpy {info['peers']['multi-freq-ldpy']}" if "peers" in info else "")
+        + (f"; pure-ldp {info['peers']['pure-ldp']}, multi-freq-ldpy {info['peers']['multi-freq-ldpy']}"
+           if "peers" in info else "")
         + f"; {info['date']}.",
         f"- Data: n = {cfg.n:,} values drawn once (seed {cfg.seed}) from a Zipf-like distribution "
-        f"P(v) ∝ (v+1)^−{cfg.zipf_s:g} on [0, d) (value 0 most frequent); every repetition re-randomizes the same values.",
+        f"P(v) ∝ (v+1)^−{cfg.zipf_s:g} on [0, d) (value 0 most frequent); every repetition re-randomizes the same "
+        f"values.",
         f"- Engine timings: perturb = median over repetitions (THE shares SHE's client half, so one perturbation per "
         f"repetition serves both rows and the same time is shown); fold (`aggregate`, validation included) and "
         f"`estimate` = best over repetitions, where the first {cfg.ref_timings} repetitions also time a second pass "
@@ -444,18 +448,23 @@ def render(rows: list[Row], info: dict, cfg: Config) -> str:
             (r, lib) for r in rows for lib, (peer_l1, ours_l1) in r.peer_sane.items() if peer_l1 > 3 * ours_l1 + 0.02
         ]
         notes.append(
-            f"- Peers: each library's own client privatises the first {cfg.peer_n:,} values ({cfg.peer_n_olh:,} for OLH, "
+            f"- Peers: each library's own client privatises the first {cfg.peer_n:,} values "
+            f"({cfg.peer_n_olh:,} for OLH, "
             f"whose peer servers hash every value for every report) and its server folds and estimates them once; "
             f"per-report cost = time / subsample size. pure-ldp: `aggregate_all` + `estimate_all(range(d))`; "
-            f"multi-freq-ldpy: `*_Aggregator_MI`. THE peers use their own optimal threshold. Sanity check: every peer's "
+            f"multi-freq-ldpy: `*_Aggregator_MI`. THE peers use their own optimal threshold. "
+            f"Sanity check: every peer's "
             f"clipped-normalised estimate is within 3× (+0.02) of the engine's L1 error at the same subsample size"
-            + (": yes." if not sane else ": NO for " + ", ".join(f"{lib} {r.protocol.upper()} d={r.d} ε={r.epsilon:g}" for r, lib in sane) + ".")
+            + (": yes." if not sane else ": NO for "
+               + ", ".join(f"{lib} {r.protocol.upper()} d={r.d} ε={r.epsilon:g}" for r, lib in sane) + ".")
         )
     notes.append(
         f"- MSE: raw count estimates over R repetitions × d values (R = {', '.join(map(str, reps))}; R aims at "
-        f"R·d ≥ {cfg.target_samples} within {cfg.row_budget:g} s per row, at least {cfg.min_reps}), divided by the mean over v "
+        f"R·d ≥ {cfg.target_samples} within {cfg.row_budget:g} s per row, at least {cfg.min_reps}), "
+        f"divided by the mean over v "
         f"of `exact_variance(n, true_counts)`; ± is the ratio's standard error if the variance formula is right "
-        f"(Gaussian errors: √(2 Σ σ_v⁴ / R) / Σ σ_v²). Projected: `project_simplex(estimate) · n`, MSE over the same runs."
+        f"(Gaussian errors: √(2 Σ σ_v⁴ / R) / Σ σ_v²). Projected: `project_simplex(estimate) · n`, "
+        f"MSE over the same runs."
     )
     adaptive = info.get("adaptive", {})
     if any(v for v in adaptive.values()):
@@ -467,9 +476,11 @@ def render(rows: list[Row], info: dict, cfg: Config) -> str:
         notes.append(f"- Not yet in the engine, not measured: {', '.join(info['missing'])}.")
     notes.append(
         "- Targets: server cost ≥ 5× lower than the fastest peer; ≤ 1.5× the numpy reference (and equal counts); "
-        "|MSE/Var − 1| ≤ 0.10 (\"n.s.\": outside ±10 % but within 2 SE of 1, so not resolved by this many repetitions); "
+        "|MSE/Var − 1| ≤ 0.10 (\"n.s.\": outside ±10 % but within 2 SE of 1, so not resolved by this many "
+        "repetitions); "
         "at d = 256 projected MSE ≤ 0.6× raw. "
-        + (f"{len(fails)} FAIL(s): " + ", ".join(f"{r.protocol.upper()} d={r.d} ε={r.epsilon:g} [{k}]" for r, k in fails) + "."
+        + (f"{len(fails)} FAIL(s): "
+           + ", ".join(f"{r.protocol.upper()} d={r.d} ε={r.epsilon:g} [{k}]" for r, k in fails) + "."
            if fails else "No FAIL.")
         + (f" MSE n.s.: {len(unresolved)} row(s)." if unresolved else "")
     )

@@ -59,7 +59,14 @@ def _identity(x):
 
 def _pure_ldp(protocol: str, epsilon: float, d: int):
     from pure_ldp.frequency_oracles import (
-        DEClient, DEServer, HEClient, HEServer, LHClient, LHServer, UEClient, UEServer,
+        DEClient,
+        DEServer,
+        HEClient,
+        HEServer,
+        LHClient,
+        LHServer,
+        UEClient,
+        UEServer,
     )
 
     kw = dict(index_mapper=_identity)

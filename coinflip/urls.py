@@ -11,5 +11,6 @@ urlpatterns = [
     path("", include("aggregator.urls")),
     path("dashboard/", include("aggregator.dashboard.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),  # no inline script: CSP
+    # The split view: Swagger UI without an inline script (CSP).
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]

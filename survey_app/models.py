@@ -12,7 +12,7 @@ import math
 import secrets
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
@@ -124,28 +124,30 @@ class Survey(models.Model):
 
     # -- validation --------------------------------------------------------------------------
     def clean(self):
+        """The engine checks the settings (``survey_protocol.check_settings``: one source of the protocol's rules,
+        each error naming its configuration field, shown on the form field ``CONFIG_FIELDS`` maps it to); Django
+        adds only its own rules: a projection needs a reference sample and a number of components, and the
+        settings of a survey with reports are frozen."""
+        from aggregator.privacy.survey_protocol import ConfigError, check_settings
+
+        from .protocol import settings_config
+
         errors: dict[str, str] = {}
-        if self.mode == self.Mode.MRR:
-            if self.theta is None or not (0.0 < self.theta <= 1.0):
-                errors["theta"] = "θ must be in (0, 1]: the probability that true answers are sent."
-        elif self.mode == self.Mode.LDP:
-            if self.epsilon is None or not math.isfinite(self.epsilon) or self.epsilon <= 0:
-                errors["epsilon"] = "ε must be a number greater than 0."
-            if self.encoding == self.Encoding.THE and self.the_threshold is not None and not (0 < self.the_threshold < 1):
-                errors["the_threshold"] = "The threshold t must lie in (0, 1)."
-        if self.validation_share is None or not 0 <= self.validation_share <= 0.5:
-            errors["validation_share"] = "The validation share must lie between 0 and 0.5."
-        elif (self.mode == self.Mode.MRR and self.validation_share > 0 and self.pk
-              and self.questions.values("group").distinct().count() > 1):
-            errors["validation_share"] = ("Accuracy on randomized test records needs every question in one group: "
-                                          "put all questions in one group or set the validation share to 0.")
-        if self.projection != self.Projection.NONE:
+        config = settings_config(self, list(self.questions.prefetch_related("choices")) if self.pk else None)
+        if self.projection != self.Projection.NONE and self.projection_params:
+            config["projection"] = self.projection_params  # a fitted projection, whatever the mode
+        try:
+            check_settings(config)
+        except ConfigError as exc:
+            errors[CONFIG_FIELDS.get(exc.field, NON_FIELD_ERRORS)] = form_message(exc.message)
+        if self.projection != self.Projection.NONE and not self.projection_params:
+            # Not fitted yet (the admin fits it once saved): the engine has nothing to check but the mode.
             if self.mode != self.Mode.LDP:
-                errors["projection"] = "PCA/DCA applies to LDP surveys only."
-            elif not self.reference_sample and not self.projection_params:
+                errors.setdefault("projection", "PCA/DCA applies to LDP surveys only.")
+            elif not self.reference_sample:
                 errors["reference_sample"] = "PCA/DCA needs a public reference sample."
-            if not self.projection_components:
-                errors["projection_components"] = "Say how many components to keep."
+        if self.projection != self.Projection.NONE and not self.projection_components:
+            errors["projection_components"] = "Say how many components to keep."
         if self.pk and self.has_reports():
             previous = Survey.objects.get(pk=self.pk)
             changed = [f for f in PROTOCOL_FIELDS if getattr(previous, f) != getattr(self, f)]
@@ -168,6 +170,25 @@ class Survey(models.Model):
     def feature_questions(self):
         return self.questions.filter(is_class=False)
 
+
+#: The survey field holding each setting of the engine's configuration (``ConfigError.field``, a dotted path); an
+#: error on any other path (the questions: "class", "features", "mrr.groups", "mrr.personal") concerns the survey
+#: as a whole.
+CONFIG_FIELDS = {
+    "mode": "mode",
+    "ldp.epsilon": "epsilon",
+    "ldp.encoding": "encoding",
+    "ldp.threshold": "the_threshold",
+    "ldp.strategy": "strategy",
+    "ldp.postprocess": "postprocess",
+    "mrr.theta": "theta",
+    "mrr.postprocess": "postprocess",
+    "numeric.handling": "numeric_handling",
+    "numeric.bins": "numeric_bins",
+    "numeric.approach": "gaussian_approach",
+    "projection": "projection",
+    "validation.share": "validation_share",
+}
 
 #: Fields that define the randomization protocol: frozen once reports exist.
 PROTOCOL_FIELDS = (
@@ -262,6 +283,13 @@ class Choice(models.Model):
     def clean(self):
         if self.question_id and self.question.survey.has_reports():
             raise ValidationError("This survey has reports: its answers can no longer change. Clone the survey instead.")
+
+
+def form_message(message: str) -> str:
+    """An engine message as a form shows it: a sentence (a leading symbol such as θ or ε keeps its case)."""
+    if message[:1].isascii():
+        message = message[:1].upper() + message[1:]
+    return message if message.endswith(".") else message + "."
 
 
 def new_token() -> str:

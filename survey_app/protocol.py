@@ -31,18 +31,13 @@ def _attribute_config(question: Question) -> dict:
     return {"kind": "categorical", "name": question.name, "values": question.labels()}
 
 
-def protocol_config(survey: Survey) -> dict:
-    """The engine configuration of ``survey`` (see ``aggregator.privacy.survey_protocol``).
-
-    MRR attribute groups come from the questions' ``group`` numbers; declared personal distributions from the choices'
-    ``personal_probability`` (uniform when any is missing, for numeric bins, or with “Prefer not to say”)."""
-    questions = list(survey.questions.prefetch_related("choices"))
-    class_questions = [q for q in questions if q.is_class]
-    features = [q for q in questions if not q.is_class]
+def settings_config(survey: Survey, questions: list[Question] | None = None) -> dict:
+    """The engine configuration of ``survey`` without its questions: every privacy setting, and given its
+    ``questions`` also the MRR attribute groups (their ``group`` numbers) and declared personal distributions (the
+    choices' ``personal_probability``; uniform when any is missing, for numeric bins, or with “Prefer not to say”).
+    ``Survey.clean`` checks it (``survey_protocol.check_settings``); ``protocol_config`` adds the questions."""
     config = {
         "mode": survey.mode,
-        "class": _attribute_config(class_questions[0]) if class_questions else None,
-        "features": [_attribute_config(q) for q in features],
         "numeric": (
             {"handling": "gaussian", "approach": survey.gaussian_approach}
             if survey.mode == Survey.Mode.LDP and survey.numeric_handling == Survey.NumericHandling.GAUSSIAN
@@ -61,23 +56,36 @@ def protocol_config(survey: Survey) -> dict:
             "postprocess": survey.postprocess,
         }
     else:
-        groups: dict[int, list[str]] = {}
-        for q in questions:
-            groups.setdefault(q.group, []).append(q.name)
-        personal = {}
-        for q in questions:
-            probs = [c.personal_probability for c in q.choices.all()]
-            if q.kind == Question.Kind.CATEGORICAL and probs and all(p is not None for p in probs) and not q.prefer_not_to_say:
-                personal[q.name] = probs
-        config["mrr"] = {
-            "theta": survey.theta,
-            "groups": [groups[g] for g in sorted(groups)] if len(groups) > 1 else None,
-            "personal": personal,
-            "personal_mode": {q.name: q.personal_mode for q in questions},
-            "postprocess": survey.postprocess,
-        }
+        config["mrr"] = {"theta": survey.theta, "postprocess": survey.postprocess}
+        if questions is not None:
+            groups: dict[int, list[str]] = {}
+            for q in questions:
+                groups.setdefault(q.group, []).append(q.name)
+            personal = {}
+            for q in questions:
+                probs = [c.personal_probability for c in q.choices.all()]
+                if (q.kind == Question.Kind.CATEGORICAL and probs and all(p is not None for p in probs)
+                        and not q.prefer_not_to_say):
+                    personal[q.name] = probs
+            config["mrr"].update({
+                "groups": [groups[g] for g in sorted(groups)] if len(groups) > 1 else None,
+                "personal": personal,
+                "personal_mode": {q.name: q.personal_mode for q in questions},
+            })
     return config
 
+
+def protocol_config(survey: Survey) -> dict:
+    """The engine configuration of ``survey`` (see ``aggregator.privacy.survey_protocol``): its settings
+    (``settings_config``) and its questions."""
+    questions = list(survey.questions.prefetch_related("choices"))
+    class_questions = [q for q in questions if q.is_class]
+    features = [q for q in questions if not q.is_class]
+    return {
+        "class": _attribute_config(class_questions[0]) if class_questions else None,
+        "features": [_attribute_config(q) for q in features],
+        **settings_config(survey, questions),
+    }
 
 
 @lru_cache(maxsize=256)

@@ -10,6 +10,17 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 BROWSER_TEST = [
-    pytest.mark.skipif(not shutil.which(CHROMIUM), reason=f"Chromium not installed at {CHROMIUM} (.ci/run installs it)"),
+    pytest.mark.skipif(not shutil.which(CHROMIUM),
+                       reason=f"Chromium not installed at {CHROMIUM} (.ci/run installs it)"),
     pytest.mark.django_db(transaction=True),
 ]
+
+
+def answer_daily_73_yes(page):
+    """On a survey of ``tests.factories.make_habits_survey``: smokes daily, aged 73.25, ill this year; ends on the
+    review step."""
+    page.get_by_label("daily").check()
+    page.get_by_role("button", name="Next").click()
+    page.get_by_label("Your age (18 to 98)").fill("73.25")
+    page.get_by_label("yes").check()
+    page.get_by_role("button", name="Review what will be sent").click()

@@ -18,7 +18,8 @@ def test_embedded_default_runs_on_sqlite_and_filesystem_broker(tmp_path):
     assert (tmp_path / "db.sqlite3").stat().st_size > 0
     code = ("import django; django.setup(); from django.conf import settings; "
             "print(settings.DATABASES['default']['ENGINE'], settings.CELERY_BROKER_URL)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "DJANGO_SETTINGS_MODULE": "coinflip.settings"},
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
+                         env={**env, "DJANGO_SETTINGS_MODULE": "coinflip.settings"},
                          capture_output=True, text=True, check=True).stdout.split()
     assert out == ["django.db.backends.sqlite3", "filesystem://"]
 

@@ -4,18 +4,14 @@ plain dicts the page's Chart.js code draws (``static/js/dashboard/charts.mjs``).
 unit-tested without Django (``tests/dashboard/test_charts.py``).
 
 Intervals are 95 % normal intervals, as for the accuracy estimates (``privacy.validation.CONFIDENCE``):
-estimate ± z·SE with z = Φ⁻¹(0.975) ≈ 1.96, clipped to the parameter's range for display. Where the standard errors
-come from (``interval_method`` in the JSON):
+estimate ± z·SE with z = Φ⁻¹(0.975) ≈ 1.96, clipped to the parameter's range for display. The standard errors come
+from the survey's protocol (``SurveyProtocol.conditional_standard_errors``), which names how (``interval_method``):
 
-* ``"delta"`` — discrete LDP Naive Bayes (SPEC §4): the engine publishes ``conditional_standard_errors``, the
-  delta-method standard error of the published P(a | c) itself.
-* ``"bound"`` — MRR (SPEC §2): the engine publishes standard errors of the raw P(a ∧ c) (``joint_standard_errors``)
-  and P(c) (``prior_standard_errors``) but not their covariance. For the ratio r = P(a ∧ c)/P(c) the delta method
-  gives SE(r)² = [Var J − 2r·Cov(J, P) + r²·Var P]/P², which is at most ((SE_J + r·SE_P)/P)² whatever the
-  covariance (Cauchy–Schwarz, |Cov| ≤ SE_J·SE_P): the chart uses that bound, so these intervals are conservative
-  (they cover at least 95 %). ``mrr_conditional_se``.
-* ``"delta"`` for numeric attributes of Gaussian Naive Bayes (SPEC §5b): μ_c ± z·``mean_standard_errors``, in the
-  attribute's own units.
+* ``"delta"`` — discrete LDP Naive Bayes (SPEC §4): the delta-method standard error of the published P(a | c)
+  itself; Gaussian Naive Bayes (SPEC §5b): μ_c ± z·SE(μ_c), in the attribute's own units.
+* ``"bound"`` — MRR (SPEC §2): a conservative bound on the delta method for the ratio P(a ∧ c)/P(c) (Cauchy–Schwarz
+  on the unpublished covariance, ``privacy.mrr.conditional_standard_error_bound``): these intervals cover at least
+  95 %.
 * ``"none"`` — a model without standard errors (e.g. fitted on true data): estimates only.
 """
 from __future__ import annotations
@@ -28,12 +24,11 @@ import numpy as np
 from scipy.stats import norm
 
 from aggregator.privacy.jsonable import json_safe
-from aggregator.privacy.naive_bayes.model import PROB_FLOOR, NaiveBayesModel
+from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.schema import Categorical
 from aggregator.privacy.validation import CONFIDENCE
 
-__all__ = ["Z", "MAX_DAILY_POINTS", "reports_over_time", "accuracy_series", "mrr_conditional_se",
-           "attribute_distributions", "privacy_per_attribute", "privacy_summary", "findings", "warning_count"]
+__all__ = ["Z", "MAX_DAILY_POINTS", "reports_over_time", "accuracy_series", "attribute_distributions", "privacy_per_attribute", "privacy_summary", "findings", "warning_count"]
 
 #: Normal quantile of the dashboard's intervals (≈ 1.96 for 95 %).
 Z = float(norm.ppf(0.5 + CONFIDENCE / 2))
@@ -104,19 +99,6 @@ def accuracy_series(versions: Sequence[int], accuracies: Mapping[int, dict]) -> 
 
 
 # -- per-attribute distributions -------------------------------------------------------------------------------
-def mrr_conditional_se(conditional, joint_se, prior, prior_se) -> np.ndarray:
-    """Conservative SE of P(a | c) = P(a ∧ c)/P(c): (SE_J + r·SE_P)/P (module docstring), with r the published
-    P(a | c) ((n_i, k)), SE_J the (n_i, k) SEs of P(a ∧ c), P and SE_P the (k,) prior and its SEs. A class whose
-    prior is below ``PROB_FLOOR`` gets an infinite SE (its interval is the whole [0, 1])."""
-    r = np.asarray(conditional, dtype=np.float64)
-    joint_se = np.asarray(joint_se, dtype=np.float64)
-    prior = np.asarray(prior, dtype=np.float64)
-    prior_se = np.asarray(prior_se, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        se = (joint_se + r * prior_se[None, :]) / prior[None, :]
-    return np.where(prior[None, :] >= PROB_FLOOR, se, np.inf)
-
-
 def _interval(estimate: np.ndarray, se: np.ndarray | None, low: float, high: float):
     """Estimate ± Z·SE clipped to [low, high]; ``None`` bounds without standard errors, the whole range where one
     is unknown (NaN) or infinite."""
@@ -126,20 +108,10 @@ def _interval(estimate: np.ndarray, se: np.ndarray | None, low: float, high: flo
     return (np.clip(estimate - Z * se, low, high).tolist(), np.clip(estimate + Z * se, low, high).tolist())
 
 
-def _discrete_se(model: NaiveBayesModel, i: int) -> tuple[np.ndarray | None, str]:
-    meta = model.metadata
-    if meta.get("conditional_standard_errors") is not None:
-        se = np.asarray(meta["conditional_standard_errors"][i], dtype=np.float64)
-        return se, "delta"
-    if meta.get("joint_standard_errors") is not None and meta.get("prior_standard_errors") is not None:
-        se = mrr_conditional_se(model.conditionals[i], np.asarray(meta["joint_standard_errors"][i], dtype=np.float64),
-                                model.prior, meta["prior_standard_errors"])
-        return se, "bound"
-    return None, "none"
-
-
-def attribute_distributions(model_dict: dict) -> list[dict]:
-    """Per feature attribute, what the model estimates for each class, with 95 % intervals.
+def attribute_distributions(model_dict: dict, protocol=None) -> list[dict]:
+    """Per feature attribute, what the model estimates for each class, with 95 % intervals from the standard errors
+    ``protocol.conditional_standard_errors`` gives (``interval_method``; module docstring); without a ``protocol``
+    (a model fitted on true data), estimates only.
 
     Categorical (and discretized numeric) attributes: ``{"kind": "categorical", "name", "values": [labels],
     "classes", "interval_method", "series": [{"class", "estimate": [P(a | c) per value], "low", "high"}]}``.
@@ -147,11 +119,14 @@ def attribute_distributions(model_dict: dict) -> list[dict]:
     "interval_method", "estimate": [μ_c], "low", "high", "sigma": [σ_c]}`` in the attribute's units, intervals
     clipped to its public bounds."""
     model = NaiveBayesModel.from_dict(model_dict)
+    method, standard_errors = protocol.conditional_standard_errors(model) if protocol is not None else ("none", None)
+    if standard_errors is None:
+        method = "none"
     classes = list(model.classes)
     out = []
-    for i, (attr, table) in enumerate(zip(model.attributes, model.conditionals)):
+    for i, (attr, table) in enumerate(zip(model.attributes, model.conditionals, strict=True)):
+        se = None if standard_errors is None else np.asarray(standard_errors[i], dtype=np.float64)
         if isinstance(attr, Categorical):
-            se, method = _discrete_se(model, i)
             series = []
             for c, label in enumerate(classes):
                 low, high = _interval(table[:, c], None if se is None else se[:, c], 0.0, 1.0)
@@ -159,11 +134,9 @@ def attribute_distributions(model_dict: dict) -> list[dict]:
             out.append({"kind": "categorical", "name": attr.name, "values": list(attr.values), "classes": classes,
                         "interval_method": method, "series": series})
         else:
-            se_table = model.metadata.get("mean_standard_errors")
-            se = np.asarray(se_table[i], dtype=np.float64) if se_table is not None else None
             low, high = _interval(table[0], se, attr.low, attr.high)
             out.append({"kind": "numeric", "name": attr.name, "low_bound": attr.low, "high_bound": attr.high,
-                        "classes": classes, "interval_method": "none" if se is None else "delta",
+                        "classes": classes, "interval_method": method,
                         "estimate": table[0].tolist(), "low": low, "high": high, "sigma": table[1].tolist()})
     return json_safe(out)
 

@@ -6,8 +6,8 @@ in ``numeric`` or, by default, when every non-missing value parses as a number a
 ``NUMERIC_MIN_DISTINCT`` distinct numeric values ("1" and "1.0" count once; "inf" does not parse as a finite number,
 so such a column stays categorical). A numeric attribute's public bounds are the observed minimum and maximum (a
 constant column gets [x, x + 1], since bounds need low < high). Missing values (``missing=``): "category" (default)
-makes them the extra category ``MISSING`` ("?") of a categorical attribute (a numeric column with missing values is an error); "drop"
-removes every row with a missing value; "error" raises ``ValueError``.
+makes them the extra category ``MISSING`` ("?") of a categorical attribute (a numeric column with missing values is an
+error); "drop" removes every row with a missing value; "error" raises ``ValueError``.
 """
 from __future__ import annotations
 
@@ -108,7 +108,9 @@ def load_table(
             raise ValueError("no row is complete (missing='drop')")
     if isinstance(numeric, str):
         numeric = [numeric]
-    numeric = set(numeric) if numeric is not None else {c for c in df.columns if c != class_column and _is_numeric(df[c])}
+    if numeric is None:
+        numeric = {c for c in df.columns if c != class_column and _is_numeric(df[c])}
+    numeric = set(numeric)
     unknown = numeric - set(df.columns)
     if unknown:
         raise ValueError(f"numeric columns not in the table: {', '.join(sorted(unknown))}")

@@ -93,7 +93,7 @@ def plot_curves(frame: pd.DataFrame, y: str = "accuracy_mean", error: str | None
 
     datasets = list(dict.fromkeys(frame["dataset"]))
     fig, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 4), squeeze=False)
-    for ax, dataset in zip(axes[0], datasets):
+    for ax, dataset in zip(axes[0], datasets, strict=True):
         part = frame[frame["dataset"] == dataset]
         for i, method in enumerate(dict.fromkeys(part["method"])):
             color = f"C{i % 10}"

@@ -48,13 +48,13 @@ from typing import Callable
 import numpy as np
 
 from ..privacy import survey_protocol
-from ..privacy.channel import check_theta
 from ..privacy.central import fit_laplace_nb, fit_smooth_nb
+from ..privacy.channel import check_theta
 from ..privacy.comparison import fit_dp_svm, fit_dp_tree
 from ..privacy.continuous.projection import fit_dca, fit_pca
-from ..privacy.synthetic import synthetic_from_model, synthetic_published
 from ..privacy.naive_bayes.fit import fit_nonprivate
 from ..privacy.schema import Categorical, Numeric
+from ..privacy.synthetic import synthetic_from_model, synthetic_published
 from ..privacy.warner import WarnerScheme
 from .datasets import Table, discretize_table
 
@@ -169,7 +169,8 @@ class Method:
 
     def train(self, table: Table, value=None, bins: int = DEFAULT_BINS, rng: np.random.Generator | None = None):
         """Prepare a loaded training table, fit, and return a predictor of loaded test tables' class codes."""
-        fitted = self.fit(self.prepare(table, bins), self.check(value), rng if rng is not None else np.random.default_rng())
+        rng = rng if rng is not None else np.random.default_rng()
+        fitted = self.fit(self.prepare(table, bins), self.check(value), rng)
         return lambda test: fitted(self.prepare(test, bins).X)
 
 
@@ -317,12 +318,14 @@ for _kind, _n in (("pca", 6), ("dca", 1)):  # seed 000's best component counts f
     for _encoding in ("de", "oue"):
         register(Method(f"{_encoding}-{_kind}{_n}", f"{_encoding} on {_n} {_kind.upper()} component(s) in "
                         f"{DEFAULT_BINS} bins (SPEC §5a, §5c)",
-                        _projected(_PROJECTIONS[_kind], _n, {"handling": "discretize", "bins": DEFAULT_BINS}, _encoding),
+                        _projected(_PROJECTIONS[_kind], _n, {"handling": "discretize", "bins": DEFAULT_BINS},
+                                   _encoding),
                         parameter="epsilon", features=NUMERIC))
 for _kind in ("pca", "dca"):  # one component: seed 000's best for Gaussian NB
     for _name, _approach in (("gauss-laplace", 1), ("gauss-onebit", 2), ("gauss-sample", 3)):
         register(Method(f"{_name}-{_kind}1", f"LDP Gaussian NB, Approach {_approach}, on one {_kind.upper()} component "
-                        "(SPEC §5b, §5c)", _projected(_PROJECTIONS[_kind], 1, {"handling": "gaussian", "approach": _approach}),
+                        "(SPEC §5b, §5c)",
+                        _projected(_PROJECTIONS[_kind], 1, {"handling": "gaussian", "approach": _approach}),
                         parameter="epsilon", features=NUMERIC))
 
 
@@ -351,7 +354,8 @@ def _fit_synthetic_post(table: Table, epsilon: float, rng: np.random.Generator) 
 
 register(Method("central-laplace", "central ε-DP Naive Bayes, global sensitivity, Laplace noise (SPEC §6, seed 003)",
                 _central(fit_laplace_nb), parameter="epsilon", features=MIXED))
-register(Method("central-smooth", "central ε-DP Naive Bayes, smooth sensitivity (Cauchy) for μ and σ (SPEC §6, seed 002)",
+register(Method("central-smooth",
+                "central ε-DP Naive Bayes, smooth sensitivity (Cauchy) for μ and σ (SPEC §6, seed 002)",
                 _central(fit_smooth_nb), parameter="epsilon", features=MIXED))
 register(Method("synthetic-em", "NB trained on the seed 001 exponential-mechanism synthetic data, as published — not "
                                 "proven ε-DP (SPEC §8)", _fit_synthetic_em, parameter="epsilon", features=DISCRETE))

@@ -49,7 +49,7 @@ def _pse_table(reps: int, seed: int, progress: Progress | None = None) -> pd.Dat
     pse = pse_binary(w_a, theta, 0.5)
     return pd.DataFrame([{"dataset": "binary attribute", "method": f"W_a = {w:.1f}", "parameter": "theta",
                           "value": float(t), "pse": float(p)}
-                         for w, row in zip(w_a[:, 0], pse) for t, p in zip(theta[0], row)])
+                         for w, row in zip(w_a[:, 0], pse, strict=True) for t, p in zip(theta[0], row, strict=True)])
 
 
 def _plot_pse(frame: pd.DataFrame):
@@ -75,11 +75,13 @@ def notes_003(frame: pd.DataFrame) -> str:
         row = {"classifier": classifier}
         for dataset in dict.fromkeys(frame["dataset"]):
             none = public[(public["classifier"] == classifier) & (public["dataset"] == dataset)]["accuracy_mean"].mean()
-            dp = private[(private["classifier"] == classifier) & (private["dataset"] == dataset)]["accuracy_mean"].mean()
+            dp = private[(private["classifier"] == classifier)
+                         & (private["dataset"] == dataset)]["accuracy_mean"].mean()
             row |= {f"{dataset} no privacy": none, f"{dataset} ε-DP average": dp, f"{dataset} ratio": dp / none}
         rows.append(row)
     table2 = pd.DataFrame(rows)
-    fig3 = private.pivot_table(index="value", columns="classifier", values="accuracy_mean", aggfunc="mean").reset_index()
+    fig3 = private.pivot_table(index="value", columns="classifier", values="accuracy_mean",
+                               aggfunc="mean").reset_index()
     tests = []
     wide = private.pivot_table(index=["dataset", "value"], columns="classifier", values="accuracy_mean")
     for a, b in (("NB", "SVM"), ("NB", "DT"), ("SVM", "DT")):
@@ -91,7 +93,8 @@ def notes_003(frame: pd.DataFrame) -> str:
     return "\n".join([
         "## Table 2: accuracy without privacy, average ε-DP accuracy over E, ratio", "",
         markdown_table(table2), "",
-        "## Fig. 3: average accuracy over the data sets, per ε", "", markdown_table(fig3.rename(columns={"value": "ε"})), "",
+        "## Fig. 3: average accuracy over the data sets, per ε", "",
+        markdown_table(fig3.rename(columns={"value": "ε"})), "",
         "## Wilcoxon signed-rank tests between the ε-DP classifiers (pairs: every data set × ε; zeros split, "
         "scipy.stats.wilcoxon zero_method='pratt')", "", markdown_table(pd.DataFrame(tests)),
     ])

@@ -137,7 +137,7 @@ def expected_gain(oracle, beta: float, support: float, r: int, f_targets: float)
 def combine(oracle, first, second):
     """Two batches of engine reports as one (OLH reports are (a, b, y) triples)."""
     if isinstance(oracle, OptimizedLocalHashing):
-        return tuple(np.concatenate([x, y]) for x, y in zip(first, second))
+        return tuple(np.concatenate([x, y]) for x, y in zip(first, second, strict=True))
     return np.concatenate([np.asarray(first), np.asarray(second)])
 
 

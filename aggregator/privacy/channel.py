@@ -15,6 +15,9 @@ maximum θ + (1−θ)P_Y(r) (at o = r) and minimum (1−θ)P_Y(r) (any o ≠ r),
 
 and for a group sent together the same holds with r ranging over whole records of the group, whose personal
 probability is the product of the marginals, so min_r P_Y(r) = Π_i min P_Y,i (``mrr_group_epsilon``).
+``mrr_epsilon`` is the ε of one attribute's channel taken alone; it is *not* the ε per question of a survey whose
+groups hold several attributes — there every question of a group has the group's ε (SPEC §2 "Exact ε per question
+and per respondent", ``exact_epsilon.mrr_exact_epsilons``, which also uses the probabilities the browser realizes).
 
 A frequency oracle whose report is one value of its domain (DE, SPEC §3) has a d×d channel
 (``ibu.channel_matrix``); ``epsilon_of_oracle`` measures it with ``epsilon_of_channel`` — a check that the

@@ -15,8 +15,8 @@ inverse CDF of P_Y (``assignment.assign``). Personal answers are drawn for every
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
@@ -24,9 +24,11 @@ from .assignment import assign, cdf, check_probabilities
 from .channel import check_theta
 from .postprocess import to_distribution
 from .schema import Categorical
+from .stats import Additive, array, arrays
 
 __all__ = [
     "MRRScheme", "MRRStats", "MRREstimate", "randomized_accuracy", "linear_fraction_se", "conditional_distributions",
+    "conditional_standard_error_bound",
 ]
 
 PERSONAL_MODES = ("simulated", "real")
@@ -74,53 +76,22 @@ def conditional_distributions(joint_counts: np.ndarray, method: str) -> np.ndarr
 
 
 @dataclass(frozen=True, eq=False)
-class MRRStats:
+class MRRStats(Additive):
     """Additive statistics of MRR reports: ``n``, ``class_counts[c]`` = #(C = c), and ``joint[j][a, c]`` =
     #(A_j = a ∧ C = c) for the j-th feature attribute (attributes in scheme order, class skipped)."""
 
     n: int
-    class_counts: np.ndarray
-    joint: tuple
+    class_counts: np.ndarray = array(np.int64)
+    joint: tuple = arrays(np.int64)
 
-    def __add__(self, other: "MRRStats") -> "MRRStats":
-        if not isinstance(other, MRRStats):
-            return NotImplemented
-        if self.class_counts.shape != other.class_counts.shape or len(self.joint) != len(other.joint) or any(
-            a.shape != b.shape for a, b in zip(self.joint, other.joint)
-        ):
-            raise ValueError("cannot add MRR statistics of different schemes")
-        return MRRStats(
-            self.n + other.n,
-            self.class_counts + other.class_counts,
-            tuple(a + b for a, b in zip(self.joint, other.joint)),
-        )
-
-    def __radd__(self, other):
-        if other == 0:
-            return self
-        return NotImplemented
-
-    def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, MRRStats)
-            and self.n == other.n
-            and np.array_equal(self.class_counts, other.class_counts)
-            and len(self.joint) == len(other.joint)
-            and all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(self.joint, other.joint))
-        )
-
-    def to_dict(self) -> dict:
-        return {
-            "n": int(self.n),
-            "class_counts": self.class_counts.tolist(),
-            "joint": [j.tolist() for j in self.joint],
-        }
+    mismatch: ClassVar[str] = "cannot add MRR statistics of different schemes"
 
     @classmethod
     def from_dict(cls, data: dict) -> "MRRStats":
-        k = len(data["class_counts"])
-        joint = tuple(np.asarray(j, dtype=np.int64).reshape(-1, k) for j in data["joint"])
-        return cls(int(data["n"]), np.asarray(data["class_counts"], dtype=np.int64), joint)
+        """Each joint table reshaped to (n_j, k), k = the number of classes."""
+        stats = super().from_dict(data)
+        k = stats.class_counts.shape[0]
+        return replace(stats, joint=tuple(j.reshape(-1, k) for j in stats.joint))
 
 
 @dataclass(frozen=True, eq=False)
@@ -420,3 +391,21 @@ def randomized_accuracy(
     est = (p_star - (1 - theta) * p_y) / theta
     se = float(np.sqrt(p_star * (1 - p_star) / (n * theta**2) + ((1 - theta) / theta) ** 2 * se_mc**2))
     return float(est), se
+
+
+def conditional_standard_error_bound(conditional, joint_se, prior, prior_se) -> np.ndarray:
+    """Conservative SE of a published P(a | c) = P(a ∧ c)/P(c) (SPEC §2). MRR publishes SEs of the raw P(a ∧ c)
+    (SE_J) and P(c) (SE_P) but not their covariance; the delta method gives SE(r)² = [Var J − 2r·Cov(J, P) +
+    r²·Var P]/P², at most ((SE_J + r·SE_P)/P)² whatever the covariance (Cauchy–Schwarz, |Cov| ≤ SE_J·SE_P), so
+    intervals from this bound cover at least their nominal level. ``conditional`` r and ``joint_se`` are (n_i, k),
+    ``prior`` P and ``prior_se`` (k,). A class whose prior is below ``naive_bayes.model.PROB_FLOOR`` gets an infinite
+    SE (its interval is the whole [0, 1])."""
+    from .naive_bayes.model import PROB_FLOOR
+
+    r = np.asarray(conditional, dtype=np.float64)
+    joint_se = np.asarray(joint_se, dtype=np.float64)
+    prior = np.asarray(prior, dtype=np.float64)
+    prior_se = np.asarray(prior_se, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = (joint_se + r * prior_se[None, :]) / prior[None, :]
+    return np.where(prior[None, :] >= PROB_FLOOR, se, np.inf)

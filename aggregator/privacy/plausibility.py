@@ -48,9 +48,10 @@ Fake users who all report the attacked input inflate its share by β(1 − a_j).
 most over-represented input; false alarms ≤ (m + 1)·Φ(−4).
 
 The mass, spread and pair checks need ``MIN_REPORTS`` reports of the input (normal approximations). DE reports have
-S ≡ 1 and no pairs: only ``range`` applies; OLH: mass and range. An attacker who knows these checks can still evade mass and spread (by
-drawing the padding count from the honest distribution) and pairs (one target per report); the range check and the
-jumps between versions (``monitoring.jumps``) remain, and the attack's gain per fake user then drops to RIA's.
+S ≡ 1 and no pairs: only ``range`` applies; OLH: mass and range. An attacker who knows these checks can still evade
+mass and spread (by drawing the padding count from the honest distribution) and pairs (one target per report); the
+range check and the jumps between versions (``monitoring.jumps``) remain, and the attack's gain per fake user then
+drops to RIA's.
 
 Surveys: ``protocol_checks(protocol, payloads)`` / ``report_checks(protocol, reports)`` fold training reports of an
 ``LDPProtocol`` (every input) or a ``GaussianProtocol`` (its class-prior oracle; the vector groups are bounded by the
@@ -60,17 +61,14 @@ findings, named by input. MRR surveys have none (``None``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import norm
 
-from . import bits, noise
 from .monitoring import Z_WARN, _z
-from .oracles.de import DirectEncoding
-from .oracles.histogram import SummationHistogram, ThresholdingHistogram
-from .oracles.olh import OptimizedLocalHashing, olh_hash
-from .oracles.unary import UnaryEncoding
-from .stats import Counts
+from .oracles.histogram import laplace_fourth_cumulant
+from .stats import Additive, Counts, array, parts
 
 __all__ = ["ReportSums", "PlausibilityStats", "sums", "check", "honest_moments", "report_checks", "protocol_checks",
            "findings", "zero_stats", "support_matrix", "MAX_PAIR_DOMAIN", "MIN_REPORTS", "ALPHA"]
@@ -85,55 +83,30 @@ ALPHA = float(2 * norm.sf(Z_WARN))
 _BLOCK = 16384
 
 
-# -- per-report supports and totals --------------------------------------------------------------------------------
-
-def _support_blocks(oracle, reports):
-    """(rows, d) 0/1 support matrices of consecutive blocks of validated reports (SUE, OUE, THE, OLH, DE)."""
-    d = oracle.domain
-    if isinstance(oracle, UnaryEncoding):
-        for start in range(0, reports.shape[0], _BLOCK):
-            yield bits.unpack(reports[start:start + _BLOCK], d)
-    elif isinstance(oracle, ThresholdingHistogram):
-        for start in range(0, reports.shape[0], _BLOCK):
-            yield (reports[start:start + _BLOCK] > oracle.threshold).astype(np.uint8)
-    elif isinstance(oracle, OptimizedLocalHashing):
-        a, b, y = reports
-        values = np.arange(d)
-        for start in range(0, a.shape[0], _BLOCK):
-            s = slice(start, start + _BLOCK)
-            yield (olh_hash(a[s, None], b[s, None], values[None, :], oracle.g) == y[s, None]).astype(np.uint8)
-    elif isinstance(oracle, DirectEncoding):
-        for start in range(0, reports.shape[0], _BLOCK):
-            block = reports[start:start + _BLOCK]
-            out = np.zeros((block.shape[0], d), dtype=np.uint8)
-            out[np.arange(block.shape[0]), block] = 1
-            yield out
-    else:
-        raise ValueError(f"no support sets for oracle {oracle.name!r}")
-
+# -- per-report supports and totals (each oracle's: ``support_blocks``, ``report_totals``) -------------------------
 
 def support_matrix(oracle, reports) -> np.ndarray:
     """(n, d) uint8: b_rv = 1 when report r supports value v (SUE, OUE, THE, OLH, DE; module docstring)."""
-    reports = oracle.validate(reports)
-    blocks = list(_support_blocks(oracle, reports))
-    return np.vstack(blocks) if blocks else np.zeros((0, oracle.domain), dtype=np.uint8)
+    return oracle.support_matrix(reports)
 
 
 def _has_pairs(oracle) -> bool:
     """Pairs are checked for protocols whose honest supports are independent given the true value (not OLH)."""
-    return isinstance(oracle, (UnaryEncoding, ThresholdingHistogram)) and oracle.domain <= MAX_PAIR_DOMAIN
+    return oracle.supports_pair_check and oracle.domain <= MAX_PAIR_DOMAIN
 
 
 # -- additive statistics -------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
-class ReportSums:
+class ReportSums(Additive):
     """One oracle input's sums: ``counts`` (n and the support c_v, as ``oracle.aggregate``), Σ_r S_r² and, where
     kept, the co-occurrence counts C_uv (u < v, flattened upper triangle, row-major). Additive with ``+``."""
 
     counts: Counts
     total_sq: float
-    pairs: np.ndarray | None = None
+    pairs: np.ndarray | None = array(np.int64, optional=True)
+
+    mismatch: ClassVar[str] = "cannot add sums with and without pair counts"
 
     @property
     def n(self) -> int:
@@ -144,80 +117,44 @@ class ReportSums:
         """Σ_r S_r = Σ_v c_v."""
         return float(self.counts.support.sum())
 
-    def __add__(self, other: "ReportSums") -> "ReportSums":
-        if not isinstance(other, ReportSums):
-            return NotImplemented
-        if (self.pairs is None) != (other.pairs is None):
-            raise ValueError("cannot add sums with and without pair counts")
-        pairs = None if self.pairs is None else self.pairs + other.pairs
-        return ReportSums(self.counts + other.counts, self.total_sq + other.total_sq, pairs)
-
-    def __radd__(self, other):
-        return self if other == 0 else NotImplemented
-
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, ReportSums) and self.counts == other.counts and self.total_sq == other.total_sq
-                and (self.pairs is None) == (other.pairs is None)
-                and (self.pairs is None or bool(np.array_equal(self.pairs, other.pairs))))
-
-    def to_dict(self) -> dict:
-        return {"counts": self.counts.to_dict(), "total_sq": float(self.total_sq),
-                "pairs": None if self.pairs is None else self.pairs.tolist()}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "ReportSums":
-        pairs = data.get("pairs")
-        return cls(Counts.from_dict(data["counts"]), float(data["total_sq"]),
-                   None if pairs is None else np.asarray(pairs, dtype=np.int64))
-
     @classmethod
     def zero(cls, oracle) -> "ReportSums":
         d = oracle.domain
         pairs = np.zeros(d * (d - 1) // 2, dtype=np.int64) if _has_pairs(oracle) else None
-        dtype = np.float64 if isinstance(oracle, SummationHistogram) else np.int64
-        return cls(Counts.zero(d, dtype), 0.0, pairs)
+        return cls(oracle.zero_stats(), 0.0, pairs)
 
 
 def sums(oracle, reports) -> ReportSums:
     """Fold one oracle input's engine reports (as ``oracle.aggregate`` takes them) into ``ReportSums``."""
     reports = oracle.validate(reports)
     counts = oracle.aggregate(reports)
-    if isinstance(oracle, SummationHistogram):
-        return ReportSums(counts, float(np.square(reports.sum(axis=1)).sum()))
-    if isinstance(oracle, DirectEncoding):
-        return ReportSums(counts, float(counts.n))
+    if not _has_pairs(oracle):
+        totals = oracle.report_totals(reports)
+        # integer totals: one exact dot product; SHE's float totals: numpy's pairwise sum of squares
+        total_sq = float(np.dot(totals, totals)) if totals.dtype.kind == "i" else float(np.square(totals).sum())
+        return ReportSums(counts, total_sq)
     d = oracle.domain
     upper = np.triu_indices(d, k=1)
     total_sq = 0.0
-    pairs = np.zeros(d * (d - 1) // 2, dtype=np.int64) if _has_pairs(oracle) else None
-    for block in _support_blocks(oracle, reports):
+    pairs = np.zeros(d * (d - 1) // 2, dtype=np.int64)
+    for block in oracle.support_blocks(reports, _BLOCK):
         totals = block.sum(axis=1, dtype=np.int64)
         total_sq += float(np.dot(totals, totals))
-        if pairs is not None:
-            B = block.astype(np.float64)
-            pairs += np.rint((B.T @ B)[upper]).astype(np.int64)  # exact: integer counts < 2⁵³
+        B = block.astype(np.float64)
+        pairs += np.rint((B.T @ B)[upper]).astype(np.int64)  # exact: integer counts < 2⁵³
     return ReportSums(counts, total_sq, pairs)
 
 
 # -- the honest distribution and the checks ------------------------------------------------------------------------
 
-def _laplace_fourth_cumulant(scale: float, grid: float = noise.GRID) -> float:
-    """κ₄ of the grid Laplace noise γK: γ⁴·2α(1+4α+α²)/(1−α)⁴, α = e^(−γ/b) (module docstring)."""
-    alpha = np.exp(-grid / scale)
-    return float(grid**4 * 2 * alpha * (1 + 4 * alpha + alpha**2) / (1 - alpha) ** 4)
+#: κ₄ of the grid Laplace noise (module docstring; SHE's ``honest_moments`` uses it).
+_laplace_fourth_cumulant = laplace_fourth_cumulant
 
 
 def honest_moments(oracle) -> tuple[float, float, float]:
-    """(μ, σ², κ₄) of an honest report's total S (module docstring); DE: (1, 0, 0). For OLH only μ is exact."""
-    d = oracle.domain
-    if isinstance(oracle, SummationHistogram):
-        scale = oracle.laplace_scale
-        return 1.0, d * noise.discrete_laplace_variance(scale), d * _laplace_fourth_cumulant(scale)
-    if isinstance(oracle, DirectEncoding):
-        return 1.0, 0.0, 0.0
-    probs = np.array([oracle.p] + [oracle.q] * (d - 1))
-    v = probs * (1 - probs)
-    return float(probs.sum()), float(v.sum()), float((v * (1 - 6 * v)).sum())
+    """(μ, σ², κ₄) of an honest report's total S (module docstring; ``oracle.honest_moments()``); DE: (1, 0, 0).
+    For OLH only μ is exact (``oracle.honest_variance_exact``)."""
+    return oracle.honest_moments()
 
 
 def _finding(label: str, kind: str, z: float, warning: bool, **extra) -> dict:
@@ -226,18 +163,17 @@ def _finding(label: str, kind: str, z: float, warning: bool, **extra) -> dict:
 
 
 def _mass_and_spread(s: ReportSums, oracle, label: str) -> list[dict]:
-    mu, var, k4 = honest_moments(oracle)
+    mu, var, k4 = oracle.honest_moments()
     n = s.n
     if var == 0 or n < MIN_REPORTS:
         return []
     mean = s.total / n
     sample_var = (s.total_sq - s.total**2 / n) / (n - 1)
-    hashed = isinstance(oracle, OptimizedLocalHashing)  # only μ is exact (module docstring)
-    z_mass = (mean - mu) / np.sqrt((sample_var if hashed else var) / n)
-    mass = mean if isinstance(oracle, SummationHistogram) else (mean - oracle.domain * oracle.q) / (oracle.p - oracle.q)
-    out = [_finding(label, "mass", z_mass, abs(z_mass) > Z_WARN, estimate_sum=float(mass), mean_total=float(mean),
-                    expected_total=mu, reports=n)]
-    if not hashed:
+    exact = oracle.honest_variance_exact  # OLH: only μ is exact (module docstring)
+    z_mass = (mean - mu) / np.sqrt((var if exact else sample_var) / n)
+    out = [_finding(label, "mass", z_mass, abs(z_mass) > Z_WARN, estimate_sum=float(oracle.estimate_sum(mean)),
+                    mean_total=float(mean), expected_total=mu, reports=n)]
+    if exact:
         z_spread = (sample_var - var) / np.sqrt((k4 + 2 * var**2) / n)
         out.append(_finding(label, "spread", z_spread, abs(z_spread) > Z_WARN, variance=float(sample_var),
                             expected_variance=var, reports=n))
@@ -284,70 +220,41 @@ def check(stats: ReportSums, oracle, label: str = "") -> list[dict]:
 # -- whole surveys -------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
-class PlausibilityStats:
+class PlausibilityStats(Additive):
     """``ReportSums`` per checked oracle input of a survey protocol; additive, JSON-able."""
 
-    per_input: tuple
+    per_input: tuple = parts(ReportSums)
 
-    def __add__(self, other: "PlausibilityStats") -> "PlausibilityStats":
-        if not isinstance(other, PlausibilityStats):
-            return NotImplemented
-        if len(self.per_input) != len(other.per_input):
-            raise ValueError("cannot add plausibility statistics of different input counts")
-        return PlausibilityStats(tuple(a + b for a, b in zip(self.per_input, other.per_input)))
-
-    def __radd__(self, other):
-        return self if other == 0 else NotImplemented
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, PlausibilityStats) and len(self.per_input) == len(other.per_input) and all(
-            a == b for a, b in zip(self.per_input, other.per_input))
-
-    def to_dict(self) -> dict:
-        return {"per_input": [s.to_dict() for s in self.per_input]}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "PlausibilityStats":
-        return cls(tuple(ReportSums.from_dict(s) for s in data["per_input"]))
-
-
-def _oracles(protocol) -> tuple[list, list[str]]:
-    """The checked oracles of a protocol and their labels; ([], []) for MRR."""
-    if protocol.mode != "ldp":
-        return [], []
-    klass = protocol.class_attribute.name
-    if hasattr(protocol, "nb"):
-        labels = [f"class {klass}: "] + [f"{a.name} × {klass}: " for a in protocol.nb.attributes]
-        return list(protocol.nb.oracles), labels
-    return [protocol.gnb.prior_oracle], [f"class {klass}: "]
+    mismatch: ClassVar[str] = "cannot add plausibility statistics of different input counts"
 
 
 def zero_stats(protocol) -> PlausibilityStats | None:
-    oracles, _ = _oracles(protocol)
-    return PlausibilityStats(tuple(ReportSums.zero(fo) for fo in oracles)) if oracles else None
+    """Empty statistics for the protocol's ``checked_oracles()``; ``None`` when it has none (MRR)."""
+    checked = protocol.checked_oracles()
+    return PlausibilityStats(tuple(ReportSums.zero(fo) for _, fo in checked)) if checked else None
 
 
 def report_checks(protocol, reports) -> PlausibilityStats | None:
     """Parsed training reports (``protocol.parse``) → ``PlausibilityStats``; ``None`` for MRR surveys."""
-    oracles, _ = _oracles(protocol)
-    if not oracles:
+    checked = protocol.checked_oracles()
+    if not checked:
         return None
-    per_input = reports.per_input if hasattr(protocol, "nb") else (reports.prior,)
-    return PlausibilityStats(tuple(sums(fo, r) for fo, r in zip(oracles, per_input)))
+    per_input = protocol.checked_reports(reports)
+    return PlausibilityStats(tuple(sums(fo, r) for (_, fo), r in zip(checked, per_input, strict=True)))
 
 
 def protocol_checks(protocol, payloads) -> PlausibilityStats | None:
     """Training payloads (wire form; ``protocol.split`` separates validation ones) → ``PlausibilityStats``."""
-    if protocol.mode != "ldp":
+    if not protocol.checked_oracles():
         return None
     if not payloads:
         return zero_stats(protocol)
     return report_checks(protocol, protocol.parse(list(payloads)))
 
 
-def _assignment(probabilities: np.ndarray, counts: list[int], labels: list[str]) -> list[dict]:
+def _assignment(probabilities: np.ndarray, reports: list[int], labels: list[str]) -> list[dict]:
     """Reports per input against the public assignment probabilities (module docstring)."""
-    counts = np.asarray(counts, dtype=np.float64)
+    counts = np.asarray(reports, dtype=np.float64)
     N = counts.sum()
     if N < MIN_REPORTS:
         return []
@@ -363,11 +270,11 @@ def findings(protocol, stats: PlausibilityStats | None) -> list[dict]:
     one-report surveys; [] without statistics."""
     if stats is None:
         return []
-    oracles, labels = _oracles(protocol)
+    checked = protocol.checked_oracles()
     out = []
-    for fo, label, s in zip(oracles, labels, stats.per_input):
+    for (label, fo), s in zip(checked, stats.per_input, strict=False):
         out.extend(check(s, fo, label))
-    nb = getattr(protocol, "nb", None)
-    if nb is not None and nb.strategy == "one-report":
-        out.extend(_assignment(nb.assignment, [s.n for s in stats.per_input], labels))
+    probabilities = protocol.assignment_probabilities()
+    if probabilities is not None:
+        out.extend(_assignment(probabilities, [s.n for s in stats.per_input], [label for label, _ in checked]))
     return out

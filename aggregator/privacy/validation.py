@@ -19,12 +19,13 @@ Both give an ``AccuracyEstimate`` with a 95 % normal-approximation confidence in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import norm
 
 from . import oracles
-from .stats import Counts
+from .stats import Additive, Counts, keyed
 
 __all__ = ["AccuracyEstimate", "RecordHistogram", "VersionCounts", "correct_oracle", "ldp_accuracy",
            "CONFIDENCE"]
@@ -78,11 +79,13 @@ def ldp_accuracy(counts: Counts, epsilon: float) -> AccuracyEstimate:
     return AccuracyEstimate(right, se, n, "ldp-binary-rr")
 
 
-class VersionCounts:
+@dataclass(frozen=True, eq=False)
+class VersionCounts(Additive):
     """Validation ``Counts`` per model version (LDP). Additive; JSON form ``{"<version>": Counts.to_dict()}``."""
 
-    def __init__(self, by_version: dict[int, Counts] | None = None):
-        self.by_version = dict(by_version or {})
+    by_version: dict = keyed(Counts, key=int)
+
+    json_field: ClassVar[str] = "by_version"
 
     @classmethod
     def fold(cls, versions, reports) -> "VersionCounts":
@@ -95,33 +98,17 @@ class VersionCounts:
             out[int(v)] = Counts(int(mine.size), np.bincount(mine, minlength=2).astype(np.int64))
         return cls(out)
 
-    def __add__(self, other: "VersionCounts") -> "VersionCounts":
-        merged = dict(self.by_version)
-        for v, c in other.by_version.items():
-            merged[v] = merged[v] + c if v in merged else c
-        return VersionCounts(merged)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, VersionCounts) and self.by_version == other.by_version
-
     @property
     def n(self) -> int:
         return sum(c.n for c in self.by_version.values())
 
-    def to_dict(self) -> dict:
-        return {str(v): c.to_dict() for v, c in sorted(self.by_version.items())}
 
-    @classmethod
-    def from_dict(cls, data: dict | None) -> "VersionCounts":
-        return cls({int(v): Counts.from_dict(c) for v, c in (data or {}).items()})
-
-
-class RecordHistogram:
+@dataclass(frozen=True, eq=False)
+class RecordHistogram(Additive):
     """How many validation reports carried each randomized record (MRR). Additive; JSON form
     ``[[record…, count], …]`` sorted by record."""
 
-    def __init__(self, counts: dict[tuple, int] | None = None):
-        self.counts = dict(counts or {})
+    counts: dict = keyed(int, key=tuple)
 
     @classmethod
     def fold(cls, records) -> "RecordHistogram":
@@ -129,16 +116,7 @@ class RecordHistogram:
         if records.size == 0:
             return cls()
         unique, counts = np.unique(records, axis=0, return_counts=True)
-        return cls({tuple(int(v) for v in row): int(c) for row, c in zip(unique, counts)})
-
-    def __add__(self, other: "RecordHistogram") -> "RecordHistogram":
-        merged = dict(self.counts)
-        for record, c in other.counts.items():
-            merged[record] = merged.get(record, 0) + c
-        return RecordHistogram(merged)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, RecordHistogram) and self.counts == other.counts
+        return cls({tuple(int(v) for v in row): int(c) for row, c in zip(unique, counts, strict=True)})
 
     @property
     def n(self) -> int:

@@ -30,7 +30,7 @@ def machine() -> str:
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
-        memory = next(int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal")) / 2**20
+        memory = next(int(row.split()[1]) for row in open("/proc/meminfo") if row.startswith("MemTotal")) / 2**20
     except (OSError, StopIteration):
         memory = float("nan")
     from django.db import connection
@@ -53,8 +53,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--connections", type=int, default=64, help="keep-alive connections of the generator")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
-    parser.add_argument("--threads", type=int, default=1, help="threads per gthread worker (1: one request at a time, keep-alive kept)")
-    parser.add_argument("--fold-every", type=float, default=20.0, help="fold every survey this often during the load (0: never)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per gthread worker (1: one request at a time, keep-alive kept)")
+    parser.add_argument("--fold-every", type=float, default=20.0,
+                        help="fold every survey this often during the load (0: never)")
     parser.add_argument("--seed-reports", type=int, default=1000, help="reports stored per survey before the load")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor peer")
     parser.add_argument("--quiet-wait", type=float, default=600.0,
@@ -76,7 +78,8 @@ def main(argv=None) -> int:
     if args.drop_only:
         database.drop(args.database_url)
         return 0
-    os.environ.update(DATABASE_URL=args.database_url, REDIS_URL=args.redis_url, DJANGO_SETTINGS_MODULE="coinflip.settings")
+    os.environ.update(DATABASE_URL=args.database_url, REDIS_URL=args.redis_url,
+                      DJANGO_SETTINGS_MODULE="coinflip.settings")
     database.create(args.database_url)
     try:
         database.migrate(args.database_url, args.redis_url)

@@ -68,7 +68,7 @@ class Check:
 def per_slug(slugs: list[str], status: np.ndarray, code: int) -> dict[str, int]:
     """How many requests of each slug got ``code`` (``NO_ANSWER`` for unanswered ones)."""
     out: dict[str, int] = {}
-    for slug, s in zip(slugs, status):
+    for slug, s in zip(slugs, status, strict=True):
         if s == code:
             out[slug] = out.get(slug, 0) + 1
     return out
@@ -79,7 +79,7 @@ def same_statistics(a, b) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_statistics(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_statistics(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same_statistics(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) or isinstance(b, float):
         return (isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
                 and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL))

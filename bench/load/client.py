@@ -44,8 +44,10 @@ class LoadResult:
 
 def build_requests(host: str, port: int, paths: list[str], bodies: list[bytes]) -> list[bytes]:
     """Complete HTTP/1.1 POST requests (headers and JSON body) for the pre-generated stream."""
-    head = "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: {n}\r\n\r\n"
-    return [head.format(path=p, host=host, port=port, n=len(b)).encode("ascii") + b for p, b in zip(paths, bodies)]
+    head = ("POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            "Accept: application/json\r\nContent-Length: {n}\r\n\r\n")
+    return [head.format(path=p, host=host, port=port, n=len(b)).encode("ascii") + b
+            for p, b in zip(paths, bodies, strict=True)]
 
 
 async def read_response(reader: asyncio.StreamReader) -> tuple[int, bool, bytes]:
@@ -124,7 +126,8 @@ async def _run(host: str, port: int, requests: list[bytes], rate: float, duratio
 
     tasks = [asyncio.create_task(connection_loop()) for _ in range(connections)]
     _, pending = await asyncio.wait(tasks, timeout=max(start + duration + timeout - loop.time(), 0.0))
-    for task in pending:  # bounded in time: whatever is still open now is abandoned (its status stays "sent, no answer")
+    # Bounded in time: whatever is still open now is abandoned (its status stays "sent, no answer").
+    for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
     elapsed = float(np.nanmax(finished)) if np.isfinite(finished).any() else 0.0

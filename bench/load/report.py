@@ -127,7 +127,8 @@ def render(outcome, machine: str) -> str:
     product_rows = rows(product.result, prepared.slugs, labels, overall="**all mechanisms**")
     body = [["Coinflip"] + r.cells() for r in product_rows]
     if floor:
-        body.append(["floor: plain Django"] + row("same stream", floor.result, np.ones(len(prepared.slugs), bool)).cells())
+        everything = np.ones(len(prepared.slugs), bool)
+        body.append(["floor: plain Django"] + row("same stream", floor.result, everything).cells())
     lines += [markdown_table(["server"] + HEADER, body), ""]
 
     check_body = [[labels[c.slug], str(c.seeded), str(c.accepted), str(c.stored),

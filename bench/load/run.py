@@ -77,7 +77,8 @@ FOLDER_NICENESS = 10
 def _fold(slugs: list[str], database_url: str, redis_url: str, *extra: str) -> subprocess.Popen:
     """The folding subprocess, at a lower CPU priority than the web server (``nice`` 10), as docker/compose.yml gives
     the Celery worker a smaller CPU share than the web container: a fold yields the CPU to report requests."""
-    return subprocess.Popen(["nice", "-n", str(FOLDER_NICENESS), servers.python(), "-m", "bench.load.fold", *extra, *slugs],
+    command = ["nice", "-n", str(FOLDER_NICENESS), servers.python(), "-m", "bench.load.fold", *extra, *slugs]
+    return subprocess.Popen(command,
                             cwd=servers.ROOT,
                             env=_python_env(database_url, redis_url), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
@@ -131,7 +132,8 @@ def product_phase(prepared: surveys.Prepared, options: Options, database_url: st
         requests = client.build_requests(servers.HOST, server.port, paths, prepared.bodies)
         roots = {"server": server.process.pid}
         if options.fold_every > 0:  # booted before the load, as a worker is
-            folder = _fold(slugs, database_url, redis_url, "--every", str(options.fold_every), "--for", str(options.duration))
+            folder = _fold(slugs, database_url, redis_url,
+                           "--every", str(options.fold_every), "--for", str(options.duration))
             roots["folder"] = folder.pid
         warm_up(server, slugs, PROTOCOL_PATH, options)
         if folder is not None:

@@ -41,6 +41,7 @@ class Mechanism:
 
 
 _LDP = {"mode": "ldp", "epsilon": 1.0}
+_GAUSSIAN = {**_LDP, "numeric_handling": "gaussian"}
 MECHANISMS: tuple[Mechanism, ...] = (
     Mechanism("LDP DE", "load-de", "mushroom.csv", {**_LDP, "encoding": "de"}),
     Mechanism("LDP SUE", "load-sue", "mushroom.csv", {**_LDP, "encoding": "sue"}),
@@ -48,10 +49,11 @@ MECHANISMS: tuple[Mechanism, ...] = (
     Mechanism("LDP SHE", "load-she", "mushroom.csv", {**_LDP, "encoding": "she"}),
     Mechanism("LDP THE", "load-the", "mushroom.csv", {**_LDP, "encoding": "the"}),
     Mechanism("LDP OLH", "load-olh", "mushroom.csv", {**_LDP, "encoding": "olh"}),
-    Mechanism("LDP split (adaptive)", "load-split", "mushroom.csv", {**_LDP, "encoding": "adaptive", "strategy": "split"}),
-    Mechanism("Gaussian A1", "load-gauss-1", "diabetes.csv", {**_LDP, "numeric_handling": "gaussian", "gaussian_approach": 1}),
-    Mechanism("Gaussian A2", "load-gauss-2", "diabetes.csv", {**_LDP, "numeric_handling": "gaussian", "gaussian_approach": 2}),
-    Mechanism("Gaussian A3", "load-gauss-3", "diabetes.csv", {**_LDP, "numeric_handling": "gaussian", "gaussian_approach": 3}),
+    Mechanism("LDP split (adaptive)", "load-split", "mushroom.csv",
+              {**_LDP, "encoding": "adaptive", "strategy": "split"}),
+    Mechanism("Gaussian A1", "load-gauss-1", "diabetes.csv", {**_GAUSSIAN, "gaussian_approach": 1}),
+    Mechanism("Gaussian A2", "load-gauss-2", "diabetes.csv", {**_GAUSSIAN, "gaussian_approach": 2}),
+    Mechanism("Gaussian A3", "load-gauss-3", "diabetes.csv", {**_GAUSSIAN, "gaussian_approach": 3}),
     Mechanism("MRR θ = 0.7", "load-mrr", "mushroom.csv", {"mode": "mrr", "theta": 0.7}),
 )
 

@@ -1,6 +1,10 @@
 // The respondent's page: renders the questions from the protocol API, randomizes the answers in this browser
 // (./protocol.mjs, which mirrors aggregator/privacy) and sends only the randomized report.
-// True answers live only in this page's memory: never in a request, a URL, a cookie or storage.
+// True answers live only in this page's memory: never in a request, a URL, a cookie or storage. The randomized report
+// may be kept in localStorage until it is received (./memo.mjs). Every sentence about the mechanism comes from the
+// mechanism's own module (./explain.mjs → describe()), never from this page.
+import { asksPersonal, describe } from "./explain.mjs";
+import * as memos from "./memo.mjs";
 import { respond } from "./protocol.mjs";
 import { ByteSource } from "./random.mjs";
 
@@ -16,11 +20,16 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Text blocks (mechanism describe()): a string is a paragraph, an array a list. */
+function blocks(items, attrs = {}) {
+  return items.filter(Boolean).map((item) => (Array.isArray(item)
+    ? el("ul", attrs, ...item.map((text) => el("li", { text })))
+    : el("p", { ...attrs, text: item })));
+}
+
 function fail(message) {
   app.replaceChildren(el("p", { class: "warning", role: "alert", text: message }));
 }
-
-const memoKey = (slug) => `coinflip:report:${slug}`;
 
 function sections(questions) {
   const groups = new Map();
@@ -69,8 +78,6 @@ function personalField(q, index) {
   return fieldset;
 }
 
-const asksPersonal = (protocol, q) => protocol.mode === "mrr" && q.personal_mode === "real" && q.kind !== "numeric" && q.personal_text;
-
 function readPersonal(q, index) {
   const checked = [...document.querySelectorAll(`input[data-group="p${index}"]`)].find((r) => r.checked);
   return checked ? { value: Number.parseInt(checked.value, 10) } : { error: `Please answer “${q.personal_text}”.` };
@@ -100,7 +107,8 @@ function radiosExclusive(container) {
 }
 
 async function main() {
-  const { slug, token, protocolUrl, reportUrl, thanksUrl } = app.dataset;
+  const { slug, protocolUrl, reportUrl, thanksUrl } = app.dataset;
+  const token = app.dataset.token || null;
   let source;
   try {
     source = new ByteSource();
@@ -144,23 +152,30 @@ async function main() {
   const back = el("button", { type: "button", class: "secondary", text: "Back" });
   const next = el("button", { type: "button", text: "Next" });
   nav.append(back, next);
-  const eps = privacy.epsilon_per_respondent;
-  const figure = el("p", { id: "privacy-figure", class: "privacy-figure",
-    text: privacy.mode === "ldp"
-      ? `Privacy level: ε = ${Number(eps).toPrecision(3)} for everything you send (smaller is more private).`
-      : `Privacy level: each group of answers is your true one with probability θ = ${protocol.mrr.thetas.join(", ")}; otherwise a random stand-in.` });
-  form.append(figure, status, progress, errors, ...pageNodes, review, nav);
+  const words = describe(protocol, privacy, questions);
+  const figure = el("p", { id: "privacy-figure", class: "privacy-figure", text: words.figure });
+  // The "How your answers stay private" box of the template: the mechanism's own overview and what is kept.
+  const storage = (() => { try { return window.localStorage; } catch { return null; } })();
+  const bind = await memos.binding(slug, protocol, token, storage);
+  const mechanismBox = document.getElementById("mechanism-words");
+  if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
+  const memoBox = document.getElementById("memo-words");
+  if (memoBox) memoBox.replaceChildren(el("p", { text: memos.words(bind) }));
+  const { memo: kept, discarded } = memos.read(storage, bind);
+  let memo = kept;
+  const notice = el("div", { class: "notice", role: "status" });
+  if (discarded) notice.replaceChildren(el("p", { class: "warning", text: memos.discardedWords(discarded) }));
+  form.append(figure, notice, status, progress, errors, ...pageNodes, review, nav);
   app.replaceChildren(form);
 
   let page = 0;
   let body = null;
-  const stored = window.localStorage.getItem(memoKey(slug));
 
   function show(p) {
     page = p;
     pageNodes.forEach((node, i) => { node.hidden = i !== p; });
     review.hidden = p !== pages.length;
-    back.hidden = p === 0;
+    back.hidden = p === 0 || (memo !== null && p === pages.length);
     next.textContent = p === pages.length ? "Send the randomized report" : p === pages.length - 1 ? "Review what will be sent" : "Next";
     progress.value = p + 1;
     status.textContent = p === pages.length ? "Last step: check what leaves your browser." : `Part ${p + 1} of ${pages.length}`;
@@ -183,7 +198,6 @@ async function main() {
   }
 
   function buildReport() {
-    if (stored) return JSON.parse(stored);  // one randomization per survey and browser: a reload cannot average noise
     const features = [], classes = [];
     for (const [i, q] of questions.entries()) (q.is_class ? classes : features).push({ q, i });
     const order = protocol.questions.map((f) => features.find(({ q }) => q.name === f.name));
@@ -192,49 +206,82 @@ async function main() {
     const realPersonal = {};
     order.forEach(({ q, i }, position) => { if (asksPersonal(protocol, q)) realPersonal[position] = readPersonal(q, i).value; });
     if (asksPersonal(protocol, classes[0].q)) realPersonal[order.length] = readPersonal(classes[0].q, classes[0].i).value;
-    const report = respond(protocol, x, y, source, { realPersonal, published });
-    window.localStorage.setItem(memoKey(slug), JSON.stringify(report));
-    return report;
+    return respond(protocol, x, y, source, { realPersonal, published });
+  }
+
+  /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message. */
+  function showReview(report) {
+    body = { report };
+    if (token) body.token = token;
+    const forget = memo ? el("button", { type: "button", class: "secondary", text: "Delete the kept report and answer afresh" }) : null;
+    if (forget) {
+      forget.addEventListener("click", () => {
+        memos.clear(storage, bind);
+        memo = null;
+        body = null;
+        notice.replaceChildren(el("p", { text: "The kept report was deleted from this browser." }));
+        errors.replaceChildren();
+        review.replaceChildren();
+        show(0);
+      });
+    }
+    review.replaceChildren(
+      el("h2", { text: "What leaves your browser" }),
+      ...(memo ? [el("p", { class: "warning", text: memos.keptWords(memo) }), forget] : []),
+      ...blocks(words.review(body)),
+      el("pre", { class: "payload", tabindex: "0", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }));
   }
 
   back.addEventListener("click", () => show(Math.max(0, page - 1)));
   next.addEventListener("click", async () => {
     if (page < pages.length) {
       if (!collect(pages[page][1])) return;
-      if (page === pages.length - 1) {
-        body = { report: buildReport() };
-        if (token) body.token = token;
-        review.replaceChildren(
-          el("h2", { text: "What leaves your browser" }),
-          el("p", { text: stored
-            ? "Your answers were already randomized once in this browser; the same randomized report is sent again so the noise cannot be averaged away."
-            : "This is the complete message that will be sent. Your true answers are not in it." }),
-          body.report.validation ? el("p", { class: "help", text: body.report.validation.version
-            ? `You were drawn (at random, by your browser) to check the current model: your browser ran model version ${body.report.validation.version} on your answers and sends only whether its guess was right — itself randomized (1 = right, 0 = wrong, possibly flipped).`
-            : "You were drawn (at random, by your browser) to check the model's accuracy: your randomized answers are used only for that, not for training." }) : null,
-          el("pre", { class: "payload", tabindex: "0", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }));
-      }
+      if (page === pages.length - 1) showReview(buildReport());
       show(page + 1);
       return;
     }
     next.disabled = true;
-    const sent = await fetch(reportUrl, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(body),
-      credentials: "omit",
-    });
+    // Kept before it leaves, so that a retry after a failure sends this same report (./memo.mjs).
+    if (!memo && memos.write(storage, bind, body.report)) memo = { report: body.report, saved: Date.now() };
+    let sent;
+    try {
+      sent = await fetch(reportUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify(body),
+        credentials: "omit",
+      });
+    } catch {
+      next.disabled = false;
+      errors.replaceChildren(el("p", { text: memo
+        ? `The report could not be sent (is the network down?). Your browser keeps this same randomized report: press “Send” again to retry, now or within ${memos.MEMO_DAYS} days.`
+        : "The report could not be sent (is the network down?). Press “Send” again to retry." }));
+      return;
+    }
     if (sent.status === 201) {
+      memos.clear(storage, bind);
       window.location.assign(thanksUrl);
       return;
     }
     next.disabled = false;
+    const final = [400, 403, 404, 409, 410].includes(sent.status);  // refused for good: retrying cannot help
+    if (final) {
+      memos.clear(storage, bind);
+      memo = null;
+    }
     const detail = await sent.json().catch(() => ({}));
     const message = { 409: "This invitation has already been used.", 410: "This survey is now closed.",
-                      403: "This invitation is not valid." }[sent.status] || `The report was refused: ${JSON.stringify(detail)}`;
+                      403: "This invitation is not valid." }[sent.status]
+      || (final ? `The report was refused: ${JSON.stringify(detail)}`
+        : `The server could not take the report now (error ${sent.status}).${memo ? " Your browser keeps this same randomized report: press “Send” again to retry later." : " Press “Send” again to retry later."}`);
     errors.replaceChildren(el("p", { text: message }));
   });
-  show(0);
+  if (memo) {
+    showReview(memo.report);
+    show(pages.length);
+  } else {
+    show(0);
+  }
 }
 
 main().catch((error) => fail(`Something went wrong: ${error.message}. Nothing was sent.`));

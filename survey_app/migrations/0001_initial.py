@@ -3,8 +3,9 @@
 import django.core.validators
 import django.db.models.deletion
 import django.utils.timezone
-import survey_app.models
 from django.db import migrations, models
+
+import survey_app.models
 
 
 class Migration(migrations.Migration):

@@ -6,8 +6,7 @@ from aggregator import services
 from aggregator.models import SurveyStatistics
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from survey_app.protocol import get_protocol
-
-from .helpers import add_reports, make_survey
+from tests.factories import add_reports, make_survey
 
 pytestmark = pytest.mark.django_db
 
@@ -104,4 +103,5 @@ def test_validation_reports_through_the_api(client):
     services.fold_new_reports(survey)
     accuracy = client.get(f"/api/surveys/{survey.slug}/model/").json()["accuracy"]
     assert accuracy["version"] == 1 and accuracy["reports"] == 1
-    assert client.get(f"/api/surveys/{survey.slug}/protocol/").json()["model_url"] == f"/api/surveys/{survey.slug}/model/"
+    protocol = client.get(f"/api/surveys/{survey.slug}/protocol/").json()
+    assert protocol["model_url"] == f"/api/surveys/{survey.slug}/model/"

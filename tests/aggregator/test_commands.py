@@ -8,13 +8,12 @@ from django.core.management import CommandError, call_command
 
 from aggregator.models import ModelVersion, SurveyStatistics
 from survey_app.models import Report
-
-from .helpers import add_reports, make_survey
+from tests.factories import add_reports, make_survey
 
 
 @pytest.fixture
 def health_csv(tmp_path):
-    """Rows for tests.survey.test_api.make_survey: smoker label, age number, sick label."""
+    """Rows for tests.factories.make_survey: smoker label, age number, sick label."""
     rng = np.random.default_rng(4)
     smoker = rng.choice(["never", "sometimes", "daily"], 200)
     frame = pd.DataFrame({"smoker": smoker, "age": rng.integers(18, 99, 200),
@@ -89,7 +88,8 @@ def test_simulate_errors_name_the_column_or_label(health_csv, tmp_path):
 @pytest.mark.django_db(transaction=True)
 def test_simulate_over_http_to_a_live_server(health_csv, live_server):
     survey = make_survey(mode="ldp", encoding="olh")
-    out, err = run("simulate", "health", str(health_csv), "--respondents", "40", "--seed", "2", "--url", live_server.url)
+    out, err = run("simulate", "health", str(health_csv), "--respondents", "40", "--seed", "2",
+                   "--url", live_server.url)
     assert Report.objects.filter(survey=survey).count() == 40
     assert "40/40 reports posted" in err
     run("retrain", "health")

@@ -10,8 +10,9 @@ from aggregator.models import SurveyStatistics
 from aggregator.privacy.jsonable import json_safe
 from survey_app.models import Report
 from survey_app.protocol import get_protocol
+from tests.factories import add_reports, make_survey
 
-from .helpers import add_reports, in_thread, make_survey
+from .helpers import in_thread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -41,7 +41,7 @@ def offline_models(survey, train_csv, test_csv, seeds, counts):
     protocol = survey_protocol.build(protocol_config(survey))
     stats, published = protocol.zero_stats(), None
     models = []
-    for csv, seed, n in zip((train_csv, test_csv), seeds, counts):
+    for csv, seed, n in zip((train_csv, test_csv), seeds, counts, strict=True):
         X, y = records_from_csv(survey, csv)
         rng = np.random.default_rng(seed)
         rows = rng.integers(0, len(y), n)
@@ -78,7 +78,7 @@ def test_mushroom_survey_learns_from_simulated_respondents(tmp_path, mode, kwarg
 
     # The pipeline publishes exactly what the engine computes offline from the same draws.
     offline = offline_models(survey, train_csv, test_csv, seeds=(7, 8), counts=(5000, 3000))
-    for published, model in zip((v1, v2), offline):
+    for published, model in zip((v1, v2), offline, strict=True):
         assert NaiveBayesModel.from_dict(published.model).to_dict()["conditionals"] == model.to_dict()["conditionals"]
         assert NaiveBayesModel.from_dict(published.model).to_dict()["prior"] == model.to_dict()["prior"]
 
@@ -101,9 +101,13 @@ def test_mushroom_survey_learns_from_simulated_respondents(tmp_path, mode, kwarg
     # LDP respondents of wave 2 evaluated version 1. MRR stores each version's estimate on every validation record
     # folded by then: version 2's on both waves' (validation respondents never train, so all are held out).
     version, estimate = (1, estimates[1]) if mode == "ldp" else (2, estimates[2])
-    true = true_v1 if mode == "ldp" else NaiveBayesModel.from_dict(v2.model).accuracy(protocol.to_model_input(X_test), y_test)
+    if mode == "ldp":
+        true = true_v1
+    else:
+        true = NaiveBayesModel.from_dict(v2.model).accuracy(protocol.to_model_input(X_test), y_test)
     print(f"\n{mode}: held-out accuracy {accuracy:.3f} (majority {majority:.3f}); version {version}: estimated "
-          f"{estimate['estimate']:.3f} ± {estimate['standard_error']:.3f} [{estimate['low']:.3f}, {estimate['high']:.3f}] "
+          f"{estimate['estimate']:.3f} ± {estimate['standard_error']:.3f} "
+          f"[{estimate['low']:.3f}, {estimate['high']:.3f}] "
           f"from {estimate['reports']} validation reports, true {true:.3f}; pipeline {elapsed:.1f} s")
     assert abs(estimate["estimate"] - true) <= TOLERANCE_SE * estimate["standard_error"]
     assert estimate["low"] <= estimate["estimate"] <= estimate["high"] or not 0 <= estimate["estimate"] <= 1

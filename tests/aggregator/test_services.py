@@ -9,8 +9,7 @@ from aggregator.privacy.jsonable import json_safe
 from aggregator.privacy.oracles.wire import to_wire
 from survey_app.models import Report
 from survey_app.protocol import get_protocol
-
-from .helpers import add_reports, make_survey
+from tests.factories import add_reports, make_survey
 
 pytestmark = pytest.mark.django_db
 
@@ -130,7 +129,7 @@ def test_tasks_run_the_services():
 def test_publish_waits_while_an_input_has_no_report():
     """Two reports of a one-report LDP survey cannot cover all its inputs: no model, no crash, no version."""
     from survey_app.models import Report
-    from tests.survey.test_api import make_survey, simulated_reports
+    from tests.factories import simulated_reports
 
     survey = make_survey(slug="few")
     for report in simulated_reports(survey, n=2):

@@ -6,8 +6,9 @@ a subprocess; the floor peer) and asserts the exactly-once checks: every 201 sto
 statistics equal to a fold from scratch, no 4xx, 5xx or unanswered request.
 
 It also pins the two caches the benchmark put on the report path: ``survey_app.protocol.get_protocol`` (per survey
-version) and ``survey_app.api.public_survey`` (per PostgreSQL row version) follow every change of a survey, its
-questions and its choices — including changes made inside one transaction.
+version) and ``survey_app.api.public_survey`` (``survey_app.reports.find_public_survey``, per PostgreSQL row
+version) follow every change of a survey, its questions and its choices — including changes made inside one
+transaction.
 """
 from dataclasses import replace
 
@@ -20,7 +21,7 @@ from bench.load.run import Options, run
 from survey_app.api import public_survey
 from survey_app.models import Choice, Question, Survey
 from survey_app.protocol import get_protocol
-from tests.survey.test_api import make_survey
+from tests.factories import make_survey
 
 SMOKE = Options(duration=2.0, rate=120.0, connections=16, seed_reports=300, fold_every=0.7, warmup=0.5)
 REDIS_URL = "redis://127.0.0.1:6379/12"
@@ -108,7 +109,7 @@ def test_public_survey_follows_every_row_change_within_one_transaction():
 def test_the_checks_catch_a_lost_a_doubled_and_an_unfolded_report():
     from aggregator.services import fold_new_reports
     from bench.load.checks import check_product
-    from tests.aggregator.helpers import add_reports
+    from tests.factories import add_reports
 
     survey = make_survey()
     add_reports(survey, 30)
@@ -128,21 +129,23 @@ def test_the_checks_catch_a_lost_a_doubled_and_an_unfolded_report():
 
 @pytest.mark.django_db
 def test_the_one_round_trip_path_stores_only_what_the_full_path_would(monkeypatch):
-    """``store_if_unchanged`` (the usual POST in one INSERT, PostgreSQL) against the survey as last read: any change
-    to the survey, a validation report for a missing version, or a token survey goes to the full path's answer."""
+    """``survey_app.reports.store_if_unchanged`` (the usual POST in one INSERT, PostgreSQL) against the survey as
+    last read: any change to the survey, a validation report for a missing version, or a token survey goes to the
+    full path's answer."""
     from rest_framework.test import APIClient
 
     from aggregator.models import ModelVersion
     from survey_app.models import Report
-    from tests.survey.test_api import simulated_reports
+    from tests.factories import simulated_reports
 
     if connection.vendor != "postgresql":
         pytest.skip("the one-round-trip path is PostgreSQL's")
-    from survey_app import api
+    from survey_app import reports as ingestion
 
     fast = []
-    unspied = api.store_if_unchanged
-    monkeypatch.setattr(api, "store_if_unchanged", lambda request, slug: fast.append(unspied(request, slug)) or fast[-1])
+    unspied = ingestion.store_if_unchanged
+    monkeypatch.setattr(ingestion, "store_if_unchanged",
+                        lambda slug, read: fast.append(unspied(slug, read)) or fast[-1])
     client, survey = APIClient(), make_survey(validation_share=0.1)
     url = f"/api/surveys/{survey.slug}/reports/"
     reports = simulated_reports(survey, n=4)
@@ -166,5 +169,5 @@ def test_the_one_round_trip_path_stores_only_what_the_full_path_would(monkeypatc
     assert client.post(url, "{not json", content_type="application/json").status_code == 404
     assert Report.objects.filter(survey=survey).count() == 4
     # In one round trip: the second report and the validation report once its version exists. Every later POST met
-    # a survey changed since it was last read, so the full path answered (the last one raised its 404 from there).
-    assert fast == [False, True, False, True, False, False, False]
+    # a survey changed since it was last read (the last one an unreadable body too), so the full path answered.
+    assert fast == [False, True, False, True, False, False, False, False]

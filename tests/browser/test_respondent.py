@@ -7,40 +7,17 @@ import json
 
 import pytest
 
-from survey_app.models import Choice, Question, Report, Survey
+from survey_app.models import Question, Report, Survey
 from survey_app.protocol import get_protocol
-from tests.browser_support import BROWSER_TEST
+from tests.browser_support import BROWSER_TEST, answer_daily_73_yes
+from tests.factories import make_habits_survey
 
 pytestmark = BROWSER_TEST
 
 
-def make_survey(mode: str, encoding: str = "oue") -> Survey:
-    survey = Survey.objects.create(title="Habits", slug=f"habits-{mode}-{encoding}", mode=mode, epsilon=1.0, theta=0.6,
-                                   encoding=encoding, status="open",
-                                   validation_share=0.0)  # every respondent sends a training report (tests below rely on it)
-    smoker = Question.objects.create(survey=survey, name="smoker", text="Do you smoke?", kind="categorical",
-                                     position=0, section="Habits")
-    for i, label in enumerate(["never", "sometimes", "daily"]):
-        Choice.objects.create(question=smoker, label=label, position=i)
-    Question.objects.create(survey=survey, name="age", text="Your age", kind="numeric", low=18, high=98, position=1,
-                            section="About you")
-    Question.objects.create(survey=survey, name="sick", text="Have you been ill this year?", kind="binary",
-                            is_class=True, position=2, section="About you")
-    return survey
-
-
-def answer_daily_73_yes(page):
-    """Smokes daily, aged 73.25, ill this year; ends on the review step."""
-    page.get_by_label("daily").check()
-    page.get_by_role("button", name="Next").click()
-    page.get_by_label("Your age (18 to 98)").fill("73.25")
-    page.get_by_label("yes").check()
-    page.get_by_role("button", name="Review what will be sent").click()
-
-
 @pytest.mark.parametrize("mode, encoding", [("ldp", "oue"), ("ldp", "olh"), ("ldp", "de"), ("mrr", "oue")])
 def test_fill_survey_sends_only_a_randomized_report(browser, live_server, mode, encoding):
-    survey = make_survey(mode, encoding)
+    survey = make_habits_survey(mode, encoding)
     context = browser.new_context()
     page = context.new_page()
     posts, errors = [], []
@@ -68,7 +45,7 @@ def test_fill_survey_sends_only_a_randomized_report(browser, live_server, mode, 
 
 
 def test_without_javascript_nothing_is_sent(browser, live_server):
-    survey = make_survey("ldp")
+    survey = make_habits_survey("ldp")
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     posts = []
@@ -81,7 +58,7 @@ def test_without_javascript_nothing_is_sent(browser, live_server):
 
 
 def test_mrr_real_personal_question_is_asked_and_only_randomized_answers_sent(browser, live_server):
-    survey = make_survey("mrr")
+    survey = make_habits_survey("mrr")
     smoker = survey.questions.get(name="smoker")
     smoker.personal_mode = "real"
     smoker.personal_text = "Which of these did your grandmother do?"
@@ -142,7 +119,8 @@ def test_gaussian_survey_with_invitation_token(browser, live_server):
     context.close()
 
 
-ZERO_RANDOMNESS = """Object.defineProperty(crypto, "getRandomValues", {value: (buffer) => { buffer.fill(0); return buffer; }});"""
+ZERO_RANDOMNESS = ('Object.defineProperty(crypto, "getRandomValues", '
+                   "{value: (buffer) => { buffer.fill(0); return buffer; }});")
 
 
 def test_validation_respondent_runs_the_published_model_and_sends_only_whether_it_was_right(browser, live_server):
@@ -152,9 +130,9 @@ def test_validation_respondent_runs_the_published_model_and_sends_only_whether_i
 
     from aggregator import services
     from aggregator.privacy.naive_bayes.model import NaiveBayesModel
-    from tests.aggregator.helpers import add_reports
+    from tests.factories import add_reports
 
-    survey = make_survey("ldp", "oue")
+    survey = make_habits_survey("ldp", "oue")
     survey.validation_share = 0.5
     survey.save()
     add_reports(survey, 2000)

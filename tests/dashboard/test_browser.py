@@ -14,15 +14,16 @@ from django.contrib.auth.models import User
 
 from aggregator import services
 from survey_app.models import Report
-from tests.aggregator.helpers import add_reports, make_survey
 from tests.browser_support import BROWSER_TEST
+from tests.factories import add_reports, make_survey
 
 pytestmark = BROWSER_TEST
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 RECORD_VIOLATIONS = """
 window.__cspViolations = [];
-document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
+document.addEventListener('securitypolicyviolation',
+                          (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
 """
 
 
@@ -37,7 +38,8 @@ class StrictCSP:
 
     def __call__(self, route):
         request = route.request
-        if request.method != "GET" or request.resource_type != "document" or "/dashboard/" not in request.url.split("?")[0]:
+        page_load = request.method == "GET" and request.resource_type == "document"
+        if not page_load or "/dashboard/" not in request.url.split("?")[0]:
             return route.continue_()
         response = route.fetch(max_redirects=0)
         route.fulfill(response=response, headers={**response.headers, "content-security-policy": CSP})
@@ -74,8 +76,10 @@ def test_staff_see_the_charts_and_retrain_now(browser, live_server, settings):
     assert csp.served[-1] == survey_url
     page.wait_for_function("document.querySelectorAll('canvas').length === 5 && "
                            "Array.from(document.querySelectorAll('canvas')).every((c) => window.Chart.getChart(c))")
-    sizes = page.eval_on_selector_all("canvas", "cs => cs.map(c => [c.id, c.getBoundingClientRect().width, c.getBoundingClientRect().height])")
-    assert [s[0] for s in sizes] == ["chart-reports", "chart-accuracy", "chart-distribution", "chart-epsilon", "chart-pse"]
+    sizes = page.eval_on_selector_all(
+        "canvas", "cs => cs.map(c => [c.id, c.getBoundingClientRect().width, c.getBoundingClientRect().height])")
+    assert [s[0] for s in sizes] == ["chart-reports", "chart-accuracy", "chart-distribution", "chart-epsilon",
+                                     "chart-pse"]
     assert all(width > 100 and height > 100 for _, width, height in sizes), sizes
     assert page.evaluate("window.Chart.getChart(document.getElementById('chart-distribution')).data.labels") == \
         ["never", "sometimes", "daily"]
@@ -131,7 +135,8 @@ def test_the_planner_runs_and_applies_its_recommendation_to_a_draft(browser, liv
     page.goto(page.url)  # through the strict policy
     page.wait_for_function("['chart-epsilon', 'chart-theta', 'chart-curve'].every("
                            "(id) => window.Chart.getChart(document.getElementById(id)))")
-    lines = page.evaluate("window.Chart.getChart(document.getElementById('chart-epsilon')).data.datasets.map(d => d.label)")
+    lines = page.evaluate(
+        "window.Chart.getChart(document.getElementById('chart-epsilon')).data.datasets.map(d => d.label)")
     assert lines == ["oue (95 % interval)", "oue interval", "oue", "No privacy", "Target"]
     assert page.locator("tr.recommended").count() == 1
     if os.environ.get("DASHBOARD_SCREENSHOTS"):

@@ -3,12 +3,14 @@
 Includes one statistical check: the MRR intervals (the Cauchy–Schwarz bound on the delta method, charts docstring)
 cover the true P(a | c) at least 95 % of the time, over simulated surveys with a fixed seed."""
 from datetime import date, timedelta
+from itertools import pairwise
 
 import numpy as np
 import pytest
 
 from aggregator.dashboard import charts
 from aggregator.privacy import survey_protocol as sp
+from aggregator.privacy.mrr import conditional_standard_error_bound
 from aggregator.privacy.naive_bayes.fit import fit_nonprivate
 from aggregator.privacy.schema import Categorical, Numeric
 
@@ -54,7 +56,7 @@ def test_long_surveys_are_counted_per_week_from_monday():
     assert out["bucket"] == "week"
     assert out["labels"][0] == "2026-01-05"  # the Monday of the first report's week
     mondays = [date.fromisoformat(label) for label in out["labels"]]
-    assert all(m.weekday() == 0 for m in mondays) and all((b - a).days == 7 for a, b in zip(mondays, mondays[1:]))
+    assert all(m.weekday() == 0 for m in mondays) and all((b - a).days == 7 for a, b in pairwise(mondays))
     assert sum(out["training"]) == len(rows) and sum(out["validation"]) == sum(r[2] for r in rows)
 
 
@@ -64,7 +66,8 @@ def test_no_reports_no_points():
 
 # -- accuracy ---------------------------------------------------------------------------------------------------
 def test_accuracy_series_leaves_a_gap_for_versions_without_an_estimate():
-    acc = {"estimate": 0.8, "standard_error": 0.05, "low": 0.702, "high": 0.898, "reports": 120, "method": "ldp-binary-rr"}
+    acc = {"estimate": 0.8, "standard_error": 0.05, "low": 0.702, "high": 0.898, "reports": 120,
+           "method": "ldp-binary-rr"}
     out = charts.accuracy_series([3, 1, 2], {1: acc, 3: {**acc, "estimate": 1.02, "high": 1.0}})
     assert out["labels"] == ["v1", "v2", "v3"] and out["versions"] == [1, 2, 3]
     assert out["estimate"] == [0.8, None, 1.02]  # unbiased estimates may leave [0, 1]; intervals are clipped
@@ -79,8 +82,9 @@ def test_z_is_the_95_percent_normal_quantile():
 
 def test_ldp_intervals_are_the_published_conditionals_plus_minus_z_standard_errors(rng):
     X, y = population(4000, rng)
-    model = estimated(sp.build(config("ldp")), X, y, rng)
-    out = charts.attribute_distributions(model)
+    protocol = sp.build(config("ldp"))
+    model = estimated(protocol, X, y, rng)
+    out = charts.attribute_distributions(model, protocol)
     assert [a["name"] for a in out] == ["smoker", "region"]
     for i, attr in enumerate(out):
         assert attr["kind"] == "categorical" and attr["interval_method"] == "delta"
@@ -96,19 +100,21 @@ def test_ldp_intervals_are_the_published_conditionals_plus_minus_z_standard_erro
 
 def test_mrr_intervals_use_the_conservative_bound(rng):
     X, y = population(3000, rng)
-    model = estimated(sp.build(config("mrr")), X, y, rng)
-    attr = charts.attribute_distributions(model)[0]
+    protocol = sp.build(config("mrr"))
+    model = estimated(protocol, X, y, rng)
+    attr = charts.attribute_distributions(model, protocol)[0]
     assert attr["interval_method"] == "bound"
     meta = model["metadata"]
     r = np.array(model["conditionals"][0])
-    se = (np.array(meta["joint_standard_errors"][0]) + r * np.array(meta["prior_standard_errors"])) / np.array(model["prior"])
+    se = ((np.array(meta["joint_standard_errors"][0]) + r * np.array(meta["prior_standard_errors"]))
+          / np.array(model["prior"]))
     np.testing.assert_allclose(attr["series"][1]["high"], np.clip(r[:, 1] + charts.Z * se[:, 1], 0, 1))
-    np.testing.assert_allclose(charts.mrr_conditional_se(r, meta["joint_standard_errors"][0], model["prior"],
-                                                         meta["prior_standard_errors"]), se)
+    np.testing.assert_allclose(conditional_standard_error_bound(r, meta["joint_standard_errors"][0], model["prior"],
+                                                                meta["prior_standard_errors"]), se)
 
 
 def test_a_class_with_no_prior_mass_gets_the_whole_range():
-    se = charts.mrr_conditional_se([[0.5, 0.5], [0.5, 0.5]], [[0.01, 0.01]] * 2, [1.0, 0.0], [0.01, 0.01])
+    se = conditional_standard_error_bound([[0.5, 0.5], [0.5, 0.5]], [[0.01, 0.01]] * 2, [1.0, 0.0], [0.01, 0.01])
     assert np.isfinite(se[:, 0]).all() and np.isinf(se[:, 1]).all()
 
 
@@ -125,7 +131,7 @@ def test_mrr_intervals_cover_the_true_conditionals_at_least_95_percent(groups):
     for _ in range(reps):
         X, y = population(n, rng)
         stats = protocol.scheme.aggregate(protocol.scheme.perturb(np.column_stack([X, y]), rng))
-        for attr, truth in zip(charts.attribute_distributions(protocol.estimate(stats).to_dict()), TRUE):
+        for attr, truth in zip(charts.attribute_distributions(protocol.estimate(stats).to_dict(), protocol), TRUE, strict=True):
             for c, series in enumerate(attr["series"]):
                 covered.extend((np.array(series["low"]) <= truth[:, c]) & (truth[:, c] <= np.array(series["high"])))
     coverage = float(np.mean(covered))
@@ -136,11 +142,12 @@ def test_mrr_intervals_cover_the_true_conditionals_at_least_95_percent(groups):
 def test_gaussian_intervals_are_means_plus_minus_z_standard_errors(rng):
     n = 6000
     y = rng.choice(2, size=n, p=PRIOR)
-    X = np.column_stack([np.where(y == 1, 60, 40) + 8 * rng.standard_normal(n), np.where(y == 1, 90, 75) + 10 * rng.standard_normal(n)])
+    X = np.column_stack([np.where(y == 1, 60, 40) + 8 * rng.standard_normal(n),
+                         np.where(y == 1, 90, 75) + 10 * rng.standard_normal(n)])
     protocol = sp.build(config("ldp", features=(AGE, WEIGHT), numeric={"handling": "gaussian", "approach": 3}))
     model = estimated(protocol, X, y, rng)
-    out = charts.attribute_distributions(model)
-    for i, (attr, bounds) in enumerate(zip(out, (AGE, WEIGHT))):
+    out = charts.attribute_distributions(model, protocol)
+    for i, (attr, bounds) in enumerate(zip(out, (AGE, WEIGHT), strict=True)):
         assert attr["kind"] == "numeric" and attr["interval_method"] == "delta"
         assert (attr["low_bound"], attr["high_bound"]) == (bounds.low, bounds.high)
         mu, sigma = np.array(model["conditionals"][i])
@@ -200,16 +207,20 @@ def test_real_mrr_privacy_figures_summarise(rng):
 
 # -- findings ---------------------------------------------------------------------------------------------------
 METRICS = {
-    "out_of_range": [{"parameter": "P(a ∧ c) smoker", "entries": 2, "worst_z": 5.5, "min": -0.2, "max": 0.6, "warning": True},
-                     {"parameter": "P(c)", "entries": 1, "worst_z": 0.4, "min": -0.01, "max": 1.0, "warning": False}],
-    "jumps": [{"parameter": "P(a ∧ c) region", "entries": 1, "worst_z": "Infinity", "from": 0.1, "to": 0.5, "warning": True}],
+    "out_of_range": [
+        {"parameter": "P(a ∧ c) smoker", "entries": 2, "worst_z": 5.5, "min": -0.2, "max": 0.6, "warning": True},
+        {"parameter": "P(c)", "entries": 1, "worst_z": 0.4, "min": -0.01, "max": 1.0, "warning": False},
+    ],
+    "jumps": [
+        {"parameter": "P(a ∧ c) region", "entries": 1, "worst_z": "Infinity", "from": 0.1, "to": 0.5, "warning": True},
+    ],
 }
 
 
 def test_findings_list_every_version_newest_first_with_their_kind():
     out = charts.findings([(1, {"out_of_range": [], "jumps": []}), (2, METRICS)])
-    assert [(f["version"], f["kind"], f["warning"]) for f in out] == [(2, "out_of_range", True), (2, "out_of_range", False),
-                                                                      (2, "jump", True)]
+    assert [(f["version"], f["kind"], f["warning"]) for f in out] == [
+        (2, "out_of_range", True), (2, "out_of_range", False), (2, "jump", True)]
     assert out[0]["worst_z"] == 5.5 and out[0]["min"] == -0.2 and out[0]["max"] == 0.6
     assert out[2]["worst_z"] is None and (out[2]["from"], out[2]["to"]) == (0.1, 0.5)  # infinite: a zero SE
 
@@ -227,7 +238,8 @@ def test_monitoring_findings_of_a_poisoned_version_become_warnings(rng):
     X, y = population(3000, rng)
     first = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
     fake = np.tile([2, 1], (1500, 1)), np.ones(1500, dtype=np.int64)
-    second = protocol.estimate(protocol.fold(protocol.encode(np.vstack([X, fake[0]]), np.concatenate([y, fake[1]]), rng)))
+    both = protocol.encode(np.vstack([X, fake[0]]), np.concatenate([y, fake[1]]), rng)
+    second = protocol.estimate(protocol.fold(both))
     metrics = {"out_of_range": monitoring.out_of_range(second), "jumps": monitoring.jumps(first, second)}
     rows = charts.findings([(2, metrics)])
     assert any(f["kind"] == "jump" and f["warning"] for f in rows)

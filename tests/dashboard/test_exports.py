@@ -1,4 +1,5 @@
-"""aggregator/dashboard/exports.py: scikit-learn estimators that predict as the NaiveBayesModel does, and report CSV rows.
+"""aggregator/dashboard/exports.py: scikit-learn estimators that predict as the NaiveBayesModel does, and report CSV
+rows.
 
 Equivalence: on random models — including probabilities below PROB_FLOOR (zeros) and σ below
 SIGMA_FLOOR_FRACTION·range (zeros), which the model floors — and random inputs, scikit-learn's predictions equal the
@@ -26,7 +27,8 @@ CLASSES = Categorical("class", ("a", "b", "c"))
 
 
 def random_categorical_model(rng) -> NaiveBayesModel:
-    """Three classes, four attributes; about a quarter of the P(a | c) entries and one prior entry are zero (floored)."""
+    """Three classes, four attributes; about a quarter of the P(a | c) entries and one prior entry are zero
+    (floored)."""
     attributes = [Categorical(f"x{i}", tuple(f"v{j}" for j in range(size))) for i, size in enumerate((2, 3, 5, 8))]
     tables = []
     for attr in attributes:

@@ -31,7 +31,7 @@ def chart_json(config, rng) -> dict:
     first = rng.integers(0, 3, n) if config["features"][0]["kind"] == "categorical" else rng.uniform(18, 98, n)
     X = np.column_stack([first, rng.uniform(40 if protocol.numeric_handling == "gaussian" else 18, 98, n)])
     model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
-    return {"distributions": charts.attribute_distributions(model.to_dict()),
+    return {"distributions": charts.attribute_distributions(model.to_dict(), protocol),
             "privacy": charts.privacy_per_attribute(protocol.model_privacy(model))}
 
 
@@ -39,8 +39,8 @@ def chart_json(config, rng) -> dict:
 def test_node_suite_passes(tmp_path, rng):
     fixture = tmp_path / "charts.json"
     fixture.write_text(json.dumps({name: chart_json(config, rng) for name, config in CONFIGS.items()}))
-    result = subprocess.run(["node", "--test", str(HERE / "charts.test.mjs")], capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "DASHBOARD_FIXTURE": str(fixture)})
+    result = subprocess.run(["node", "--test", str(HERE / "charts.test.mjs")], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "DASHBOARD_FIXTURE": str(fixture)})
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "# skipped 0" in result.stdout and "# fail 0" in result.stdout
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from aggregator.dashboard.forms import MAX_REFERENCE_BYTES
 from aggregator.models import Job
 from survey_app.models import Survey
-from tests.aggregator.helpers import make_survey
+from tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +67,8 @@ def test_uploads_are_checked(client, staff):
     response = client.post(reverse("dashboard:planner"), FORM | {"dataset": "", "upload": big})
     assert "at most 2 MB" in response.content.decode()
     latin = SimpleUploadedFile("l.csv", "a,b\né,1\n".encode("latin-1"), "text/csv")
-    assert "not UTF-8" in client.post(reverse("dashboard:planner"), FORM | {"dataset": "", "upload": latin}).content.decode()
+    response = client.post(reverse("dashboard:planner"), FORM | {"dataset": "", "upload": latin})
+    assert "not UTF-8" in response.content.decode()
     both = SimpleUploadedFile("v.csv", b"a,b\nx,y\n", "text/csv")
     assert "one of the two" in client.post(reverse("dashboard:planner"), FORM | {"upload": both}).content.decode()
     assert not Job.objects.exists()
@@ -75,7 +76,8 @@ def test_uploads_are_checked(client, staff):
 
 def test_an_uploaded_reference_csv_is_planned(client, staff, settings):
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    rows = "\n".join(f"{'yes' if i % 3 else 'no'},{'a' if i % 2 else 'b'},{'sick' if i % 3 else 'well'}" for i in range(200))
+    rows = "\n".join(f"{'yes' if i % 3 else 'no'},{'a' if i % 2 else 'b'},{'sick' if i % 3 else 'well'}"
+                     for i in range(200))
     upload = SimpleUploadedFile("ref.csv", ("smoker,region,status\n" + rows + "\n").encode(), "text/csv")
     client.post(reverse("dashboard:planner"), FORM | {"dataset": "", "upload": upload, "methods": ["de"]})
     job = Job.objects.get(kind="planner")
@@ -124,8 +126,8 @@ def test_only_the_users_own_drafts_take_a_setting(client, staff, finished):
     open_survey = make_survey(mode="ldp", slug="open-one")
     open_survey.designers.add(staff)
     before = Survey.objects.get(pk=open_survey.pk).theta
-    response = client.post(reverse("dashboard:planner-apply", args=[finished.pk]), {"setting": 2, "survey": open_survey.pk},
-                           follow=True)
+    response = client.post(reverse("dashboard:planner-apply", args=[finished.pk]),
+                           {"setting": 2, "survey": open_survey.pk}, follow=True)
     assert "only a draft" in response.content.decode()
     assert Survey.objects.get(pk=open_survey.pk).theta == before and Survey.objects.get(pk=open_survey.pk).mode == "ldp"
     someone_elses = make_survey(mode="ldp", slug="theirs")

@@ -19,7 +19,7 @@ from aggregator.models import Job, ModelVersion
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from survey_app.models import Question, Report, Survey
 from survey_app.protocol import get_protocol
-from tests.aggregator.helpers import add_reports, make_survey
+from tests.factories import add_reports, make_survey
 
 pytestmark = pytest.mark.django_db
 
@@ -134,7 +134,8 @@ def test_survey_list_shows_counts_model_accuracy_and_privacy(client, boss, train
 
 def chart_data(response) -> dict:
     html = response.content.decode()
-    start = html.index('<script id="dashboard-data" type="application/json">') + len('<script id="dashboard-data" type="application/json">')
+    tag = '<script id="dashboard-data" type="application/json">'
+    start = html.index(tag) + len(tag)
     return json.loads(html[start:html.index("</script>", start)])
 
 
@@ -149,7 +150,8 @@ def test_survey_page_shows_key_figures_and_hands_the_chart_json_over(client, bos
     data = chart_data(response)
     assert data["reports"]["training"] == [1540] and data["reports"]["validation"] == [300]
     assert data["accuracy"] == charts.accuracy_series([1], services.accuracy_by_version(trained))
-    assert data["distributions"] == charts.attribute_distributions(version.model)
+    assert data["distributions"] == charts.attribute_distributions(version.model, get_protocol(trained))
+    assert {attr["interval_method"] for attr in data["distributions"]} == {"bound"}  # MRR: the conservative bound
     assert data["privacy"] == charts.privacy_per_attribute(version.privacy)
     assert 'style="' not in html and " onclick=" not in html  # CSP: no inline styles or handlers
     assert html.count("<script") == 3  # Chart.js, the page module, and the JSON data (not executed)
@@ -161,7 +163,8 @@ def test_survey_page_shows_key_figures_and_hands_the_chart_json_over(client, bos
 def test_survey_page_lists_warnings_with_parameter_version_and_size(client, boss, trained):
     first = ModelVersion.objects.get(survey=trained)
     metrics = {"validation_count": 300, "out_of_range": [],
-               "jumps": [{"parameter": "P(a ∧ c) smoker", "entries": 2, "worst_z": 9.24, "from": 0.1, "to": 0.4, "warning": True}]}
+               "jumps": [{"parameter": "P(a ∧ c) smoker", "entries": 2, "worst_z": 9.24, "from": 0.1, "to": 0.4,
+                          "warning": True}]}
     ModelVersion.objects.create(survey=trained, version=2, model=first.model, report_count=first.report_count + 1,
                                 privacy=first.privacy, metrics=metrics)
     client.force_login(boss)
@@ -178,7 +181,8 @@ def test_pages_of_a_survey_without_reports_or_model(client, boss):
     response = client.get(reverse("dashboard:survey", args=["fresh"]))
     assert response.status_code == 200 and "none published yet" in response.content.decode()
     assert chart_data(response)["distributions"] == [] and chart_data(response)["reports"]["labels"] == []
-    assert chart_data(response)["privacy"]["epsilon_per_respondent"] == get_protocol(survey).privacy()["epsilon_per_respondent"]
+    expected = get_protocol(survey).privacy()["epsilon_per_respondent"]
+    assert chart_data(response)["privacy"]["epsilon_per_respondent"] == expected
     assert "No model has been published" in client.get(reverse("dashboard:predict", args=["fresh"])).content.decode()
     assert client.get(reverse("dashboard:survey", args=["fresh"]) + "?version=3").status_code == 404
 
@@ -333,12 +337,13 @@ def test_prediction_form_predicts_as_the_api(client, boss, trained):
     assert f'<output id="predicted">{api["predictions"][0]}</output>' in html
     model = NaiveBayesModel.from_dict(ModelVersion.objects.get(survey=trained).model)
     proba = model.predict_proba(get_protocol(trained).to_model_input([[2, 30]]))[0]
-    for label, p in zip(model.classes, proba):
+    for label, p in zip(model.classes, proba, strict=True):
         assert f"<td>{label}</td><td class=\"num\">{p:.4f}</td>" in html
 
 
 def test_prediction_form_rejects_answers_outside_the_public_bounds(client, boss, trained):
     client.force_login(boss)
-    html = client.post(reverse("dashboard:predict", args=[trained.slug]), {"smoker": "weekly", "age": "200"}).content.decode()
+    response = client.post(reverse("dashboard:predict", args=[trained.slug]), {"smoker": "weekly", "age": "200"})
+    html = response.content.decode()
     assert "Select a valid choice" in html and "less than or equal to 98" in html
     assert 'id="predicted"' not in html

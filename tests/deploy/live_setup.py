@@ -6,8 +6,7 @@ import numpy as np
 
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
-from tests.aggregator.helpers import add_reports
-from tests.survey.test_api import make_survey
+from tests.factories import add_reports, make_survey
 
 survey = make_survey("live")
 add_reports(survey, 400)

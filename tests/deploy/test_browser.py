@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from survey_app import integrity
 from survey_app.models import Report
 from tests.browser_support import BROWSER_TEST
-from tests.survey.test_api import make_survey
+from tests.factories import make_survey
 
 pytestmark = BROWSER_TEST
 RECORD_VIOLATIONS = """

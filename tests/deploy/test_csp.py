@@ -13,7 +13,7 @@ from django.urls import reverse
 from survey_app import integrity
 from survey_app.models import InvitationToken
 from survey_app.services import generate_tokens
-from tests.survey.test_api import make_survey
+from tests.factories import make_survey
 
 from .csp import InlineContent, directives, source_hash, violations
 

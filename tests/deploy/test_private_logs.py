@@ -101,7 +101,7 @@ def test_django_request_log_of_a_used_token_page_has_no_token(client):
 
     from survey_app.models import InvitationToken
     from survey_app.services import generate_tokens
-    from tests.survey.test_api import make_survey
+    from tests.factories import make_survey
 
     console = [h for h in logging.getLogger().handlers if any(isinstance(f, RedactTokensFilter) for f in h.filters)]
     assert len(console) == 1, "the settings' console handler has no RedactTokensFilter"

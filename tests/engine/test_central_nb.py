@@ -162,7 +162,7 @@ def test_fits_are_valid_models_and_reproducible(fit):
     m1, m2, m3 = fit(CLS, ATTRS, X, y, 1.0, 5), fit(CLS, ATTRS, X, y, 1.0, 5), fit(CLS, ATTRS, X, y, 1.0, 6)
     assert m1.to_json() == m2.to_json() != m3.to_json()
     assert m1.prior.sum() == pytest.approx(1.0)
-    for a, table in zip(ATTRS, m1.conditionals):
+    for a, table in zip(ATTRS, m1.conditionals, strict=True):
         if isinstance(a, Categorical):
             np.testing.assert_allclose(table.sum(axis=0), 1.0)
             assert np.all(table > 0)
@@ -180,7 +180,7 @@ def test_huge_epsilon_recovers_the_clipped_statistics(fit):
     clipped[:, 1] = np.clip(clipped[:, 1], 0, 200)
     exact = fit_nonprivate(CLS, ATTRS, clipped, y, alpha=0.0)
     np.testing.assert_allclose(model.prior, exact.prior, atol=1e-4)
-    for a, got, want in zip(ATTRS, model.conditionals, exact.conditionals):
+    for a, got, want in zip(ATTRS, model.conditionals, exact.conditionals, strict=True):
         np.testing.assert_allclose(got, want, atol=1e-3 * (a.high - a.low if isinstance(a, Numeric) else 1))
 
 

@@ -7,9 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aggregator.lab.datasets import (
-    DATASETS_DIR, MISSING, discretize_table, load_table, read_csv, train_test_split,
-)
+from aggregator.lab.datasets import DATASETS_DIR, MISSING, discretize_table, load_table, read_csv, train_test_split
 from aggregator.privacy.schema import Categorical, Numeric
 
 
@@ -63,7 +61,8 @@ def test_auto_numeric_rule():
     assert isinstance(load_table(ten, numeric="num").attributes[0], Numeric)
     # Distinct numbers, not distinct strings: 0..9 written twice ("3" and "3.0") is still 10 values; "inf" is no
     # finite number, so its column stays categorical.
-    twice = frame("num,inf,class\n" + "\n".join(f"{i},{2 * i if i else 'inf'},a\n{i}.0,{2 * i + 1},b" for i in range(10)) + "\n")
+    rows = "\n".join(f"{i},{2 * i if i else 'inf'},a\n{i}.0,{2 * i + 1},b" for i in range(10))
+    twice = frame("num,inf,class\n" + rows + "\n")
     t = load_table(twice)
     assert [type(a).__name__ for a in t.attributes] == ["Categorical", "Categorical"]
     assert t.attributes[0].size == 20 and "inf" in t.attributes[1].values
@@ -127,7 +126,8 @@ def test_stratified_split(mushroom):
     # Disjoint and covering: the multiset of rows is the original's.
     both = np.vstack([np.column_stack([train.X, train.y]), np.column_stack([test.X, test.y])])
     orig = np.column_stack([mushroom.X, mushroom.y])
-    np.testing.assert_array_equal(np.sort(both.view([("", float)] * 23), axis=0), np.sort(orig.view([("", float)] * 23), axis=0))
+    rows = [("", float)] * 23  # each row as one record, so that sorting keeps rows whole
+    np.testing.assert_array_equal(np.sort(both.view(rows), axis=0), np.sort(orig.view(rows), axis=0))
     again, _ = train_test_split(mushroom, 0.2, np.random.default_rng(0))
     np.testing.assert_array_equal(again.X, train.X)
     with pytest.raises(ValueError, match="test_size"):

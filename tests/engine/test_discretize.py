@@ -38,8 +38,8 @@ def test_codes_and_clipping():
 )
 def test_codes_agree_with_edges(low, width, bins, u):
     """For any bounds and values: e_t ≤ x < e_{t+1} for the code t of x inside [l, u] (the last bin closed), up to
-    floating-point rounding of the division (tolerance 8 ulps of the largest magnitude involved); codes of values below l
-    are 0 and above u are b − 1; the code agrees with the browser's expression floor((x − l)/((u − l)/b))."""
+    floating-point rounding of the division (tolerance 8 ulps of the largest magnitude involved); codes of values
+    below l are 0 and above u are b − 1; the code agrees with the browser's expression floor((x − l)/((u − l)/b))."""
     attr = Numeric("x", low, low + width)
     edges = ewd_edges(attr, bins)
     x = attr.low + np.asarray(u) * (attr.high - attr.low)

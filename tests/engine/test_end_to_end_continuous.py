@@ -67,7 +67,7 @@ def test_accuracy_grid_with_projections(splits):
     printed; DCA beats the majority rule at every ε and approach (measured over 10 splits: 73.2–74.8 %)."""
     base = np.mean([majority(s[2]) for s in splits])
     variants = {"pca2": [], "dca1": []}
-    for table, _, test, reference, Xtr, _ in splits:
+    for _table, _, test, reference, Xtr, _ in splits:
         for name, proj in (("pca2", fit_pca(reference.X, 2)), ("dca1", fit_dca(reference.X, reference.y, 1))):
             variants[name].append((proj.attributes(), proj.transform(Xtr), proj.transform(test.X)))
     print(f"\naccuracy % (mean of {len(splits)} splits, n = {N}); majority {100 * base:.1f} %")
@@ -77,7 +77,7 @@ def test_accuracy_grid_with_projections(splits):
             row = []
             for e_i, eps in enumerate(EPSILONS):
                 acc = [ldp_accuracy(s[0], attrs, Ztr, s[5], Zte, s[2].y, approach, eps, 100 * e_i + 10 * approach + i)
-                       for i, ((attrs, Ztr, Zte), s) in enumerate(zip(per_split, splits))]
+                       for i, ((attrs, Ztr, Zte), s) in enumerate(zip(per_split, splits, strict=True))]
                 row.append(np.mean(acc))
             print(f"{name:7s} {approach:8d} " + " ".join(f"{100 * a:7.1f}" for a in row))
             if name == "dca1":

@@ -14,7 +14,14 @@ from scipy.stats import binom, chi2
 
 from aggregator.privacy import noise
 from aggregator.privacy.continuous.gaussian import (
-    MEAN, PRIOR, SIGMA_FLOOR, SQUARE, GaussianReports, GaussianStats, LDPGaussianNB, MomentSums,
+    MEAN,
+    PRIOR,
+    SIGMA_FLOOR,
+    SQUARE,
+    GaussianReports,
+    GaussianStats,
+    LDPGaussianNB,
+    MomentSums,
 )
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.schema import Categorical, Numeric
@@ -72,10 +79,10 @@ def theoretical_variance(nb: LDPGaussianNB, z: np.ndarray, y: np.ndarray) -> np.
 @pytest.mark.parametrize("epsilon", [0.5, 4.0])
 @pytest.mark.parametrize("approach", [1, 2, 3])
 def test_class_conditional_sums_are_unbiased_with_derived_variance(approach, epsilon):
-    """Fixed data (n = 2000, m = 2, k = 3, ε = 0.5 and 4): over R = 300 reps the mean of every m_ic (mean group: x̃, square
-    group: x̃²) is within 5 SE of the data's own mean of z_ic, SE = √(Var/R) with the derived variance above; and the
-    empirical variance over the reps lies in the chi-square band (R − 1 df, two-sided 1e-4 per entry, 12 entries per
-    approach)."""
+    """Fixed data (n = 2000, m = 2, k = 3, ε = 0.5 and 4): over R = 300 reps the mean of every m_ic (mean group: x̃,
+    square group: x̃²) is within 5 SE of the data's own mean of z_ic, SE = √(Var/R) with the derived variance above;
+    and the empirical variance over the reps lies in the chi-square band (R − 1 df, two-sided 1e-4 per entry, 12
+    entries per approach)."""
     X, y = draw(2000, np.random.default_rng(1))
     nb = LDPGaussianNB(CLS, ATTRS, epsilon, approach=approach)
     xt = nb.normalise(X)
@@ -98,7 +105,7 @@ def test_laplace_scales():
         assert LDPGaussianNB(CLS, ATTRS, eps, approach=1).laplace_scale == pytest.approx(2 * 2 / eps, rel=1e-15)
         assert LDPGaussianNB(CLS, ATTRS, eps, approach=3).laplace_scale == pytest.approx(2 / eps, rel=1e-15)
     with pytest.raises(ValueError, match="Approach 2"):
-        LDPGaussianNB(CLS, ATTRS, 1.0, approach=2).laplace_scale
+        _ = LDPGaussianNB(CLS, ATTRS, 1.0, approach=2).laplace_scale
 
 
 @pytest.mark.parametrize("approach", [1, 3])
@@ -149,7 +156,7 @@ def test_grid_laplace_is_exactly_epsilon_ldp(approach):
         return cache[x]
 
     def loss(V, W):
-        return sum(np.max(lp(float(a)) - lp(float(b))) for a, b in zip(V.ravel(), W.ravel()))
+        return sum(np.max(lp(float(a)) - lp(float(b))) for a, b in zip(V.ravel(), W.ravel(), strict=True))
 
     def vector(values, c):
         V = np.zeros((rows, nb.k))
@@ -182,7 +189,7 @@ def test_onebit_probabilities_and_privacy_ratio():
         inputs = [hiding(np.array([[x, x]]), np.array([c]))[0] for x in (1.0, -1.0) for c in (0, 1)]
         inputs += [hiding(rng.uniform(-1, 1, (1, 2)), rng.integers(0, 3, 1))[0] for _ in range(20)]
 
-        def dist(V):
+        def dist(V, nb=nb, D=D):
             p = nb.onebit_probability(V.ravel())
             return np.concatenate([p, 1 - p]) / D
 
@@ -215,7 +222,7 @@ def test_onebit_client_frequencies():
 def _concat(a, b, approach):
     if approach == 1:
         return np.concatenate([a, b])
-    return tuple(np.concatenate([u, v]) for u, v in zip(a, b))
+    return tuple(np.concatenate([u, v]) for u, v in zip(a, b, strict=True))
 
 
 def _union(ra: GaussianReports, rb: GaussianReports, approach: int) -> GaussianReports:
@@ -277,7 +284,7 @@ def test_estimate_recovers_the_population_and_standard_errors_are_calibrated(app
         p = np.maximum(model.prior, 1e-6)
         mu_raw = np.array(md["mean_moments"]) / p
         raws.append((mu_raw, np.array(md["square_moments"]) / p - mu_raw**2))
-        sigma2.append([(t[1] / h) ** 2 for t, h in zip(model.conditionals, half[:, 0])])
+        sigma2.append([(t[1] / h) ** 2 for t, h in zip(model.conditionals, half[:, 0], strict=True)])
         floors.append(np.array(md["variance_floor"]) / half**2)
     mus, ses, sigma2, floors = np.array(mus), np.array(ses), np.array(sigma2), np.array(floors)
     mu_units = np.array([a.denormalise(MU[i]) for i, a in enumerate(ATTRS)])
@@ -297,7 +304,8 @@ def test_estimate_recovers_the_population_and_standard_errors_are_calibrated(app
 
 
 def test_estimate_maps_back_to_original_units_exactly():
-    """Noise-free statistics (hand-built): μ = l + (μ̃+1)(u−l)/2, σ = σ̃(u−l)/2 from m_ic = P(c)μ̃, s_ic = P(c)(σ̃² + μ̃²)."""
+    """Noise-free statistics (hand-built): μ = l + (μ̃+1)(u−l)/2, σ = σ̃(u−l)/2 from m_ic = P(c)μ̃,
+    s_ic = P(c)(σ̃² + μ̃²)."""
     nb = LDPGaussianNB(CLS, ATTRS, 1.0, approach=1, prior_oracle="she", floor_se=0.0)
     n = 1000
     support = P_C * n  # SHE: the estimate is the component sum itself

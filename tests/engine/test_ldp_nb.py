@@ -93,13 +93,15 @@ def test_standard_errors_are_calibrated(protocol, strategy):
         model = run(nb, *draw(3000, rng), rng)
         md = model.metadata
         est.append(raw(model))
-        se2.append(np.concatenate([md["prior_standard_errors"]] + [s.ravel() for s in md["joint_standard_errors"]]) ** 2)
+        se = np.concatenate([md["prior_standard_errors"]] + [s.ravel() for s in md["joint_standard_errors"]])
+        se2.append(se**2)
     truth = np.concatenate([P_C] + [(t * P_C).ravel() for t in P_A])
     est, se2 = np.array(est), np.array(se2)
     assert np.all(np.abs(est.mean(axis=0) - truth) < 5 * est.std(axis=0, ddof=1) / np.sqrt(reps))
     ratio = est.var(axis=0, ddof=1) / se2.mean(axis=0)
     lo, hi = chi2.ppf([5e-4, 1 - 5e-4], reps - 1) / (reps - 1)
-    assert np.all((ratio > lo) & (ratio < hi)), f"{protocol}/{strategy}: var ratio {np.round(ratio, 3)} not in [{lo:.3f}, {hi:.3f}]"
+    assert np.all((ratio > lo) & (ratio < hi)), \
+        f"{protocol}/{strategy}: var ratio {np.round(ratio, 3)} not in [{lo:.3f}, {hi:.3f}]"
 
 
 def test_conditional_standard_errors_are_calibrated():
@@ -157,7 +159,7 @@ def test_count_covariance_matches_simulation(protocol):
 
 def _concat(parts):
     if isinstance(parts[0], tuple):
-        return tuple(np.concatenate(p) for p in zip(*parts))
+        return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
     return np.concatenate(parts)
 
 
@@ -176,7 +178,7 @@ def test_statistics_are_additive(protocol, strategy, n1, n2, seed):
     rng = np.random.default_rng(seed)
     X, y = draw(n1 + n2, rng)
     ra, rb = nb.perturb(X[:n1], y[:n1], rng), nb.perturb(X[n1:], y[n1:], rng)
-    union = LDPNBReports(n1 + n2, tuple(_concat([a, b]) for a, b in zip(ra.per_input, rb.per_input)), None)
+    union = LDPNBReports(n1 + n2, tuple(_concat([a, b]) for a, b in zip(ra.per_input, rb.per_input, strict=True)), None)
     sa, sb = nb.aggregate(ra), nb.aggregate(rb)
     assert sa + sb == nb.aggregate(union)
     assert sum([sa, sb]) == sa + sb
@@ -241,7 +243,7 @@ def test_raw_conditionals_are_the_ratio_of_raw_joints():
     X, y = draw(3000, np.random.default_rng(2))
     nb = LDPNaiveBayes(CLS, ATTRS, 2.0, oracle="oue")
     model = run(nb, X, y, np.random.default_rng(3))
-    for joint, cond in zip(model.metadata["joint_raw"], model.metadata["conditional_raw"]):
+    for joint, cond in zip(model.metadata["joint_raw"], model.metadata["conditional_raw"], strict=True):
         assert np.all(joint.sum(axis=0) > 0)  # n = 3000 at ε = 2: every class total is far from 0
         np.testing.assert_allclose(cond, joint / joint.sum(axis=0), rtol=1e-12)
     # A class whose raw total is ≤ 0 (classes "no" only; at ε = 0.1 and n = 40 its "yes" totals are noise).
@@ -254,7 +256,7 @@ def test_raw_conditionals_are_the_ratio_of_raw_joints():
             break
     else:
         pytest.fail("no run with a non-positive raw class total")
-    for t, cond in zip(totals, model.metadata["conditional_raw"]):
+    for t, cond in zip(totals, model.metadata["conditional_raw"], strict=True):
         assert np.all(np.isnan(cond[:, t <= 0])) and not np.any(np.isnan(cond[:, t > 0]))
     data = json.loads(model.to_json())
     assert None in sum(data["metadata"]["conditional_raw"][0], []) + sum(data["metadata"]["conditional_raw"][1], [])
@@ -267,7 +269,7 @@ def test_large_epsilon_recovers_the_data():
     model = run(nb, X, y, np.random.default_rng(1))
     prior, joints = empirical(X, y)
     np.testing.assert_allclose(model.prior, prior, atol=0.02)
-    for t, j in zip(model.conditionals, joints):
+    for t, j in zip(model.conditionals, joints, strict=True):
         np.testing.assert_allclose(t, j / j.sum(axis=0), atol=0.02)
 
 

@@ -168,7 +168,7 @@ report_arrays = st.integers(0, 60).flatmap(
 @given(report_arrays)
 def test_stats_are_additive_and_round_trip(data):
     a, b, c, cut = data
-    R = np.column_stack([np.array(a, dtype=np.int64), np.array(b, dtype=np.int64), np.array(c, dtype=np.int64)]).reshape(-1, 3)
+    R = np.column_stack([np.array(v, dtype=np.int64) for v in (a, b, c)]).reshape(-1, 3)
     scheme = MRRScheme(ATTRS, CLASS, 0.5)
     whole = scheme.aggregate(R)
     assert scheme.aggregate(R[:cut]) + scheme.aggregate(R[cut:]) == whole
@@ -230,7 +230,7 @@ def test_neg_to_one_works_on_counts():
     for method in ("norm-sub", "neg-to-one"):
         est = scheme.estimate(stats, postprocess=method)
         np.testing.assert_allclose(est.prior, stats.class_counts / 2000, atol=1e-12)
-        for cond, joint in zip(est.conditionals, stats.joint):
+        for cond, joint in zip(est.conditionals, stats.joint, strict=True):
             np.testing.assert_allclose(cond, joint / stats.class_counts[None, :], atol=1e-12)
 
 
@@ -241,7 +241,7 @@ def test_to_model():
     est = scheme.estimate(scheme.aggregate(scheme.perturb(sample_population(3000, rng), rng)))
     model = est.to_model()
     np.testing.assert_allclose(np.asarray(model.prior), est.prior)
-    for got, want in zip(model.conditionals, est.conditionals):
+    for got, want in zip(model.conditionals, est.conditionals, strict=True):
         np.testing.assert_allclose(np.asarray(got), want)
 
 

@@ -90,7 +90,8 @@ def test_zero_probabilities_and_zero_sigma_are_floored():
     """Zeros give a finite penalty log(PROB_FLOOR), never −inf (RuntimeWarnings are errors here); σ = 0 is floored."""
     cls = Categorical("c", ("a", "b"))
     attrs = [Categorical("x", ("0", "1")), Numeric("z", 0.0, 1.0)]
-    model = NaiveBayesModel(cls, attrs, [1.0, 0.0], [np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[0.5, 0.5], [0.0, 0.0]])])
+    model = NaiveBayesModel(cls, attrs, [1.0, 0.0],
+                            [np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[0.5, 0.5], [0.0, 0.0]])])
     lj = model.log_joint(np.array([[1, 0.5], [0, 0.7]]))
     assert np.all(np.isfinite(lj))
     assert lj[0, 1] - lj[0, 0] == pytest.approx(0.0, abs=1e-9)  # each class has exactly one floored factor

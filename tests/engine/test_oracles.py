@@ -48,7 +48,7 @@ def take(reports, idx):
 
 def concat(a, b):
     if isinstance(a, tuple):
-        return tuple(np.concatenate([x, y]) for x, y in zip(a, b))
+        return tuple(np.concatenate([x, y]) for x, y in zip(a, b, strict=True))
     return np.concatenate([a, b])
 
 

@@ -35,7 +35,7 @@ def test_sums_are_additive_and_round_trip(name, d, eps):
     fo = oracles.get(name, epsilon=eps, domain=d)
     values = rng.integers(0, d, 900)
     a, b = fo.perturb(values[:400], rng), fo.perturb(values[400:], rng)
-    both = (tuple(np.concatenate(x) for x in zip(a, b)) if name == "olh" else np.concatenate([a, b]))
+    both = (tuple(np.concatenate(x) for x in zip(a, b, strict=True)) if name == "olh" else np.concatenate([a, b]))
     s = pl.sums(fo, a) + pl.sums(fo, b)
     assert s == pl.sums(fo, both)
     assert s == pl.ReportSums.from_dict(s.to_dict())
@@ -149,7 +149,8 @@ def test_small_inputs_are_not_checked():
 def test_pair_threshold_is_bonferroni():
     fo = oracles.get("oue", epsilon=1.0, domain=24)
     rng = np.random.default_rng(8)
-    (pairs,) = [f for f in pl.check(pl.sums(fo, fo.perturb(rng.integers(0, 24, 2000), rng)), fo) if f["check"] == "pairs"]
+    reports = fo.perturb(rng.integers(0, 24, 2000), rng)
+    (pairs,) = [f for f in pl.check(pl.sums(fo, reports), fo) if f["check"] == "pairs"]
     assert pairs["threshold"] == pytest.approx(norm.isf(2 * norm.sf(Z_WARN) / (24 * 23 / 2)))
 
 
@@ -202,7 +203,8 @@ def test_assignment_check_sees_users_who_all_pick_one_input():
     payloads = respondents(protocol, 6000)
     fake = [p for p in respondents(protocol, 6000, seed=1) if p["input"] == 1][:400]
     (honest,) = [f for f in pl.findings(protocol, pl.protocol_checks(protocol, payloads)) if f["check"] == "assignment"]
-    (skewed_,) = [f for f in pl.findings(protocol, pl.protocol_checks(protocol, payloads + fake)) if f["check"] == "assignment"]
+    (skewed_,) = [f for f in pl.findings(protocol, pl.protocol_checks(protocol, payloads + fake))
+                  if f["check"] == "assignment"]
     assert not honest["warning"]
     assert skewed_["warning"] and skewed_["input"] == "smoker × sick"
 

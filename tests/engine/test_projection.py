@@ -104,7 +104,8 @@ def test_bounds_clipping_and_attributes():
     for proj, prefix in ((fit_pca(X, 2), "pc"), (fit_dca(X, y, 1), "dc")):
         T = proj.project(X)
         lo, hi = T.min(axis=0), T.max(axis=0)
-        assert np.allclose(proj.low, lo - BOUND_MARGIN * (hi - lo)) and np.allclose(proj.high, hi + BOUND_MARGIN * (hi - lo))
+        assert np.allclose(proj.low, lo - BOUND_MARGIN * (hi - lo))
+        assert np.allclose(proj.high, hi + BOUND_MARGIN * (hi - lo))
         assert np.array_equal(proj.transform(X), T)  # the reference sample is strictly inside its bounds
         far = proj.mean + 1e6 * proj.scale * np.sign(proj.W[:, 0])
         out = proj.transform(np.vstack([far, -far + 2 * proj.mean]))
@@ -112,7 +113,7 @@ def test_bounds_clipping_and_attributes():
         attrs = proj.attributes()
         assert [a.name for a in attrs] == [f"{prefix}{i + 1}" for i in range(proj.n_components)]
         assert all(isinstance(a, Numeric) and a.low == lo_ and a.high == hi_
-                   for a, lo_, hi_ in zip(attrs, proj.low, proj.high))
+                   for a, lo_, hi_ in zip(attrs, proj.low, proj.high, strict=True))
         assert proj.attributes("z")[0].name == "z1"
 
 

@@ -1,4 +1,6 @@
 """PSE privacy measure before and after mining (SPEC §2 "PSE privacy measure", seed 004 §4)."""
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
@@ -61,10 +63,10 @@ def test_vectorized_binary_pse_matches_entrywise_and_paper():
 
 def test_pse_decreases_with_theta_and_group_is_minimum():
     values = [pse_entry([0.7, 0.3], t, [0.5, 0.5]) for t in np.linspace(0, 1, 11)]
-    assert all(a > b for a, b in zip(values, values[1:]))
+    assert all(a > b for a, b in pairwise(values))
     priors = [[0.5, 0.5], [0.9, 0.1], [0.2, 0.3, 0.5]]
     personals = [[0.5, 0.5], [0.5, 0.5], [0.3, 0.3, 0.4]]
-    each = [pse_entry(p, 0.4, y) for p, y in zip(priors, personals)]
+    each = [pse_entry(p, 0.4, y) for p, y in zip(priors, personals, strict=True)]
     assert pse_group(priors, 0.4, personals) == min(each)
     post = posterior([0.2, 0.3, 0.5], 0.4, [0.3, 0.3, 0.4])
     np.testing.assert_allclose(post.sum(axis=1), 1.0)
@@ -95,7 +97,8 @@ def test_after_mining_by_hand_same_group():
     p_a = J.sum(axis=1)
 
     def correct(pi, py, t):
-        return [pi[v] * (t + (1 - t) * py[v]) / sum(pi[o] * (t * (o == v) + (1 - t) * py[v]) for o in range(2)) for v in range(2)]
+        return [pi[v] * (t + (1 - t) * py[v]) / sum(pi[o] * (t * (o == v) + (1 - t) * py[v]) for o in range(2))
+                for v in range(2)]
 
     ca, cc = correct(p_a, py_a, theta), correct(PRIOR, py_c, theta)
     rec_a = sum(JR[a, c] / JR[:, c].sum() * ca[a] for a in range(2) for c in range(2))

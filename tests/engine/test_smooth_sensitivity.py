@@ -106,7 +106,7 @@ def exhaustive_A(t, k):
                 for S in itertools.combinations(rest, size):
                     keep = [j for j in rest if j not in S]
 
-                    def value(ws, keep=keep, size=size, pivot_replaced=pivot_replaced):
+                    def value(ws, keep=keep, size=size, pivot_replaced=pivot_replaced, i=i):
                         others = np.column_stack([np.tile(t[keep], (len(ws), 1))] + [ws] * size)
                         return _pair_value(others, None if pivot_replaced else t[i])
 

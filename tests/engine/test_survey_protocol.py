@@ -9,7 +9,8 @@ from aggregator.privacy import survey_protocol as sp
 
 
 def config_for(table, mode="ldp", **extra):
-    config = {"mode": mode, "class": table.class_attribute.to_dict(), "features": [a.to_dict() for a in table.attributes],
+    config = {"mode": mode, "class": table.class_attribute.to_dict(),
+              "features": [a.to_dict() for a in table.attributes],
               "ldp": {"epsilon": 2.0, "encoding": "oue"}, "mrr": {"theta": 0.7}}
     config.update(extra)
     return config

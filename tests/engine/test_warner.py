@@ -72,7 +72,7 @@ def test_record_negated_together_and_theta_one_exact():
     for method in ("norm-sub", "neg-to-one"):  # every cell count ≥ 1 here, so neg-to-one changes nothing
         est = scheme.estimate(stats, postprocess=method)
         np.testing.assert_allclose(est.prior, stats.class_counts / 500, atol=1e-12)
-        for cond, joint in zip(est.conditionals, stats.joint):
+        for cond, joint in zip(est.conditionals, stats.joint, strict=True):
             assert np.all(joint >= 1)
             np.testing.assert_allclose(cond, joint / stats.class_counts[None, :], atol=1e-12)
 

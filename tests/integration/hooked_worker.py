@@ -1,7 +1,8 @@
 """A Celery worker for the fault tests: the real ``coinflip`` worker, plus a pause at one chosen point inside a
 transaction so that a test can SIGKILL it exactly there. Test-only: the product never imports this module.
 
-    COINFLIP_TEST_PAUSE=fold|stats|publish COINFLIP_TEST_MARKER=/tmp/x python -m tests.integration.hooked_worker <worker options>
+    COINFLIP_TEST_PAUSE=fold|stats|publish COINFLIP_TEST_MARKER=/tmp/x \
+        python -m tests.integration.hooked_worker <worker options>
 
 * ``fold``    — a batch of reports has just been read and folded, nothing written yet (``fold_new_reports`` inside its
   transaction, or ``sharding.fold_shard`` before it stores its partial statistics);

@@ -54,7 +54,8 @@ def wait_for(condition, timeout: float, what: str, interval: float = 0.05):
 def process_env(database_url: str, redis_url: str | None = None, **extra: str) -> dict:
     """The environment of a product process: production settings, the test database, this test's Redis."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("DJANGO_", "CELERY_", "COINFLIP_", "PYTEST_")) and k not in ("DATABASE_URL", "REDIS_URL")}
+           if not k.startswith(("DJANGO_", "CELERY_", "COINFLIP_", "PYTEST_"))
+           and k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(DJANGO_SETTINGS_MODULE="coinflip.settings", DATABASE_URL=database_url, PYTHONUNBUFFERED="1",
                DJANGO_LOG_LEVEL="INFO")
     if redis_url:

@@ -20,7 +20,7 @@ import pytest
 from survey_app.models import InvitationToken, Report
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
-from tests.aggregator.helpers import make_survey
+from tests.factories import make_survey
 
 from .conftest import database_url_via
 from .processes import post_json

@@ -12,11 +12,10 @@ import pytest
 from aggregator import tasks
 from aggregator.models import ModelVersion
 from survey_app.models import Report
-from tests.aggregator.helpers import make_survey
-from tests.survey.test_api import simulated_reports
+from tests.factories import make_survey, simulated_reports
 
+from .helpers import from_scratch, stored
 from .processes import BIN, ROOT, celery_client, post_json, process_env
-from .test_shard_services import from_scratch, stored
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -6,6 +6,7 @@ import random
 import socket
 import threading
 import time
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -14,36 +15,14 @@ from rest_framework.test import APIClient
 
 from aggregator import services, sharding, tasks
 from aggregator.models import ModelVersion, PartialStatistics, SurveyStatistics
-from aggregator.privacy.jsonable import json_safe
 from survey_app.models import Report
 from survey_app.protocol import get_protocol
-from tests.aggregator.helpers import add_reports, in_thread, make_survey
+from tests.aggregator.helpers import in_thread
+from tests.factories import add_reports, add_respondents, make_survey
+
+from .helpers import from_scratch, stored
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def add_respondents(survey, n, seed=0):
-    """n simulated respondents through ``encode_respondents``: MRR surveys get their validation share too."""
-    rng = np.random.default_rng(seed)
-    X = np.column_stack([rng.integers(0, 3, n), rng.uniform(18, 98, n)])
-    y = (X[:, 0] == 2).astype(np.int64)
-    reports = get_protocol(survey).encode_respondents(X, y, rng)
-    return Report.objects.bulk_create([Report(survey=survey, payload=r) for r in reports])
-
-
-def from_scratch(survey) -> dict:
-    """What folding every stored report at once gives: the reference every test compares with."""
-    protocol = get_protocol(survey)
-    training, validating = protocol.split([r.payload for r in Report.objects.filter(survey=survey).order_by("id")])
-    return {"stats": json_safe(protocol.stats_to_dict(protocol.fold(training))),
-            "validation": json_safe(protocol.validation_to_dict(protocol.fold_validation(validating))),
-            "report_count": len(training), "validation_count": len(validating)}
-
-
-def stored(survey) -> dict:
-    row = SurveyStatistics.objects.get(survey=survey)
-    return {"stats": row.stats, "validation": row.validation, "report_count": row.report_count,
-            "validation_count": row.validation_count}
 
 
 @pytest.mark.parametrize("mode", ["ldp", "mrr"])
@@ -56,7 +35,7 @@ def test_shards_folded_in_any_order_merge_to_the_fold_from_scratch(mode):
     shards = sharding.plan_shards(survey, shard_size=300, threshold=0)
     # The ranges tile the id line from the watermark + 1 to the last report, 300 reports each (the last fewer).
     assert shards[0].first_id == before + 1
-    assert all(a.last_id + 1 == b.first_id for a, b in zip(shards, shards[1:]))
+    assert all(a.last_id + 1 == b.first_id for a, b in pairwise(shards))
     assert shards[-1].last_id == Report.objects.latest("id").id
     sizes = [Report.objects.filter(survey=survey, id__range=(s.first_id, s.last_id)).count() for s in shards]
     assert sizes == [300, 300, 300, 100]
@@ -166,7 +145,8 @@ def test_retrain_survey_shards_through_an_eager_chord(settings, monkeypatch):
                                                  ("/s/health/", "text/html")])
 def test_an_unreachable_database_answers_503_with_retry_after(monkeypatch, path, content_type):
     make_survey()
-    report = get_protocol(make_survey(slug="other")).encode(np.array([[1, 40.0]]), np.array([1]), np.random.default_rng(0))[0]
+    other = get_protocol(make_survey(slug="other"))
+    report = other.encode(np.array([[1, 40.0]]), np.array([1]), np.random.default_rng(0))[0]
     with socket.socket() as probe:  # a port nobody listens on: connecting is refused, as when PostgreSQL is down
         probe.bind(("127.0.0.1", 0))
         dead_port = probe.getsockname()[1]

@@ -7,10 +7,10 @@ from celery import group
 
 from aggregator import sharding, tasks
 from aggregator.models import ModelVersion, PartialStatistics
-from tests.aggregator.helpers import make_survey
+from tests.factories import add_respondents, make_survey
 
+from .helpers import from_scratch, stored
 from .processes import celery_client
-from .test_shard_services import add_respondents, from_scratch, stored
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -45,7 +45,7 @@ def test_two_workers_fold_shards_in_parallel_and_the_merge_is_exact(database_url
         assert client.send_task(tasks.retrain_survey.name, args=[survey.id]).get(timeout=60) == 2
         after = [shards_folded_by(w) for w in workers]
     assert sum(after) - sum(before) == 6  # 6,000 new reports in shards of 1,000
-    assert all(a > b for a, b in zip(after, before))  # both workers folded some
+    assert all(a > b for a, b in zip(after, before, strict=True))  # both workers folded some
     assert stored(survey) == from_scratch(survey) and not PartialStatistics.objects.exists()
     versions = ModelVersion.objects.filter(survey=survey).order_by("version")
     assert list(versions.values_list("report_count", flat=True)) == [first, stored(survey)["report_count"]]

@@ -3,10 +3,10 @@ import pytest
 
 from aggregator import tasks
 from aggregator.models import ModelVersion, PartialStatistics
-from tests.aggregator.helpers import add_reports, make_survey
+from tests.factories import add_reports, make_survey
 
+from .helpers import from_scratch, stored
 from .processes import celery_client
-from .test_shard_services import from_scratch, stored
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -21,6 +21,6 @@ def test_a_worker_process_folds_and_publishes(database_url, redis_url, start_wor
         add_reports(survey, 200, seed=1)
         assert client.send_task(tasks.retrain_survey.name, args=[survey.id]).get(timeout=60) == 2
     assert stored(survey) == from_scratch(survey)
-    assert list(ModelVersion.objects.filter(survey=survey).order_by("version").values_list("version", "report_count")) == [
-        (1, 800), (2, 1000)]
+    versions = ModelVersion.objects.filter(survey=survey).order_by("version")
+    assert list(versions.values_list("version", "report_count")) == [(1, 800), (2, 1000)]
     assert not PartialStatistics.objects.exists()

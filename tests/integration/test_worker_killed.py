@@ -9,10 +9,10 @@ import pytest
 
 from aggregator import tasks
 from aggregator.models import ModelVersion, PartialStatistics, SurveyStatistics
-from tests.aggregator.helpers import add_reports, make_survey
+from tests.factories import add_reports, make_survey
 
+from .helpers import from_scratch, stored
 from .processes import celery_client, wait_for
-from .test_shard_services import from_scratch, stored
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -46,7 +46,8 @@ def configs() -> dict[str, dict]:
                 "numeric": {"handling": "discretize", "bins": 4},
                 "ldp": {"epsilon": 2.0, "encoding": encoding, "strategy": strategy},
             }
-    out["ldp-the-seed-threshold"] = {**out["ldp-the-one-report"], "ldp": {"epsilon": 1.0, "encoding": "the", "threshold": 0.25}}
+    out["ldp-the-seed-threshold"] = {**out["ldp-the-one-report"],
+                                     "ldp": {"epsilon": 1.0, "encoding": "the", "threshold": 0.25}}
     for approach in (1, 2, 3):
         out[f"gaussian-approach-{approach}"] = {
             "mode": "ldp", "class": CLASS, "features": NUMERIC,
@@ -55,7 +56,8 @@ def configs() -> dict[str, dict]:
         }
     reference = np.random.default_rng(5).normal([50, 90], [15, 20], size=(200, 2))
     pca = fit_pca(reference, 1).to_dict()
-    out["ldp-oue-pca-discretize"] = {**out["ldp-oue-one-report"], "features": CATEGORICAL[:1] + NUMERIC, "projection": pca}
+    out["ldp-oue-pca-discretize"] = {**out["ldp-oue-one-report"], "features": CATEGORICAL[:1] + NUMERIC,
+                                     "projection": pca}
     out["gaussian-approach-3-pca"] = {**out["gaussian-approach-3"], "projection": pca}
     out["mrr-one-group"] = {"mode": "mrr", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
                             "mrr": {"theta": 0.6, "personal": {"smoker": [0.5, 0.3, 0.2]}}}

@@ -29,7 +29,8 @@ def mixed_table(diabetes_frame):
     """The diabetes rows plus two categorical columns, one of them with missing values (a category of its own)."""
     frame = diabetes_frame.copy()
     frame.insert(0, "site", np.array(["north", "south", "east"])[np.arange(len(frame)) % 3])
-    frame.insert(1, "smoker", np.where(np.arange(len(frame)) % 7 == 0, None, np.where(np.arange(len(frame)) % 2, "y", "n")))
+    i = np.arange(len(frame))
+    frame.insert(1, "smoker", np.where(i % 7 == 0, None, np.where(i % 2, "y", "n")))
     return load_table(frame, numeric=DIABETES_NUMERIC)
 
 

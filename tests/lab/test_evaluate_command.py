@@ -45,7 +45,8 @@ def run_json(*args) -> dict:
 def test_json_shape(mushroom_csv):
     data = run_json(mushroom_csv, "--method", "oue", "--epsilon", "2", "--reps", "3", "--seed", "1")
     assert REQUIRED <= set(data)
-    assert (data["method"], data["parameter"], data["epsilon"], data["reps"], data["protocol"]) == ("oue", "epsilon", 2.0, 3, "split")
+    assert (data["method"], data["parameter"], data["epsilon"], data["reps"], data["protocol"]) == (
+        "oue", "epsilon", 2.0, 3, "split")
     assert "theta" not in data
     assert len(data["accuracies"]) == 3 and 0 <= data["accuracy_mean"] <= 1 and data["accuracy_std"] >= 0
     assert (data["n_train"], data["n_test"], data["n_rows"], data["test_size"], data["bins"]) == (320, 80, 400, 0.2, 4)

@@ -33,7 +33,7 @@ def test_one_repetition_has_no_interval():
     ([0.5, 0.6, 0.7, 0.75, 0.79], None),
 ])
 def test_respondents_needed_is_where_every_larger_sample_reaches_the_target(accuracies, needed):
-    curve = [{"n_train": n, "accuracy": a} for n, a in zip([10, 30, 60, 120, 240], accuracies)]
+    curve = [{"n_train": n, "accuracy": a} for n, a in zip([10, 30, 60, 120, 240], accuracies, strict=True)]
     assert respondents_needed(curve, 0.8) == needed
 
 

@@ -18,8 +18,8 @@ def test_every_figure_is_listed():
     out = io.StringIO()
     call_command("reproduce", "--list", stdout=out)
     assert [line.split()[0] for line in out.getvalue().splitlines()] == [f.key for f in FIGURES]
-    assert {"000-fig2", "000-defaults", "000-fig3", "000-fig4", "004-fig2-3", "004-fig4-5", "004-fig6", "004-fig7", "003-fig2",
-            "002-smooth", "001-synthetic"} == {f.key for f in FIGURES}
+    assert {"000-fig2", "000-defaults", "000-fig3", "000-fig4", "004-fig2-3", "004-fig4-5", "004-fig6", "004-fig7",
+            "003-fig2", "002-smooth", "001-synthetic"} == {f.key for f in FIGURES}
 
 
 def test_bad_arguments_are_refused():
@@ -34,7 +34,8 @@ def test_bad_arguments_are_refused():
 def test_curves_compute_one_row_per_point_with_the_documented_columns():
     frame = SMALL.compute(reps=3, seed=5)
     assert [c for c in COLUMNS if c not in frame.columns] == []
-    assert list(zip(frame["method"], frame["value"].fillna(-1))) == [("oue", 1.0), ("oue", 4.0), ("nonprivate-add1", -1)]
+    assert list(zip(frame["method"], frame["value"].fillna(-1), strict=True)) == [
+        ("oue", 1.0), ("oue", 4.0), ("nonprivate-add1", -1)]
     accuracies = np.array([list(map(float, a.split())) for a in frame["accuracies"]])  # written to 6 decimals
     assert frame["accuracy_mean"].to_numpy() == pytest.approx(accuracies.mean(axis=1), abs=1e-6)
     assert frame["accuracy_se"].to_numpy() == pytest.approx(accuracies.std(axis=1, ddof=1) / np.sqrt(3), abs=1e-6)
@@ -76,7 +77,8 @@ def test_seed_003_tables_and_wilcoxon():
         for method, acc in (("nonprivate-add1", 0.9), ("svm", 0.8), ("tree", 0.85)):
             rows.append({"dataset": dataset, "method": method, "value": None, "accuracy_mean": acc})
     notes = notes_003(pd.DataFrame(rows))
-    lines = {line.split("|")[1].strip(): line for line in notes.splitlines() if line.startswith("| NB vs") or line.startswith("| SVM vs")}
+    lines = {line.split("|")[1].strip(): line for line in notes.splitlines()
+             if line.startswith(("| NB vs", "| SVM vs"))}
     assert lines["NB vs DT"].split("|")[5].strip() == f"{2 / 2**10:.4g}" and "| yes |" in lines["NB vs DT"]
     assert "| no |" in lines["SVM vs DT"]
     assert "Table 2" in notes and "| NB | 0.9 |" in notes

@@ -29,7 +29,7 @@ from survey_app.api import MAX_REPORT_BYTES
 from survey_app.models import Question, Report, Survey
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
-from tests.aggregator.helpers import add_reports, make_survey
+from tests.factories import add_reports, make_survey
 
 from .helpers import stored_state
 
@@ -362,8 +362,10 @@ def published(db):
 
 
 VALIDATION_CASES = (
-    [(f"version={name}", {"version": value, "report": 1}, "report.validation.version") for name, value in NOT_A_CODE.items()]
-    + [(f"report={name}", {"version": 1, "report": value}, "report.validation.report") for name, value in NOT_A_CODE.items()]
+    [(f"version={name}", {"version": value, "report": 1}, "report.validation.version")
+     for name, value in NOT_A_CODE.items()]
+    + [(f"report={name}", {"version": 1, "report": value}, "report.validation.report")
+       for name, value in NOT_A_CODE.items()]
     + [("version=0", {"version": 0, "report": 1}, "report.validation.version"),
        ("unpublished version", {"version": 2, "report": 1}, "report.validation.version"),
        ("version=2**62", {"version": 2**62, "report": 1}, "report.validation.version"),
@@ -381,7 +383,7 @@ def test_validation_cases_cover_every_hostile_value():
 @pytest.mark.django_db
 def test_ldp_validation_reports(client, published):
     assert post(client, "oue", {"report": {"validation": {"version": 1, "report": 1}}}).status_code == 201
-    for name, inner, field in VALIDATION_CASES:
+    for _, inner, field in VALIDATION_CASES:
         before = stored_state()
         assert_rejected(post(client, "oue", {"report": {"validation": inner}}), before, field=field)
     before = stored_state()
@@ -394,7 +396,7 @@ def test_mrr_validation_reports_and_surveys_without_a_share(client):
     mrr = make_survey(slug="mrr", mode="mrr")
     answers = honest(mrr, n=1)[0]["answers"]
     assert post(client, "mrr", {"report": {"validation": {"answers": answers}}}).status_code == 201
-    for name, value in NOT_A_CODE.items():
+    for value in NOT_A_CODE.values():
         before = stored_state()
         assert_rejected(post(client, "mrr", {"report": {"validation": {"answers": [value] + answers[1:]}}}), before,
                         field="report.answers")
@@ -443,7 +445,8 @@ def test_deep_nesting_is_a_400(client, depth):
     make_survey(slug="oue", encoding="oue")
     before = stored_state()
     for inner in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
-        response = client.post("/api/surveys/oue/reports/", '{"report": ' + inner + "}", content_type="application/json")
+        body = '{"report": ' + inner + "}"
+        response = client.post("/api/surveys/oue/reports/", body, content_type="application/json")
         assert_rejected(response, before)
 
 
@@ -457,7 +460,8 @@ def test_huge_bodies_are_413(client):
     assert_rejected(post(client, "oue", {"report": beyond_django}), before, status=413)
     big_list = json.dumps({"report": {"input": 1, "report": [0] * (MAX_REPORT_BYTES // 2)}})
     assert len(big_list) > MAX_REPORT_BYTES
-    assert_rejected(client.post("/api/surveys/oue/reports/", big_list, content_type="application/json"), before, status=413)
+    response = client.post("/api/surveys/oue/reports/", big_list, content_type="application/json")
+    assert_rejected(response, before, status=413)
     # a body just under the limit is read, and refused for what it is
     assert_rejected(post(client, "oue", {"report": {"input": 0, "report": "A" * (MAX_REPORT_BYTES - 100)}}), before,
                     field="report.report")
@@ -476,7 +480,8 @@ def test_a_body_longer_than_its_declared_length_is_read_no_further(client):
 @pytest.mark.django_db
 @pytest.mark.parametrize("content_type, body", [
     ("application/x-www-form-urlencoded", "report=%7B%22input%22%3A0%7D"),
-    ("multipart/form-data; boundary=BoUnDaRy", '--BoUnDaRy\r\nContent-Disposition: form-data; name="report"\r\n\r\n{}\r\n--BoUnDaRy--\r\n'),
+    ("multipart/form-data; boundary=BoUnDaRy",
+     '--BoUnDaRy\r\nContent-Disposition: form-data; name="report"\r\n\r\n{}\r\n--BoUnDaRy--\r\n'),
     ("text/plain", '{"report": {"input": 0, "report": "gA=="}}'),
     ("application/xml", "<report/>"),
     ("application/octet-stream", "\x00\x01"),
@@ -543,9 +548,12 @@ def test_hostile_predict_records(client, published):
     before = stored_state()
     for records, field in [
         ([], "records"), ("x", "records"), ([1], "records"), ([{"smoker": "daily"}], "records[0].age"),
-        ([{"smoker": "weekly", "age": 30}], "records[0].smoker"), ([{"smoker": "daily", "age": "30"}], "records[0].age"),
-        ([{"smoker": "daily", "age": 10**400}], "records[0].age"), ([{"smoker": "daily", "age": True}], "records[0].age"),
-        ([{"smoker": ["daily"], "age": 30}], "records[0].smoker"), ([{"smoker": "daily", "age": 30, "zip": 1}], "records[0].zip"),
+        ([{"smoker": "weekly", "age": 30}], "records[0].smoker"),
+        ([{"smoker": "daily", "age": "30"}], "records[0].age"),
+        ([{"smoker": "daily", "age": 10**400}], "records[0].age"),
+        ([{"smoker": "daily", "age": True}], "records[0].age"),
+        ([{"smoker": ["daily"], "age": 30}], "records[0].smoker"),
+        ([{"smoker": "daily", "age": 30, "zip": 1}], "records[0].zip"),
         ([{"smoker": "daily", "age": 30}] * 10_001, "records"),
     ]:
         assert_rejected(client.post(url.format("oue"), {"records": records}, format="json"), before, field=field)

@@ -30,8 +30,7 @@ from hypothesis import strategies as st
 from aggregator.services import retrain
 from survey_app.models import Survey
 from survey_app.services import generate_tokens
-from tests.aggregator.helpers import add_reports, make_survey
-from tests.survey.test_api import simulated_reports
+from tests.factories import add_reports, make_survey, simulated_reports
 
 from .helpers import stored_state
 
@@ -90,7 +89,8 @@ def test_api_conforms_and_rejections_store_nothing(case, surveys):
     else:
         case.validate_response(response)
     if 400 <= response.status_code < 500:
-        assert stored_state() == before, f"{case.method} {case.formatted_path} answered {response.status_code} but stored something"
+        assert stored_state() == before, \
+            f"{case.method} {case.formatted_path} answered {response.status_code} but stored something"
 
 
 def test_accepted_requests_conform_and_store_exactly_once(surveys):
@@ -117,5 +117,6 @@ def test_accepted_requests_conform_and_store_exactly_once(surveys):
     assert send(reports, "mrr-tokens", {"report": report, "token": token})[:2] == (409, 0)
     assert send(reports, "mrr-tokens", {"report": report, "token": "made-up"})[:2] == (403, 0)
     predict = schema["/api/surveys/{slug}/predict/"]["POST"]
-    status, stored, _ = send(predict, "ldp-open", {"records": [{"smoker": "daily", "age": 40}, {"smoker": "never", "age": 20.5}]})
+    records = [{"smoker": "daily", "age": 40}, {"smoker": "never", "age": 20.5}]
+    status, stored, _ = send(predict, "ldp-open", {"records": records})
     assert (status, stored) == (200, 0)

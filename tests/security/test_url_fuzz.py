@@ -64,12 +64,11 @@ def test_every_route_with_hostile_path_and_query_values_answers_below_500(client
     by_name, slug = clients
     hostile_query = "&".join(f"{quote(k)}={quote(v, safe='')}" for k in PARAMS for v in ("\x00", "²"))
     for who, client in by_name.items():
-        for value in CORE:
-            for keep_slug in (True, False):
-                path = _fill(route, [value] * 3, slug if keep_slug else value)
-                for qs in ("", hostile_query):
-                    status = client.get(path + ("?" + qs if qs else "")).status_code
-                    assert status < 500, (path, qs, who, status)
+        urls = [_fill(route, [value] * 3, slug if keep_slug else value) for value in CORE for keep_slug in (True, False)]
+        urls.append(_fill(route, ["1"] * 3, slug) + "?" + hostile_query)
+        for url in urls:
+            status = client.get(url).status_code
+            assert status < 500, (url, who, status)
 
 
 @settings(max_examples=200, derandomize=True, deadline=None,

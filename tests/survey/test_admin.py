@@ -10,7 +10,8 @@ pytestmark = pytest.mark.django_db
 def test_change_page_shows_privacy(admin_client, datasets_dir):
     upload = SimpleUploadedFile("vote.csv", (datasets_dir / "vote.csv").read_bytes(), content_type="text/csv")
     response = admin_client.post("/admin/survey_app/survey/import/",
-                                 {"csv_file": upload, "slug": "vote", "mode": "mrr", "encoding": "adaptive", "theta": "0.6"})
+                                 {"csv_file": upload, "slug": "vote", "mode": "mrr", "encoding": "adaptive",
+                                  "theta": "0.6"})
     assert response.status_code == 302
     survey = Survey.objects.get(slug="vote")
     page = admin_client.get(f"/admin/survey_app/survey/{survey.pk}/change/").content.decode()

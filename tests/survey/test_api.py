@@ -1,31 +1,13 @@
 """The report API: every success stores exactly one report; every error path stores nothing (embedded SQLite)."""
-import numpy as np
 import pytest
 from rest_framework.test import APIClient
 
-from survey_app.models import Choice, InvitationToken, Question, Report, Survey
+from survey_app.models import InvitationToken, Report
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
+from tests.factories import make_survey, simulated_reports
 
 pytestmark = pytest.mark.django_db
-
-
-def make_survey(slug="health", mode="ldp", encoding="oue", access="link", status="open", **kwargs) -> Survey:
-    survey = Survey.objects.create(title="Health", slug=slug, mode=mode, epsilon=1.0, theta=0.7, encoding=encoding,
-                                   access=access, status=status, **kwargs)
-    Question.objects.create(survey=survey, name="sick", text="Are you sick?", kind="binary", is_class=True, position=9)
-    q = Question.objects.create(survey=survey, name="smoker", text="Do you smoke?", kind="categorical", position=1)
-    for i, label in enumerate(["never", "sometimes", "daily"]):
-        Choice.objects.create(question=q, label=label, position=i)
-    Question.objects.create(survey=survey, name="age", text="Age", kind="numeric", low=18, high=98, position=2)
-    return survey
-
-
-def simulated_reports(survey, n=5, seed=0):
-    rng = np.random.default_rng(seed)
-    X = np.column_stack([rng.integers(0, 3, n), rng.uniform(18, 98, n)])
-    y = rng.integers(0, 2, n)
-    return get_protocol(survey).encode(X, y, rng)
 
 
 @pytest.fixture

@@ -62,5 +62,6 @@ def test_whoever_creates_or_imports_a_survey_designs_it(client, datasets_dir):
     client.post("/admin/survey_app/survey/import/", {"csv_file": upload, "slug": "vote", "mode": "mrr",
                                                      "encoding": "adaptive", "theta": "0.6"})
     assert list(Survey.objects.get(slug="vote").designers.all()) == [alice]
-    client.post("/admin/survey_app/survey/", {"action": "clone", "_selected_action": [Survey.objects.get(slug="vote").pk]})
+    vote = Survey.objects.get(slug="vote")
+    client.post("/admin/survey_app/survey/", {"action": "clone", "_selected_action": [vote.pk]})
     assert list(Survey.objects.get(slug="vote-copy").designers.all()) == [alice]

@@ -2,21 +2,11 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from survey_app.models import PREFER_NOT_TO_SAY, Choice, InvitationToken, Question, Report, Survey
+from survey_app.models import PREFER_NOT_TO_SAY, InvitationToken, Question, Report, Survey
 from survey_app.services import clone_survey, generate_tokens
+from tests.factories import make_draft_survey
 
 pytestmark = pytest.mark.django_db
-
-
-def make_survey(**kwargs) -> Survey:
-    defaults = dict(title="Health", slug="health", mode=Survey.Mode.LDP, epsilon=1.0, encoding=Survey.Encoding.OUE)
-    defaults.update(kwargs)
-    survey = Survey.objects.create(**defaults)
-    Question.objects.create(survey=survey, name="sick", text="Are you sick?", kind=Question.Kind.BINARY, is_class=True)
-    q = Question.objects.create(survey=survey, name="smoker", text="Do you smoke?", kind=Question.Kind.CATEGORICAL, position=1)
-    for i, label in enumerate(["never", "sometimes", "daily"]):
-        Choice.objects.create(question=q, label=label, position=i)
-    return survey
 
 
 @pytest.mark.parametrize(
@@ -46,9 +36,10 @@ def test_valid_settings_pass():
 
 
 def test_numeric_question_needs_ordered_bounds():
-    survey = make_survey()
+    survey = make_draft_survey()
     for low, high in [(None, 1.0), (2.0, 1.0), (1.0, 1.0)]:
-        q = Question(survey=survey, name=f"age{low}{high}".replace(".", ""), text="Age", kind="numeric", low=low, high=high)
+        q = Question(survey=survey, name=f"age{low}{high}".replace(".", ""), text="Age", kind="numeric",
+                     low=low, high=high)
         with pytest.raises(ValidationError) as info:
             q.full_clean()
         assert "high" in info.value.message_dict
@@ -56,14 +47,14 @@ def test_numeric_question_needs_ordered_bounds():
 
 
 def test_class_question_must_be_categorical_and_unique():
-    survey = make_survey()
+    survey = make_draft_survey()
     q = Question(survey=survey, name="income", text="Income", kind="numeric", low=0, high=1, is_class=True)
     with pytest.raises(ValidationError):
         q.full_clean()
 
 
 def test_labels_binary_categorical_and_prefer_not_to_say():
-    survey = make_survey()
+    survey = make_draft_survey()
     assert survey.class_question.labels() == ["no", "yes"]
     smoker = survey.questions.get(name="smoker")
     assert smoker.labels() == ["never", "sometimes", "daily"]
@@ -72,7 +63,7 @@ def test_labels_binary_categorical_and_prefer_not_to_say():
 
 
 def test_protocol_is_locked_once_reports_exist_but_text_is_not():
-    survey = make_survey()
+    survey = make_draft_survey()
     Report.objects.create(survey=survey, payload={"x": 1})
     survey.title = "New title"
     survey.full_clean()  # wording may change
@@ -82,7 +73,7 @@ def test_protocol_is_locked_once_reports_exist_but_text_is_not():
 
 
 def test_clone_copies_questions_not_reports_or_tokens():
-    survey = make_survey()
+    survey = make_draft_survey()
     Report.objects.create(survey=survey, payload={"x": 1})
     generate_tokens(survey, 3)
     copy = clone_survey(survey)
@@ -95,7 +86,7 @@ def test_clone_copies_questions_not_reports_or_tokens():
 
 
 def test_tokens_are_unique_and_unguessable():
-    survey = make_survey()
+    survey = make_draft_survey()
     tokens = generate_tokens(survey, 200)
     values = {t.token for t in InvitationToken.objects.filter(survey=survey)}
     assert len(values) == len(tokens) == 200

@@ -14,7 +14,7 @@ import pytest
 from survey_app.models import InvitationToken, Report
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
-from tests.survey.test_api import make_survey
+from tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -55,6 +55,8 @@ class Command(BaseCommand):
                               f"{latest.version if latest else 'none yet'} — /s/{slug}/, dashboard /dashboard/")
         User = get_user_model()
         if not User.objects.filter(username="demo").exists():
-            User.objects.create_superuser("demo", "demo@example.invalid", os.environ.get("COINFLIP_DEMO_PASSWORD", "demo"))
+            password = os.environ.get("COINFLIP_DEMO_PASSWORD", "demo")
+            User.objects.create_superuser("demo", "demo@example.invalid", password)
         self.stdout.write(self.style.SUCCESS(
-            f"Demo ready. Admin: http://127.0.0.1:{os.environ.get('COINFLIP_PORT', '8000')}/admin/ — user 'demo', password $COINFLIP_DEMO_PASSWORD (default 'demo')."))
+            f"Demo ready. Admin: http://127.0.0.1:{os.environ.get('COINFLIP_PORT', '8000')}/admin/ — user 'demo', "
+            "password $COINFLIP_DEMO_PASSWORD (default 'demo')."))

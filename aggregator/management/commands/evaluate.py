@@ -42,14 +42,16 @@ class Command(BaseCommand):
         parser.add_argument("--method", required=True, choices=methods.names(), metavar="METHOD",
                             help="one of: " + "; ".join(f"{n} — {methods.get(n).summary}" for n in methods.names()))
         parser.add_argument("--epsilon", type=float, default=None,
-                            help=f"ε of the ε-DP methods ({_takers('epsilon')}); default {methods.DEFAULTS['epsilon']:g}")
+                            help=f"ε of the ε-DP methods ({_takers('epsilon')}); "
+                                 f"default {methods.DEFAULTS['epsilon']:g}")
         parser.add_argument("--theta", type=float, default=None,
                             help=f"θ (probability of a true answer) of the randomized-response methods "
                                  f"({_takers('theta')}); default {methods.DEFAULTS['theta']:g}")
         parser.add_argument("--reps", type=int, default=DEFAULT_REPS,
                             help=f"repetitions of the protocol, each with fresh randomization (default {DEFAULT_REPS})")
         parser.add_argument("--seed", type=int, default=None,
-                            help="random seed: the same seed reproduces the result exactly (default: drawn and reported)")
+                            help="random seed: the same seed reproduces the result exactly "
+                                 "(default: drawn and reported)")
         protocol = parser.add_mutually_exclusive_group()
         protocol.add_argument("--folds", type=int, default=None, metavar="K",
                               help="K-fold stratified cross-validation per repetition (seed 003: 10)")
@@ -60,7 +62,8 @@ class Command(BaseCommand):
                             help=f"equal-width bins per numeric attribute for the discrete methods, over the column's "
                                  f"minimum and maximum (default {methods.DEFAULT_BINS}, as seed 000 on Diabetes; "
                                  f"Gaussian methods keep numbers)")
-        parser.add_argument("--class-column", default=None, metavar="C", help="the class column (default: the last one)")
+        parser.add_argument("--class-column", default=None, metavar="C",
+                            help="the class column (default: the last one)")
         parser.add_argument("--numeric", nargs="+", default=None, metavar="COL",
                             help="the numeric columns (default: detected, see aggregator/lab/datasets.py)")
         parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -84,7 +87,9 @@ class Command(BaseCommand):
             raise CommandError(f"no such file: {opts['csv']}") from None
         except (OSError, ValueError) as exc:
             raise CommandError(f"{opts['csv']}: {exc}") from None
-        description = f"{method.name}" + (f" {methods.PARAMETERS[method.parameter]}={value:g}" if method.parameter else "")
+        description = method.name
+        if method.parameter:
+            description += f" {methods.PARAMETERS[method.parameter]}={value:g}"
         try:
             with ProgressBar(CommandStderr(self.stderr), description, enabled=PROGRESS[opts["progress"]]) as bar:
                 result = evaluate(table, method, value, reps=opts["reps"], seed=opts["seed"], folds=opts["folds"],
@@ -106,7 +111,8 @@ class Command(BaseCommand):
             ("method", name),
             ("data", f"{r.dataset} ({r.n_rows} rows; {r.n_train} train / {r.n_test} test per fit)"),
             ("protocol", f"{protocol}; seed {r.seed}"),
-            ("features", r.features + (f", {r.bins} bins per numeric attribute" if r.features in ("discrete", "binary") else "")),
+            ("features", r.features
+             + (f", {r.bins} bins per numeric attribute" if r.features in ("discrete", "binary") else "")),
             ("accuracy", _mean_std(r.accuracy_mean, r.accuracy_std)),
             ("non-private NB", _mean_std(r.nonprivate_accuracy, r.nonprivate_std)),
             ("majority rule", _mean_std(r.majority_accuracy, None)),

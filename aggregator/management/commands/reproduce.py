@@ -24,7 +24,8 @@ class Command(BaseCommand):
         parser.add_argument("figure", nargs="?", help=f"a figure key ({', '.join(BY_KEY)}) or 'all'")
         parser.add_argument("--list", action="store_true", help="list the figures and stop")
         parser.add_argument("--reps", type=int, default=None, help="repetitions per point (default: the figure's own)")
-        parser.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed, the same numbers")
+        parser.add_argument("--seed", type=int, default=0,
+                            help="random seed (default 0): the same seed, the same numbers")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "docs" / "results"), help="output folder")
         parser.add_argument("--progress", choices=tuple(PROGRESS), default="auto",
                             help="progress bar on stderr: auto (when stderr is a terminal), on, off")

@@ -22,7 +22,8 @@ class Command(BaseCommand):
             if latest is None:
                 self.stdout.write(f"No reports yet for {survey.slug!r}: no model published.")
             else:
-                self.stdout.write(f"No new reports: version {latest.version} ({latest.report_count} reports) is current.")
+                self.stdout.write(f"No new reports: version {latest.version} ({latest.report_count} reports) "
+                                  "is current.")
             return
         epsilon = version.privacy.get("epsilon_per_respondent")
         self.stdout.write(self.style.SUCCESS(

@@ -84,7 +84,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("slug")
         parser.add_argument("csv", help="CSV with a column per question (the survey's question names)")
-        parser.add_argument("--respondents", type=int, required=True, help="how many respondents (rows drawn with replacement)")
+        parser.add_argument("--respondents", type=int, required=True,
+                            help="how many respondents (rows drawn with replacement)")
         parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy)")
         parser.add_argument("--url", help="POST each report to URL/api/surveys/SLUG/reports/ instead of writing the DB")
 
@@ -117,7 +118,8 @@ class Command(BaseCommand):
                 with urllib.request.urlopen(request, timeout=30) as response:
                     response.read()
             except urllib.error.HTTPError as exc:
-                raise CommandError(f"report {i}: {endpoint} answered {exc.code}: {exc.read()[:300].decode(errors='replace')}") from None
+                body = exc.read()[:300].decode(errors="replace")
+                raise CommandError(f"report {i}: {endpoint} answered {exc.code}: {body}") from None
             except urllib.error.URLError as exc:
                 raise CommandError(f"report {i}: cannot reach {endpoint}: {exc.reason}") from None
             if i % step == 0 or i == len(reports):

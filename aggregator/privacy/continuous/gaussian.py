@@ -59,16 +59,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 
-from .. import noise, oracles
+from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
 from ..oracles.base import check_values
 from ..postprocess import to_distribution
 from ..schema import Categorical, Numeric
-from ..stats import Counts
+from ..stats import Additive, Counts, array
+from .approaches import OneBit, VectorApproach, approach_class
 
 __all__ = [
     "LDPGaussianNB", "GaussianReports", "GaussianStats", "MomentSums", "PRIOR", "MEAN", "SQUARE", "SIGMA_FLOOR",
@@ -76,49 +77,29 @@ __all__ = [
 ]
 
 PRIOR, MEAN, SQUARE = 0, 1, 2
-APPROACHES = (1, 2, 3)
+APPROACHES = (1, 2, 3)  # ``approaches.APPROACH_CLASSES``: one class each
 #: Smallest standard deviation in normalised units (0.5 % of an attribute's range): a noisy s̃ − μ̃² can be ≤ 0.
 SIGMA_FLOOR = 0.01
 #: Smallest class probability divided by (guards μ̃ = m / P̂(c) when a class is estimated at 0).
 PRIOR_FLOOR = 1e-6
-#: Prior share of Approaches 1 and 2 when none is given.
-DEFAULT_PRIOR_SHARE = 0.1
 
 
 @dataclass(frozen=True, eq=False)
-class MomentSums:
+class MomentSums(Additive):
     """One group's additive statistics: Σ of reported class-hiding components (m × k), Σ of their squares, how many
-    reports cover each attribute (``counts``, length m) and the number of reports ``n`` in the group."""
+    reports cover each attribute (``counts``, length m) and the number of reports ``n`` in the group. Equality:
+    equal counts, sums equal up to floating-point reassociation (folding in another order)."""
 
     n: int
-    sums: np.ndarray  # (m, k)
-    sumsq: np.ndarray  # (m, k)
-    counts: np.ndarray  # (m,)
+    sums: np.ndarray = array(np.float64, rtol=1e-12, atol=1e-9)  # (m, k)
+    sumsq: np.ndarray = array(np.float64, rtol=1e-12, atol=1e-9)  # (m, k)
+    counts: np.ndarray = array(np.int64)  # (m,)
+
+    mismatch: ClassVar[str] = "cannot add moment sums of different shapes"
 
     @classmethod
     def zero(cls, m: int, k: int) -> "MomentSums":
         return cls(0, np.zeros((m, k)), np.zeros((m, k)), np.zeros(m, dtype=np.int64))
-
-    def __add__(self, other: "MomentSums") -> "MomentSums":
-        if not isinstance(other, MomentSums):
-            return NotImplemented
-        if self.sums.shape != other.sums.shape:
-            raise ValueError("cannot add moment sums of different shapes")
-        return MomentSums(self.n + other.n, self.sums + other.sums, self.sumsq + other.sumsq, self.counts + other.counts)
-
-    def __radd__(self, other):  # lets sum([...]) start from 0
-        return self if other == 0 else NotImplemented
-
-    def __eq__(self, other) -> bool:
-        """Equal counts; sums equal up to floating-point reassociation (folding in another order)."""
-        return (
-            isinstance(other, MomentSums)
-            and self.n == other.n
-            and self.sums.shape == other.sums.shape
-            and np.array_equal(self.counts, other.counts)
-            and np.allclose(self.sums, other.sums, rtol=1e-12, atol=1e-9)
-            and np.allclose(self.sumsq, other.sumsq, rtol=1e-12, atol=1e-9)
-        )
 
     def means(self) -> tuple[np.ndarray, np.ndarray]:
         """Mean reported component m_ic and its standard error (empirical variance of the reports, ddof 1)."""
@@ -129,54 +110,26 @@ class MomentSums:
         var = np.maximum(self.sumsq / n - mean**2, 0.0) * n / (n - 1)
         return mean, np.sqrt(var / n)
 
-    def to_dict(self) -> dict:
-        return {"n": int(self.n), "sums": self.sums.tolist(), "sumsq": self.sumsq.tolist(), "counts": self.counts.tolist()}
-
     @classmethod
     def from_dict(cls, data: dict) -> "MomentSums":
-        sums = np.asarray(data["sums"], dtype=np.float64)
-        sumsq = np.asarray(data["sumsq"], dtype=np.float64)
-        counts = np.asarray(data["counts"], dtype=np.int64)
-        if sums.ndim != 2 or sumsq.shape != sums.shape or counts.shape != sums.shape[:1]:
+        stats = super().from_dict(data)
+        if stats.sums.ndim != 2 or stats.sumsq.shape != stats.sums.shape or stats.counts.shape != stats.sums.shape[:1]:
             raise ValueError("moment sums: sums and sumsq must be (m, k) arrays and counts a length-m vector")
-        return cls(int(data["n"]), sums, sumsq, counts)
+        return stats
 
 
 @dataclass(frozen=True, eq=False)
-class GaussianStats:
+class GaussianStats(Additive):
     """The prior group's ``Counts`` and the mean and square groups' ``MomentSums``; additive, JSON-able."""
 
     prior: Counts
     mean: MomentSums
     square: MomentSums
 
-    def __add__(self, other: "GaussianStats") -> "GaussianStats":
-        if not isinstance(other, GaussianStats):
-            return NotImplemented
-        return GaussianStats(self.prior + other.prior, self.mean + other.mean, self.square + other.square)
-
-    def __radd__(self, other):
-        return self if other == 0 else NotImplemented
-
-    def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, GaussianStats)
-            and self.prior == other.prior
-            and self.mean == other.mean
-            and self.square == other.square
-        )
-
     @property
     def n(self) -> int:
         """Number of respondents folded."""
         return int(self.prior.n + self.mean.n + self.square.n)
-
-    def to_dict(self) -> dict:
-        return {"prior": self.prior.to_dict(), "mean": self.mean.to_dict(), "square": self.square.to_dict()}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "GaussianStats":
-        return cls(Counts.from_dict(data["prior"]), MomentSums.from_dict(data["mean"]), MomentSums.from_dict(data["square"]))
 
 
 @dataclass(frozen=True)
@@ -208,7 +161,8 @@ class LDPGaussianNB:
     ``prior_oracle``: frequency oracle name for the class reports (``oracles.get``); ``prior_share``: share of
     respondents in the prior group (default above); ``group_split``: share of the others in the mean group (the rest
     report squares); ``postprocess``: how the class estimates become a distribution (``postprocess.to_distribution``);
-    ``floor_se``: the variance floor in standard errors of σ̃² (module docstring).
+    ``floor_se``: the variance floor in standard errors of σ̃² (module docstring). The approach's own mechanism
+    (noise, client draws, checks, folding, wire codec) is ``vectors``, a ``continuous.approaches.VectorApproach``.
     """
 
     def __init__(
@@ -228,14 +182,14 @@ class LDPGaussianNB:
         attributes = tuple(attributes)
         if not attributes or not all(isinstance(a, Numeric) for a in attributes):
             raise ValueError("attributes must be a non-empty sequence of numeric attributes")
-        if approach not in APPROACHES or isinstance(approach, bool):
-            raise ValueError("approach must be 1, 2 or 3")
+        vectors = approach_class(approach)
         to_distribution(np.ones(2), postprocess)  # validates the method name
         self.class_attribute = class_attribute
         self.attributes = attributes
         self.approach = int(approach)
         self.prior_oracle = oracles.get(prior_oracle, epsilon=epsilon, domain=class_attribute.size)
         self.epsilon = self.prior_oracle.epsilon
+        self.vectors: VectorApproach = vectors(len(attributes), class_attribute.size, self.epsilon)
         self.postprocess = postprocess
         try:
             self.floor_se = float(floor_se)
@@ -243,14 +197,14 @@ class LDPGaussianNB:
             raise ValueError("floor_se must be a number ≥ 0") from None
         if not (math.isfinite(self.floor_se) and self.floor_se >= 0):
             raise ValueError(f"floor_se must be a finite number ≥ 0, got {floor_se!r}")
-        m = len(attributes)
         if prior_share is None:
-            prior_share = 1.0 / (2 * m + 1) if self.approach == 3 else DEFAULT_PRIOR_SHARE
+            prior_share = self.vectors.default_prior_share()
         self.prior_share = _share(prior_share, "prior_share")
         self.group_split = _share(group_split, "group_split")
         rest = 1.0 - self.prior_share
         self.shares = check_probabilities(
-            (self.prior_share, rest * self.group_split, rest * (1.0 - self.group_split)), 3, "shares (prior, mean, square)"
+            (self.prior_share, rest * self.group_split, rest * (1.0 - self.group_split)), 3,
+            "shares (prior, mean, square)",
         )
 
     def __repr__(self) -> str:
@@ -269,30 +223,30 @@ class LDPGaussianNB:
     @property
     def sensitivity(self) -> float:
         """L1 sensitivity of what is noised: 2m (Approach 1, all m vectors) or 2 (Approach 3, one vector)."""
-        if self.approach == 2:
-            raise ValueError("Approach 2 adds no Laplace noise")
-        return 2.0 * self.m if self.approach == 1 else 2.0
+        return self.vectors.sensitivity
 
     @property
     def laplace_scale(self) -> float:
         """Scale b = Δ/ε of the (grid) Laplace noise on each component: 2m/ε (Approach 1), 2/ε (Approach 3)."""
-        return self.sensitivity / self.epsilon
+        return self.vectors.laplace_scale
 
     @property
     def noise_variance(self) -> float:
         """Variance of the noise on one component (rounding excluded): the discrete Laplace's, ≈ 2b²."""
-        return noise.discrete_laplace_variance(self.laplace_scale)
+        return self.vectors.noise_variance
 
     @property
     def onebit_magnitude(self) -> float:
         """|V'_j| = D(e^ε+1)/(e^ε−1) of Approach 2, D = m·k."""
-        e = math.exp(self.epsilon)
-        return self.m * self.k * (e + 1) / (e - 1)
+        return self._onebit().magnitude
 
     def onebit_probability(self, v) -> np.ndarray:
         """P[u = 1] = (v(e^ε−1) + e^ε + 1)/(2e^ε + 2) for entries v ∈ [−1, 1] (Approach 2)."""
-        e = math.exp(self.epsilon)
-        return (np.asarray(v, dtype=np.float64) * (e - 1) + e + 1) / (2 * e + 2)
+        return self._onebit().probability(v)
+
+    def _onebit(self):
+        """Approach 2's formulas (also evaluated, as figures, for the other approaches)."""
+        return self.vectors if isinstance(self.vectors, OneBit) else OneBit(self.m, self.k, self.epsilon)
 
     # -- client half --------------------------------------------------------------------------
     def normalise(self, X) -> np.ndarray:
@@ -304,10 +258,6 @@ class LDPGaussianNB:
             raise ValueError("X must hold finite numbers")
         return np.column_stack([a.normalise(X[:, i]) for i, a in enumerate(self.attributes)])
 
-    def _laplace(self, V: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Randomized rounding to the grid, then discrete Laplace of scale Δ/ε (see the module docstring)."""
-        return noise.randomized_round(rng, V) + noise.discrete_laplace(rng, self.laplace_scale, V.shape)
-
     def randomize(self, values, y, rng: np.random.Generator):
         """One group's vector reports: ``values`` (n_g, m) normalised entries in [−1, 1] (x̃ or x̃²), ``y`` classes."""
         z = np.asarray(values, dtype=np.float64)
@@ -316,22 +266,7 @@ class LDPGaussianNB:
             raise ValueError(f"values must have shape (n, {self.m}) with one class per row")
         if z.size and (not np.all(np.isfinite(z)) or np.abs(z).max() > 1.0):
             raise ValueError("values must be normalised into [-1, 1]")
-        n = z.shape[0]
-        rows = np.arange(n)
-        if self.approach == 1:
-            V = np.zeros((n, self.m, self.k))
-            V[rows, :, y] = z
-            return self._laplace(V, rng)
-        if self.approach == 2:
-            j = rng.integers(0, self.m * self.k, size=n)
-            attr, cls = np.divmod(j, self.k)
-            v = np.where(cls == y, z[rows, attr], 0.0)
-            u = rng.random(n) < self.onebit_probability(v)
-            return j.astype(np.int64), np.where(u, 1, -1).astype(np.int64)
-        attr = rng.integers(0, self.m, size=n)
-        V = np.zeros((n, self.k))
-        V[rows, y] = z[rows, attr]
-        return attr.astype(np.int64), self._laplace(V, rng)
+        return self.vectors.randomize(z, y, rng)
 
     def perturb(self, X, y, rng: np.random.Generator) -> GaussianReports:
         """One ε-LDP report per respondent (rows of ``X`` in original units, ``y`` class codes)."""
@@ -348,59 +283,29 @@ class LDPGaussianNB:
     # -- server half --------------------------------------------------------------------------
     def validate_vectors(self, reports):
         """Check one group's vector reports (shape, ranges, finiteness); returns them normalised."""
-        m, k = self.m, self.k
-        if self.approach == 1:
-            V = np.asarray(reports, dtype=np.float64)
-            if V.ndim != 3 or V.shape[1:] != (m, k) or not np.all(np.isfinite(V)):
-                raise ValueError(f"Approach 1 reports must be finite arrays of shape (n, {m}, {k})")
-            return V
-        try:
-            first, second = reports
-        except (TypeError, ValueError):
-            raise ValueError("Approach 2 and 3 reports are a pair of arrays") from None
-        first = np.asarray(first)
-        if first.ndim != 1 or (first.size and not np.issubdtype(first.dtype, np.integer)):
-            raise ValueError("report indices must be a 1-d integer array")
-        if self.approach == 2:
-            sign = np.asarray(second)
-            if sign.shape != first.shape or not np.all(np.isin(sign, (-1, 1))):
-                raise ValueError("Approach 2 signs must be ±1, one per report")
-            if first.size and (first.min() < 0 or first.max() >= m * k):
-                raise ValueError(f"Approach 2 entry indices must lie in [0, {m * k})")
-            return first.astype(np.int64), sign.astype(np.int64)
-        V = np.asarray(second, dtype=np.float64)
-        if V.shape != (first.shape[0], k) or not np.all(np.isfinite(V)):
-            raise ValueError(f"Approach 3 vectors must be finite arrays of shape (n, {k})")
-        if first.size and (first.min() < 0 or first.max() >= m):
-            raise ValueError(f"Approach 3 attribute indices must lie in [0, {m})")
-        return first.astype(np.int64), V
+        return self.vectors.validate(reports)
 
     def fold_vectors(self, reports) -> MomentSums:
         """One group's vector reports → ``MomentSums``."""
-        m, k = self.m, self.k
-        if self.approach == 1:
-            V = self.validate_vectors(reports)
-            return MomentSums(V.shape[0], V.sum(axis=0), (V**2).sum(axis=0), np.full(m, V.shape[0], dtype=np.int64))
-        if self.approach == 2:
-            j, sign = self.validate_vectors(reports)
-            c = self.onebit_magnitude
-            sums = np.bincount(j, weights=sign * c, minlength=m * k).reshape(m, k)
-            sumsq = np.bincount(j, minlength=m * k).reshape(m, k) * c**2
-            return MomentSums(j.shape[0], sums, sumsq.astype(np.float64), np.full(m, j.shape[0], dtype=np.int64))
-        attr, V = self.validate_vectors(reports)
-        sums = np.zeros((m, k))
-        sumsq = np.zeros((m, k))
-        np.add.at(sums, attr, V)
-        np.add.at(sumsq, attr, V**2)
-        return MomentSums(attr.shape[0], sums, sumsq, np.bincount(attr, minlength=m).astype(np.int64))
+        return MomentSums(*self.vectors.fold(reports))
+
+    def vectors_to_wire(self, reports) -> list:
+        """One group's vector reports → one JSON value per report (``approaches``' wire format)."""
+        return self.vectors.to_wire(reports)
+
+    def vectors_from_wire(self, values: list):
+        """JSON values → validated vector reports; ``ValueError`` (or ``TypeError``) on malformed input."""
+        return self.vectors.from_wire(values)
 
     def aggregate(self, reports: GaussianReports) -> GaussianStats:
         return GaussianStats(
-            self.prior_oracle.aggregate(reports.prior), self.fold_vectors(reports.mean), self.fold_vectors(reports.square)
+            self.prior_oracle.aggregate(reports.prior), self.fold_vectors(reports.mean),
+            self.fold_vectors(reports.square),
         )
 
     def zero_stats(self) -> GaussianStats:
-        return GaussianStats(self.prior_oracle.zero_stats(), MomentSums.zero(self.m, self.k), MomentSums.zero(self.m, self.k))
+        m, k = self.m, self.k
+        return GaussianStats(self.prior_oracle.zero_stats(), MomentSums.zero(m, k), MomentSums.zero(m, k))
 
     def _check_stats(self, stats: GaussianStats) -> None:
         if not isinstance(stats, GaussianStats):
@@ -443,7 +348,8 @@ class LDPGaussianNB:
             "group_reports": [int(stats.prior.n), int(stats.mean.n), int(stats.square.n)],
             "prior_standard_errors": np.sqrt(var_p).tolist(),
             "mean_standard_errors": mu_se_units,
-            "variance_floor": (floor * np.array([((a.high - a.low) / 2.0) ** 2 for a in self.attributes])[:, None]).tolist(),
+            "variance_floor": (floor * np.array([((a.high - a.low) / 2.0) ** 2
+                                                 for a in self.attributes])[:, None]).tolist(),
             "mean_moments": mean_m.tolist(),
             "mean_moments_se": mean_se.tolist(),
             "square_moments": sq_m.tolist(),
@@ -464,9 +370,5 @@ class LDPGaussianNB:
             "attributes": [a.to_dict() for a in self.attributes],
             "classes": self.k,
         }
-        if self.approach == 2:
-            out["onebit_magnitude"] = self.onebit_magnitude
-        else:
-            out["laplace_scale"] = self.laplace_scale
-            out["grid"] = noise.GRID
+        out.update(self.vectors.params())
         return out

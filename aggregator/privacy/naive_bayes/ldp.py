@@ -30,16 +30,15 @@ Norm-Sub clips small values (small ε·n) they overstate the conditionals' sprea
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 
 from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
-from ..oracles.de import DirectEncoding
 from ..postprocess import to_distribution
 from ..schema import Categorical
-from ..stats import Counts
+from ..stats import Additive, Counts, parts
 from .model import NaiveBayesModel
 
 __all__ = ["LDPNaiveBayes", "LDPNBReports", "LDPNBStats", "STRATEGIES", "count_covariance"]
@@ -58,50 +57,19 @@ class LDPNBReports:
 
 
 @dataclass(frozen=True, eq=False)
-class LDPNBStats:
+class LDPNBStats(Additive):
     """One ``Counts`` per input (input 0 = class, i + 1 = feature i); additive with ``+``, JSON-able."""
 
-    per_input: tuple
+    per_input: tuple = parts(Counts)
 
-    def __add__(self, other: "LDPNBStats") -> "LDPNBStats":
-        if not isinstance(other, LDPNBStats):
-            return NotImplemented
-        if len(self.per_input) != len(other.per_input):
-            raise ValueError("cannot add statistics of different input counts")
-        return LDPNBStats(tuple(a + b for a, b in zip(self.per_input, other.per_input)))
-
-    def __radd__(self, other):  # lets sum([...]) start from 0
-        return self if other == 0 else NotImplemented
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, LDPNBStats) and len(self.per_input) == len(other.per_input) and all(
-            a == b for a, b in zip(self.per_input, other.per_input)
-        )
-
-    def to_dict(self) -> dict:
-        return {"per_input": [c.to_dict() for c in self.per_input]}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "LDPNBStats":
-        return cls(tuple(Counts.from_dict(c) for c in data["per_input"]))
+    mismatch: ClassVar[str] = "cannot add statistics of different input counts"
 
 
 def count_covariance(fo, n: int, counts) -> np.ndarray:
-    """(d, d) covariance of the oracle's count estimates Ê for ``n`` reports with true counts ``counts`` (SPEC §3).
-
-    Diagonal: ``fo.exact_variance``. Off-diagonal: for DE, a report supports exactly one value, so per report
-    Cov(1[r = u], 1[r = v]) = −π_u π_v, which sums to −(n·q² + (c_u + c_v)·q·(p − q)) and is divided by (p − q)²;
-    for the other protocols 0 (exact for SUE, OUE, SHE, THE, whose components are randomized independently;
-    approximate for OLH). ``counts = 0`` gives Wang et al.'s data-free approximation.
-    """
-    counts = np.asarray(counts, dtype=np.float64)
-    cov = np.diag(np.asarray(fo.exact_variance(n, counts), dtype=np.float64))
-    if isinstance(fo, DirectEncoding):
-        p, q = fo.p, fo.q
-        off = -(n * q * q + (counts[:, None] + counts[None, :]) * q * (p - q)) / (p - q) ** 2
-        np.fill_diagonal(off, 0.0)
-        cov += off
-    return cov
+    """(d, d) covariance of the oracle's count estimates Ê for ``n`` reports with true counts ``counts`` (SPEC §3):
+    ``fo.count_covariance(n, counts)`` — exact for DE, SUE, OUE, SHE, THE; approximate (0 off the diagonal) for OLH.
+    ``counts = 0`` gives Wang et al.'s data-free approximation."""
+    return fo.count_covariance(n, counts)
 
 
 class LDPNaiveBayes:

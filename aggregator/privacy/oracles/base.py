@@ -9,7 +9,13 @@ A ``FrequencyOracle`` is configured by ``epsilon`` and ``domain`` (d) and offers
   reports (shape, domain, length).
 * theory: ``count_variance(n)`` — Wang et al.'s approximation (SPEC §3 table), and
   ``exact_variance(n, counts)`` — per value, with the frequency term, ``counts`` being the true (or, for
-  standard errors, the estimated) counts.
+  standard errors, the estimated) counts; ``count_covariance(n, counts)`` — the (d, d) covariance of the estimates.
+* wire codec (``oracles/wire.py``): ``to_wire(reports) -> list`` (one JSON value per respondent) and
+  ``from_wire(values) -> reports`` (checked, then ``validate``d; ``ValueError`` with a readable message).
+* plausibility (``privacy/plausibility.py``): ``support_blocks(reports, rows)`` — the 0/1 sets of values each report
+  supports, ``report_totals(reports)`` — each report's total S_r, ``honest_moments()`` — (μ, σ², κ₄) of an honest
+  S_r, ``estimate_sum(mean_total)`` — Σ_v f̂_v from the mean total, and the flags ``honest_variance_exact`` (the
+  spread check applies) and ``supports_pair_check`` (honest supports independent given the true value).
 
 ``PureProtocol`` covers the "pure" protocols of Wang et al. (DE, SUE, OUE, THE, OLH): a report supports a
 set of values; the support count c_v satisfies E[c_v] = n_v·p + (n - n_v)·q, hence Ê_v = (c_v - n·q)/(p - q).
@@ -17,11 +23,14 @@ set of values; the support count c_v satisfies E[c_v] = n_v·p + (n - n_v)·q, h
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterator
 
 import numpy as np
 
 from ..stats import Counts
+
+#: Rows per block when support matrices are built.
+_SUPPORT_ROWS = 16384
 
 __all__ = ["FrequencyOracle", "PureProtocol", "check_values"]
 
@@ -100,6 +109,53 @@ class FrequencyOracle(ABC):
         est = np.clip(self.estimate(stats), 0, stats.n)
         return np.sqrt(np.maximum(self.exact_variance(stats.n, est), 0.0))
 
+    def count_covariance(self, n: int, counts) -> np.ndarray:
+        """(d, d) covariance of the count estimates Ê for ``n`` reports with true counts ``counts`` (SPEC §3);
+        ``counts = 0`` gives Wang et al.'s data-free approximation.
+
+        Diagonal: ``exact_variance``. Off-diagonal: 0 here, which is exact for the protocols whose components are
+        randomized independently given the true value (SUE, OUE, SHE, THE). Protocols whose supports are dependent
+        override it (DE exactly; OLH documents its approximation)."""
+        return np.diag(np.asarray(self.exact_variance(n, np.asarray(counts, dtype=np.float64)), dtype=np.float64))
+
+    # -- wire codec (oracles/wire.py) -------------------------------------------------------------
+    @abstractmethod
+    def to_wire(self, reports) -> list:
+        """One JSON value per respondent (the form a browser POSTs) of engine reports."""
+
+    @abstractmethod
+    def from_wire(self, values: list) -> Any:
+        """Validated engine reports from a list of JSON values, one per respondent; ``ValueError`` (with a
+        readable message) on malformed input."""
+
+    # -- plausibility (privacy/plausibility.py) ---------------------------------------------------
+    #: The spread check applies: ``honest_moments``' σ² and κ₄ are exact (not for OLH's hashing).
+    honest_variance_exact: ClassVar[bool] = True
+    #: Honest supports of distinct values are independent given the true value, so pairs are checked.
+    supports_pair_check: ClassVar[bool] = False
+
+    def support_blocks(self, reports, rows: int) -> Iterator[np.ndarray]:
+        """(≤ rows, d) uint8 matrices, b_rv = 1 when validated report r supports value v, block by block."""
+        raise ValueError(f"no support sets for oracle {self.name!r}")
+
+    def support_matrix(self, reports) -> np.ndarray:
+        """(n, d) uint8 support matrix of the reports (validated first)."""
+        blocks = list(self.support_blocks(self.validate(reports), _SUPPORT_ROWS))
+        return np.vstack(blocks) if blocks else np.zeros((0, self.domain), dtype=np.uint8)
+
+    def report_totals(self, reports) -> np.ndarray:
+        """S_r = Σ_v b_rv per validated report (int64; SHE: the sum of its components)."""
+        totals = [b.sum(axis=1, dtype=np.int64) for b in self.support_blocks(reports, _SUPPORT_ROWS)]
+        return np.concatenate(totals) if totals else np.zeros(0, dtype=np.int64)
+
+    @abstractmethod
+    def honest_moments(self) -> tuple[float, float, float]:
+        """(μ, σ², κ₄) of an honest report's total S, whatever the respondent's true value."""
+
+    @abstractmethod
+    def estimate_sum(self, mean_total: float) -> float:
+        """Σ_v f̂_v, the sum of the frequency estimates, from the mean report total S̄ (1 for honest data)."""
+
     def params(self) -> dict:
         """JSON-able parameters the browser needs (published in the survey protocol)."""
         return {"name": self.name, "epsilon": self.epsilon, "domain": self.domain}
@@ -130,6 +186,18 @@ class PureProtocol(FrequencyOracle):
         p, q = self.p, self.q
         counts = np.asarray(counts, dtype=np.float64)
         return n * q * (1 - q) / (p - q) ** 2 + counts * (1 - p - q) / (p - q)
+
+    def honest_moments(self) -> tuple[float, float, float]:
+        """S = Σ_v b_v with independent Bernoulli b_v of probabilities p_i ∈ {p, q, …, q}: μ = Σ p_i,
+        σ² = Σ p_i(1−p_i), κ₄ = Σ p_i(1−p_i)(1 − 6p_i(1−p_i)) (privacy/plausibility.py; exact only where the
+        supports are independent, see ``honest_variance_exact``)."""
+        probs = np.array([self.p] + [self.q] * (self.domain - 1))
+        v = probs * (1 - probs)
+        return float(probs.sum()), float(v.sum()), float((v * (1 - 6 * v)).sum())
+
+    def estimate_sum(self, mean_total: float) -> float:
+        """(S̄ − d·q)/(p − q) = Σ_v Ê_v / n."""
+        return (mean_total - self.domain * self.q) / (self.p - self.q)
 
     def params(self) -> dict:
         return {**super().params(), "p": self.p, "q": self.q}

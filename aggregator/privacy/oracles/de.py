@@ -1,7 +1,9 @@
 """Direct encoding (DE, k-ary randomized response), SPEC §3.
 
 Client: keep the true value with probability p = e^ε/(e^ε+d−1), otherwise send one of the other d−1 values
-uniformly. Report: one integer in [0, d). Server: support count = histogram of reports.
+uniformly. Report: one integer in [0, d), on the wire a JSON integer. Server: support count = histogram of reports.
+A report supports exactly its value: its total S ≡ 1 (no mass or spread check, no pairs), and the count estimates
+are negatively correlated (``count_covariance``).
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 
 from ..stats import Counts
 from .base import PureProtocol, check_values
+from .wire import check_list, is_int
 
 __all__ = ["DirectEncoding"]
 
@@ -54,3 +57,38 @@ class DirectEncoding(PureProtocol):
                 return Counts(int(reports.shape[0]), support.astype(np.int64, copy=False))
         reports = self.validate(reports)
         return Counts(int(reports.shape[0]), np.bincount(reports, minlength=self.domain).astype(np.int64))
+
+    def count_covariance(self, n: int, counts) -> np.ndarray:
+        """A report supports exactly one value, so per report Cov(1[r = u], 1[r = v]) = −π_u π_v (u ≠ v), which
+        sums to −(n·q² + (c_u + c_v)·q·(p − q)), divided by (p − q)²; the diagonal is ``exact_variance``."""
+        counts = np.asarray(counts, dtype=np.float64)
+        cov = super().count_covariance(n, counts)
+        p, q = self.p, self.q
+        off = -(n * q * q + (counts[:, None] + counts[None, :]) * q * (p - q)) / (p - q) ** 2
+        np.fill_diagonal(off, 0.0)
+        return cov + off
+
+    # -- wire codec --------------------------------------------------------------------------------
+    def to_wire(self, reports) -> list:
+        return [int(v) for v in np.asarray(reports)]
+
+    def from_wire(self, values: list) -> np.ndarray:
+        check_list(values)
+        if not all(is_int(v) for v in values):
+            raise ValueError(f"a DE report is an integer in [0, {self.domain})")
+        return self.validate(np.asarray(values, dtype=np.int64))
+
+    # -- plausibility ------------------------------------------------------------------------------
+    def support_blocks(self, reports, rows: int):
+        for start in range(0, reports.shape[0], rows):
+            block = reports[start:start + rows]
+            out = np.zeros((block.shape[0], self.domain), dtype=np.uint8)
+            out[np.arange(block.shape[0]), block] = 1
+            yield out
+
+    def report_totals(self, reports) -> np.ndarray:
+        return np.ones(np.asarray(reports).shape[0], dtype=np.int64)
+
+    def honest_moments(self) -> tuple[float, float, float]:
+        """S ≡ 1: (1, 0, 0)."""
+        return 1.0, 0.0, 0.0

@@ -4,7 +4,9 @@ Client (both): one-hot encode v over d components and add independent Laplace no
 component (the L1 distance between two one-hot vectors is 2; the seed's extraction prints "Lap(ε/2)", SPEC
 corrects it). The noise is the *discrete* Laplace of ``privacy.noise`` on the 2⁻¹⁰ grid (no floating-point
 Laplace leaves a browser; one-hot values lie on the grid, so no rounding is needed and ε is exact).
-Report: float64 array (n, d) of the noisy vectors, every entry a multiple of 2⁻¹⁰.
+Report: float64 array (n, d) of the noisy vectors, every entry a multiple of 2⁻¹⁰; on the wire a list of d numbers,
+checked to be finite, on the grid and within ``wire.grid_noise_bound`` of 0. Components are randomized
+independently, so the count estimates are uncorrelated (``count_covariance``'s 0 off the diagonal is exact).
 
 * SHE: the server sums component v over reports: Ê_v = Σ reports[:, v], unbiased, Var = n·Var(noise) (SPEC's
   table gives the continuous 8n/ε²; the discrete noise's variance is smaller by a relative ≈ (γε)²/48 (2·10⁻⁸
@@ -31,20 +33,18 @@ from scipy.optimize import minimize_scalar
 from .. import noise
 from ..stats import Counts
 from .base import FrequencyOracle, PureProtocol, check_values
+from .wire import check_grid_values, check_list, is_number
 
-__all__ = ["SummationHistogram", "ThresholdingHistogram", "the_probabilities", "optimal_threshold"]
+__all__ = ["SummationHistogram", "ThresholdingHistogram", "the_probabilities", "optimal_threshold",
+           "laplace_fourth_cumulant"]
 
 _PERTURB_CELLS = 1 << 22
 # Components per block in ``aggregate`` (2 MiB of float64: the block stays in cache while it is folded).
 _FOLD_CELLS = 1 << 18
 
 
-class _HistogramClient:
-    """Client half and validation shared by SHE and THE (the report is the same noisy one-hot vector)."""
-
-    domain: int
-    epsilon: float
-    name: str
+class _HistogramClient(FrequencyOracle):
+    """Client half, validation and wire codec shared by SHE and THE (the report is the same noisy one-hot vector)."""
 
     @property
     def laplace_scale(self) -> float:
@@ -101,8 +101,22 @@ class _HistogramClient:
     def params(self) -> dict:
         return {**super().params(), "laplace_scale": self.laplace_scale, "grid": noise.GRID}
 
+    # -- wire codec --------------------------------------------------------------------------------
+    def to_wire(self, reports) -> list:
+        return np.asarray(reports, dtype=np.float64).tolist()
 
-class SummationHistogram(_HistogramClient, FrequencyOracle):
+    def from_wire(self, values: list) -> np.ndarray:
+        check_list(values)
+        name, d = self.name.upper(), self.domain
+        if not all(isinstance(v, list) and len(v) == d for v in values):
+            raise ValueError(f"a {name} report is a list of {d} numbers")
+        if not all(is_number(x) for v in values for x in v):
+            raise ValueError(f"a {name} report holds finite numbers only")
+        matrix = np.asarray(values, dtype=np.float64).reshape(len(values), d)
+        return self.validate(check_grid_values(matrix, self.laplace_scale, f"{name} report"))
+
+
+class SummationHistogram(_HistogramClient):
     name = "she"
 
     def zero_stats(self) -> Counts:
@@ -140,6 +154,26 @@ class SummationHistogram(_HistogramClient, FrequencyOracle):
         shape = np.shape(counts)
         return np.full(shape, self.count_variance(n), dtype=np.float64)
 
+    # -- plausibility (no support sets: the total S is the sum of the components) --------------------
+    def report_totals(self, reports) -> np.ndarray:
+        return self.validate(reports).sum(axis=1)
+
+    def honest_moments(self) -> tuple[float, float, float]:
+        """μ = 1, σ² = d·Var(N), κ₄ = d·κ₄(N) for the grid Laplace noise N (privacy/plausibility.py)."""
+        scale = self.laplace_scale
+        return 1.0, self.domain * noise.discrete_laplace_variance(scale), self.domain * laplace_fourth_cumulant(scale)
+
+    def estimate_sum(self, mean_total: float) -> float:
+        """S̄ itself: Ê_v sums component v."""
+        return mean_total
+
+
+def laplace_fourth_cumulant(scale: float, grid: float = noise.GRID) -> float:
+    """κ₄ of the grid Laplace noise γK: γ⁴·2α(1+4α+α²)/(1−α)⁴, α = e^(−γ/b) (γ times the difference of two
+    geometric variables, whose cumulants add; privacy/plausibility.py)."""
+    alpha = np.exp(-grid / scale)
+    return float(grid**4 * 2 * alpha * (1 + 4 * alpha + alpha**2) / (1 - alpha) ** 4)
+
 
 def the_probabilities(epsilon: float, threshold: float, grid: float | None = noise.GRID) -> tuple[float, float]:
     """THE's (p, q) for threshold t ∈ [0, 1] and noise of scale 2/ε.
@@ -150,7 +184,8 @@ def the_probabilities(epsilon: float, threshold: float, grid: float | None = noi
     if grid is None:
         return 1.0 - 0.5 * math.exp(epsilon / 2 * (threshold - 1)), 0.5 * math.exp(-epsilon / 2 * threshold)
     scale = 2.0 / epsilon
-    return noise.discrete_laplace_tail(threshold - 1.0, scale, grid), noise.discrete_laplace_tail(threshold, scale, grid)
+    return (noise.discrete_laplace_tail(threshold - 1.0, scale, grid),
+            noise.discrete_laplace_tail(threshold, scale, grid))
 
 
 @lru_cache(maxsize=256)
@@ -208,3 +243,10 @@ class ThresholdingHistogram(_HistogramClient, PureProtocol):
 
     def params(self) -> dict:
         return {**super().params(), "threshold": self.threshold}
+
+    # -- plausibility: a report supports the components above the threshold, independently --------
+    supports_pair_check = True
+
+    def support_blocks(self, reports, rows: int):
+        for start in range(0, reports.shape[0], rows):
+            yield (reports[start:start + rows] > self.threshold).astype(np.uint8)

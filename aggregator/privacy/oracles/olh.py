@@ -10,7 +10,17 @@ value u ≠ v, (a·u+b, a·v+b) mod P is uniform over distinct pairs, so P(h(u) 
 P(support v) = p/g + (1−p)/g = 1/g =: q. OLH is then pure with (p, q) and uses ``PureProtocol``'s estimator and
 variances (the O(1/P) ≈ 5·10⁻¹⁰ deviation of the hash family is ignored).
 
-The browser must compute a·v + b exactly (≤ 2⁶²: BigInt, or split a into 16-bit halves).
+The browser must compute a·v + b exactly (≤ 2⁶²: BigInt, or split a into 16-bit halves). On the wire a report is
+[a, b, y], three JSON integers.
+
+Covariance of the count estimates (``count_covariance``), per report of true value w and u ≠ v, with
+b_x = 1[h(x) = y], q' = (1 − p)/(g − 1): if w ∈ {u, v}, Cov(b_u, b_v) = 0 (pairwise uniformity, up to O(1/P));
+otherwise Cov(b_u, b_v) = (p − q')·(T_wuv − 1/g²), T_wuv = P(h(w) = h(u) = h(v)) being the family's three-way
+collision probability. Pairwise independence does not fix T_wuv (a 3-wise independent family would give 1/g² and
+a zero covariance); for h_{a,b} it depends on the values through (v − w)/(u − w) mod P, and is far from 1/g² for
+small values: T·g² ≈ 2.0 for {0, 1, 2} and 1.34 for {0, 1, 3} at g = 4, 10.6 for {0, 1, 2} at g = 21, 1.0 for
+{2, 5, 17} at g = 4 (2·10⁶ hash draws each). So the off-diagonal is taken as 0 — an approximation, like the honest
+spread of plausibility's report totals (``honest_variance_exact``).
 """
 from __future__ import annotations
 
@@ -20,6 +30,7 @@ import numpy as np
 
 from ..stats import Counts
 from .base import PureProtocol, check_values
+from .wire import check_list, is_int
 
 __all__ = ["OptimizedLocalHashing", "PRIME", "olh_hash", "olh_buckets"]
 
@@ -126,3 +137,31 @@ class OptimizedLocalHashing(PureProtocol):
 
     def params(self) -> dict:
         return {**super().params(), "g": self.g, "prime": PRIME}
+
+    def count_covariance(self, n: int, counts) -> np.ndarray:
+        """Diagonal ``exact_variance``; off-diagonal 0 — approximate: the three-way collisions of the hash family
+        correlate the supports of two values neither of which is the respondent's (module docstring)."""
+        return super().count_covariance(n, counts)
+
+    # -- wire codec --------------------------------------------------------------------------------
+    def to_wire(self, reports) -> list:
+        a, b, y = reports
+        return [[int(x), int(z), int(w)] for x, z, w in zip(a, b, y, strict=False)]
+
+    def from_wire(self, values: list):
+        check_list(values)
+        if not all(isinstance(v, list) and len(v) == 3 and all(is_int(x) for x in v) for v in values):
+            raise ValueError("an OLH report is [a, b, y] with three integers")
+        arr = np.asarray(values, dtype=np.int64).reshape(len(values), 3)
+        return self.validate((arr[:, 0], arr[:, 1], arr[:, 2]))
+
+    # -- plausibility: supports of three values are correlated (hashing is only pairwise independent), so
+    # honest_moments' σ² and κ₄ are not exact and no pairs are checked (privacy/plausibility.py).
+    honest_variance_exact = False
+
+    def support_blocks(self, reports, rows: int):
+        a, b, y = reports
+        values = np.arange(self.domain)
+        for start in range(0, a.shape[0], rows):
+            s = slice(start, start + rows)
+            yield (olh_hash(a[s, None], b[s, None], values[None, :], self.g) == y[s, None]).astype(np.uint8)

@@ -2,8 +2,10 @@
 
 Client: one-hot encode v over d bits; the own bit is sent as 1 with probability p, every other bit as 1 with
 probability q. Report: the d bits PACKED, ``bits.pack`` layout (little-endian bit order, ``ceil(d/8)`` bytes,
-padding bits beyond d zero). Server: support count c_v = number of reports with bit v set, counted on the packed
-bytes by ``bits.column_counts`` (reports are never unpacked).
+padding bits beyond d zero); on the wire the base64 (standard alphabet, padded) of those bytes. Server: support
+count c_v = number of reports with bit v set, counted on the packed bytes by ``bits.column_counts`` (reports are
+never unpacked). A report supports the values of its set bits, randomized independently: the plausibility pair
+check applies, and the count estimates are uncorrelated (``count_covariance``'s 0 off the diagonal is exact).
 
 | protocol | p | q |
 |---|---|---|
@@ -15,6 +17,8 @@ Both satisfy p(1−q)/((1−p)q) = e^ε (two reports' likelihoods differ in two 
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 
 import numpy as np
@@ -22,6 +26,7 @@ import numpy as np
 from .. import bits
 from ..stats import Counts
 from .base import PureProtocol, check_values
+from .wire import check_list
 
 __all__ = ["UnaryEncoding", "SymmetricUnaryEncoding", "OptimizedUnaryEncoding"]
 
@@ -76,6 +81,34 @@ class UnaryEncoding(PureProtocol):
 
     def params(self) -> dict:
         return {**super().params(), "encoding": "packed-bits-le"}
+
+    # -- wire codec --------------------------------------------------------------------------------
+    def to_wire(self, reports) -> list:
+        return [base64.b64encode(bytes(row)).decode("ascii") for row in np.asarray(reports, dtype=np.uint8)]
+
+    def from_wire(self, values: list) -> np.ndarray:
+        check_list(values)
+        name, width = self.name.upper(), bits.packed_width(self.domain)
+        rows = []
+        for v in values:
+            if not isinstance(v, str):
+                raise ValueError(f"a {name} report is a base64 string of {width} bytes")
+            try:
+                raw = base64.b64decode(v, validate=True)
+            except (binascii.Error, ValueError):
+                raise ValueError(f"a {name} report must be valid base64") from None
+            if len(raw) != width:
+                raise ValueError(f"a {name} report must decode to {width} bytes, got {len(raw)}")
+            rows.append(np.frombuffer(raw, dtype=np.uint8))
+        packed = np.vstack(rows) if rows else np.empty((0, width), dtype=np.uint8)
+        return self.validate(packed)
+
+    # -- plausibility ------------------------------------------------------------------------------
+    supports_pair_check = True
+
+    def support_blocks(self, reports, rows: int):
+        for start in range(0, reports.shape[0], rows):
+            yield bits.unpack(reports[start:start + rows], self.domain)
 
 
 class SymmetricUnaryEncoding(UnaryEncoding):

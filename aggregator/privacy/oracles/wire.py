@@ -7,9 +7,11 @@
 | SHE, THE | a list of d numbers |
 | OLH | [a, b, y] integers |
 
-``to_wire`` turns engine reports (arrays, one row per respondent) into a list of JSON values; ``from_wire`` turns
-a list of JSON values back into the engine's arrays, raising ``ValueError`` with a readable message; the oracle's
-own ``validate`` then checks domains.
+Each oracle owns its codec: ``oracle.to_wire(reports)`` turns engine reports (arrays, one row per respondent) into
+a list of JSON values; ``oracle.from_wire(values)`` turns a list of JSON values back into the engine's arrays,
+raising ``ValueError`` with a readable message, and then runs the oracle's own ``validate`` (domains). This module
+holds the number checks they share and the module-level ``to_wire(oracle, reports)`` / ``from_wire(oracle,
+values)``, which delegate to the oracle.
 
 Hostile input (issue 5): integers must fit int64 (``is_int``; larger ones cannot be in any domain and would overflow
 numpy), numbers must be finite float64 (``is_number``; booleans and strings are never numbers). SHE/THE components
@@ -21,22 +23,18 @@ holding 1e300 would wipe out every estimate of a summing protocol.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 
 import numpy as np
 
-from .. import bits, noise
+from .. import noise
 
-__all__ = ["to_wire", "from_wire", "is_int", "is_number", "grid_noise_bound", "check_grid_values", "TAIL_SCALES"]
+__all__ = ["to_wire", "from_wire", "check_list", "is_int", "is_number", "grid_noise_bound", "check_grid_values",
+           "TAIL_SCALES"]
 
 #: Laplace scales beyond which honest noise lies with probability < 2⁻⁶⁴ (per component; module docstring).
 TAIL_SCALES = 65 * math.log(2)
 _INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
-
-_UNARY = ("sue", "oue")
-_HISTOGRAM = ("she", "the")
 
 
 def is_int(x) -> bool:
@@ -70,54 +68,18 @@ def check_grid_values(values: np.ndarray, scale: float, what: str) -> np.ndarray
     return values
 
 
+def check_list(values) -> list:
+    """``values`` if it is a list (one wire value per respondent), else ``ValueError``."""
+    if not isinstance(values, list):
+        raise ValueError("reports must be a list")
+    return values
+
+
 def to_wire(oracle, reports) -> list:
-    name = oracle.name
-    if name == "de":
-        return [int(v) for v in np.asarray(reports)]
-    if name in _UNARY:
-        return [base64.b64encode(bytes(row)).decode("ascii") for row in np.asarray(reports, dtype=np.uint8)]
-    if name in _HISTOGRAM:
-        return np.asarray(reports, dtype=np.float64).tolist()
-    if name == "olh":
-        a, b, y = reports
-        return [[int(x), int(z), int(w)] for x, z, w in zip(a, b, y)]
-    raise ValueError(f"no wire format for oracle {name!r}")
+    """``oracle.to_wire(reports)`` (kept for existing callers)."""
+    return oracle.to_wire(reports)
 
 
 def from_wire(oracle, values: list):
-    """Engine reports from wire values (a list, one per respondent); ``ValueError`` on malformed input."""
-    name, d = oracle.name, oracle.domain
-    if not isinstance(values, list):
-        raise ValueError("reports must be a list")
-    if name == "de":
-        if not all(is_int(v) for v in values):
-            raise ValueError(f"a DE report is an integer in [0, {d})")
-        return oracle.validate(np.asarray(values, dtype=np.int64))
-    if name in _UNARY:
-        width = bits.packed_width(d)
-        rows = []
-        for v in values:
-            if not isinstance(v, str):
-                raise ValueError(f"a {name.upper()} report is a base64 string of {width} bytes")
-            try:
-                raw = base64.b64decode(v, validate=True)
-            except (binascii.Error, ValueError):
-                raise ValueError(f"a {name.upper()} report must be valid base64") from None
-            if len(raw) != width:
-                raise ValueError(f"a {name.upper()} report must decode to {width} bytes, got {len(raw)}")
-            rows.append(np.frombuffer(raw, dtype=np.uint8))
-        packed = np.vstack(rows) if rows else np.empty((0, width), dtype=np.uint8)
-        return oracle.validate(packed)
-    if name in _HISTOGRAM:
-        if not all(isinstance(v, list) and len(v) == d for v in values):
-            raise ValueError(f"a {name.upper()} report is a list of {d} numbers")
-        if not all(is_number(x) for v in values for x in v):
-            raise ValueError(f"a {name.upper()} report holds finite numbers only")
-        matrix = np.asarray(values, dtype=np.float64).reshape(len(values), d)
-        return oracle.validate(check_grid_values(matrix, oracle.laplace_scale, f"{name.upper()} report"))
-    if name == "olh":
-        if not all(isinstance(v, list) and len(v) == 3 and all(is_int(x) for x in v) for v in values):
-            raise ValueError("an OLH report is [a, b, y] with three integers")
-        arr = np.asarray(values, dtype=np.int64).reshape(len(values), 3)
-        return oracle.validate((arr[:, 0], arr[:, 1], arr[:, 2]))
-    raise ValueError(f"no wire format for oracle {name!r}")
+    """``oracle.from_wire(values)``: engine reports from wire values, ``ValueError`` on malformed input."""
+    return oracle.from_wire(values)

@@ -1,0 +1,187 @@
+"""The rules of a survey configuration, in one place (issue 10): ``check_settings`` validates everything that does
+not need the questions and names the offending field; the protocol classes check the rest (class and feature
+questions, MRR groups and personal distributions, the projection's fit) with the same ``ConfigError``. The web app's
+``Survey.clean`` calls ``check_settings`` and maps ``ConfigError.field`` onto its form fields.
+
+Fields are dotted configuration paths: "mode", "class", "features", "ldp.epsilon", "ldp.encoding", "ldp.threshold",
+"ldp.strategy", "ldp.postprocess", "mrr.theta", "mrr.groups", "mrr.personal", "mrr.postprocess", "numeric.handling",
+"numeric.bins", "numeric.approach", "projection", "validation.share".
+"""
+from __future__ import annotations
+
+import math
+
+from .. import oracles
+from ..continuous.approaches import APPROACH_CLASSES
+from ..continuous.projection import Projection
+from ..naive_bayes.ldp import STRATEGIES
+from ..postprocess import METHODS
+
+__all__ = ["ConfigError", "check_settings", "MAX_VALIDATION_SHARE", "MODES", "NUMERIC_HANDLINGS"]
+
+#: At most this share of respondents validates instead of training (``privacy/validation.py``).
+MAX_VALIDATION_SHARE = 0.5
+MODES = ("mrr", "ldp")
+NUMERIC_HANDLINGS = ("discretize", "gaussian")
+DEFAULT_NUMERIC = {"handling": "discretize", "bins": 4}
+
+
+class ConfigError(ValueError):
+    """An invalid survey configuration; ``field`` is the dotted path of the offending setting (module docstring)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"invalid survey configuration: {message}")
+        self.field = field
+        self.message = message
+
+
+def section(config: dict, name: str) -> dict:
+    """``config[name]`` as a dict ({} when absent or null)."""
+    value = config.get(name) or {}
+    if not isinstance(value, dict):
+        raise ConfigError(name, f"the {name} settings must be an object")
+    return value
+
+
+def mode(config) -> str:
+    """The survey's mode, "mrr" or "ldp" (SPEC §2, §3)."""
+    if not isinstance(config, dict):
+        raise ConfigError("mode", "expected an object")
+    value = config.get("mode")
+    if value not in MODES:
+        raise ConfigError("mode", "mode must be 'mrr' or 'ldp'")
+    return value
+
+
+def numeric_settings(config: dict) -> tuple[str, int, int]:
+    """(handling, bins, approach) of the numeric questions: "discretize" into ``bins`` equal-width bins (SPEC §5a) or
+    "gaussian" with Approach 1, 2 or 3 (SPEC §5b; LDP only)."""
+    numeric: dict = config.get("numeric") or DEFAULT_NUMERIC
+    if not isinstance(numeric, dict):
+        raise ConfigError("numeric.handling", "the numeric settings must be an object")
+    handling = numeric.get("handling", "discretize")
+    if handling not in NUMERIC_HANDLINGS:
+        raise ConfigError("numeric.handling", "numeric handling must be 'discretize' or 'gaussian'")
+    bins = numeric.get("bins", 4)
+    try:
+        whole = not isinstance(bins, bool) and float(bins).is_integer()
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole or int(bins) < 2:
+        raise ConfigError("numeric.bins", "the number of bins must be a whole number of at least 2")
+    approach = numeric.get("approach", 3)
+    if handling == "gaussian" and (isinstance(approach, bool) or approach not in tuple(APPROACH_CLASSES)):
+        raise ConfigError("numeric.approach", "approach must be 1, 2 or 3")
+    return handling, int(bins), int(approach) if handling == "gaussian" else 3
+
+
+def validation_share(config: dict) -> float:
+    """The share of respondents who validate instead of training, in [0, ``MAX_VALIDATION_SHARE``]."""
+    validation = config.get("validation") or {}
+    try:
+        share = float(validation.get("share", 0.0))
+    except (AttributeError, TypeError, ValueError):
+        raise ConfigError("validation.share", "the validation share must be a number") from None
+    if not 0 <= share <= MAX_VALIDATION_SHARE:
+        raise ConfigError("validation.share", f"the validation share must be in [0, {MAX_VALIDATION_SHARE}]")
+    return share
+
+
+def ldp_epsilon(config: dict) -> float:
+    """ε per respondent of an LDP survey: a finite number > 0."""
+    try:
+        epsilon = float(section(config, "ldp")["epsilon"])
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError("ldp.epsilon", "LDP needs ε") from None
+    if not math.isfinite(epsilon) or epsilon <= 0:
+        raise ConfigError("ldp.epsilon", "ε must be a number > 0")
+    return epsilon
+
+
+def ldp_threshold(config: dict) -> float | None:
+    """THE's threshold t when the encoding is THE and one is given (else ``None``: the variance-optimal t); t must
+    lie in [0, 1], the range THE's p, q formulas hold for (``oracles.histogram``)."""
+    ldp = section(config, "ldp")
+    if ldp.get("encoding") != "the" or ldp.get("threshold") is None:
+        return None
+    try:
+        threshold = float(ldp["threshold"])
+    except (TypeError, ValueError):
+        threshold = math.nan
+    if not 0.0 <= threshold <= 1.0:
+        raise ConfigError("ldp.threshold", "the threshold t of THE must lie in [0, 1]")
+    return threshold
+
+
+def mrr_theta(config: dict) -> float:
+    """θ of an MRR survey: the probability that a group's true answers are sent, in (0, 1] (SPEC §2)."""
+    try:
+        theta = float(section(config, "mrr")["theta"])
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError("mrr.theta", "MRR needs θ") from None
+    if not 0 < theta <= 1:
+        raise ConfigError("mrr.theta", "θ must be in (0, 1]")
+    return theta
+
+
+def mrr_groups(config: dict) -> list | None:
+    """The MRR attribute groups as lists of question names, or ``None`` (one group holding every question)."""
+    groups = section(config, "mrr").get("groups")
+    if not groups:
+        return None
+    if not isinstance(groups, list) or not all(
+            isinstance(g, list) and all(isinstance(name, str) for name in g) for g in groups):
+        raise ConfigError("mrr.groups", "the groups must be a list of lists of question names")
+    return groups
+
+
+def _postprocess(settings: dict, field: str) -> None:
+    if settings.get("postprocess", "norm-sub") not in METHODS:
+        raise ConfigError(field, f"the post-processing method must be one of {', '.join(METHODS)}")
+
+
+def _check_ldp(config: dict) -> None:
+    ldp = section(config, "ldp")
+    ldp_epsilon(config)
+    encoding = ldp.get("encoding", "adaptive")
+    if str(encoding).lower() not in oracles.names():
+        raise ConfigError("ldp.encoding", f"unknown frequency oracle {encoding!r}; choose one of "
+                                          f"{', '.join(oracles.names())}")
+    ldp_threshold(config)
+    if ldp.get("strategy", "one-report") not in STRATEGIES:
+        raise ConfigError("ldp.strategy", f"the strategy must be one of {', '.join(STRATEGIES)}")
+    _postprocess(ldp, "ldp.postprocess")
+
+
+def _check_mrr(config: dict, share: float) -> None:
+    mrr = section(config, "mrr")
+    groups = mrr_groups(config)
+    if not isinstance(mrr.get("personal") or {}, dict):
+        raise ConfigError("mrr.personal", "the personal distributions must be an object: question name → probabilities")
+    mrr_theta(config)
+    _postprocess(mrr, "mrr.postprocess")
+    if share > 0 and groups is not None and len(groups) != 1:
+        raise ConfigError("validation.share", "the accuracy estimate on randomized test records needs every question "
+                                              "in one group: use one group or set the validation share to 0")
+
+
+def check_settings(config: dict) -> None:
+    """Check every setting of ``config`` that does not need its questions; ``ConfigError`` naming the first bad
+    field. Mode, numeric handling (bins, Gaussian approach), validation share, the projection's form (LDP only),
+    then LDP's ε, encoding, THE threshold ∈ [0, 1], strategy and post-processing, or MRR's θ ∈ (0, 1], groups,
+    personal distributions, post-processing, and the one-group rule of its validation share (SPEC §2: accuracy on
+    randomized test records needs every question in one group)."""
+    survey_mode = mode(config)
+    numeric_settings(config)
+    share = validation_share(config)
+    if config.get("projection"):
+        if survey_mode != "ldp":
+            raise ConfigError("projection", "PCA/DCA applies to LDP surveys only")
+        try:
+            Projection.from_dict(config["projection"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ConfigError("projection", str(exc)) from None
+    if survey_mode == "ldp":
+        _check_ldp(config)
+    else:
+        _check_mrr(config, share)

@@ -1,0 +1,116 @@
+"""The LDP Gaussian Naive Bayes survey protocol (SPEC §5b): every feature numeric, one report per respondent in a
+publicly assigned group (class prior, means or squares)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import oracles
+from ..continuous.gaussian import GaussianReports, GaussianStats, LDPGaussianNB
+from ..oracles.wire import from_wire, to_wire
+from ..schema import Numeric
+from .base import LDPValidation, ReportError, SurveyProtocol, as_model
+from .config import ConfigError, ldp_epsilon, numeric_settings, section
+
+__all__ = ["GaussianProtocol"]
+
+
+class GaussianProtocol(LDPValidation, SurveyProtocol):
+    """LDP Gaussian NB over numeric features (SPEC §5b). Wire report: ``{"group": 0 | 1 | 2, "report": …}`` with
+    group 0 the class through the prior oracle (its wire value, ``oracles.wire``), 1/2 the mean/square groups in the
+    approach's wire format (``continuous.approaches``)."""
+
+    mode = "ldp"
+    stats_type = GaussianStats
+    report_keys = frozenset({"group", "report"})
+
+    def __init__(self, config: dict):
+        super().__init__(config)
+        if not all(isinstance(a, Numeric) for a in self.features):
+            raise ConfigError("numeric.handling",
+                              "Gaussian Naive Bayes needs every feature question to be numeric (or discretize them)")
+        ldp = section(config, "ldp")
+        epsilon = ldp_epsilon(config)
+        encoding = ldp.get("encoding", "adaptive")
+        prior_oracle = oracles.choose(epsilon, self.class_attribute.size) if encoding == "adaptive" else encoding
+        self.gnb = self.mechanism = LDPGaussianNB(
+            self.class_attribute, self.features, epsilon, approach=numeric_settings(config)[2],
+            prior_oracle=prior_oracle, postprocess=ldp.get("postprocess", "norm-sub"),
+        )
+
+    def to_model_input(self, X) -> np.ndarray:
+        return self.project(X)
+
+    @property
+    def epsilon_per_respondent(self) -> float:
+        return self.gnb.epsilon
+
+    # -- capabilities (``SurveyProtocol``; validation ones from ``LDPValidation``) ---------------------------
+    def checked_oracles(self) -> list:
+        """The class-prior oracle; the vector groups are bounded by their wire check instead."""
+        return [(f"class {self.class_attribute.name}: ", self.gnb.prior_oracle)]
+
+    def checked_reports(self, reports: GaussianReports) -> tuple:
+        return (reports.prior,)
+
+    def assignment_probabilities(self) -> None:
+        """``None``: the groups' shares are public, but no assignment check is made for them."""
+        return None
+
+    def conditional_standard_errors(self, model) -> tuple[str, list | None]:
+        """("delta", per attribute the (k,) SEs of μ_c in the attribute's units, ``mean_standard_errors``), or
+        ("none", None) for a model without them."""
+        se = as_model(model).metadata.get("mean_standard_errors")
+        if se is None:
+            return "none", None
+        return "delta", [np.asarray(row, dtype=np.float64) for row in se]
+
+    # -- wire -------------------------------------------------------------------------------------------------
+    def public(self) -> dict:
+        return {**self.public_base(), "ldp": self.gnb.params()}
+
+    def encode(self, X, y, rng) -> list[dict]:
+        reports = self.gnb.perturb(self.project(X), y, rng)
+        wires = [to_wire(self.gnb.prior_oracle, reports.prior), self.gnb.vectors_to_wire(reports.mean),
+                 self.gnb.vectors_to_wire(reports.square)]
+        position = [0, 0, 0]
+        out = []
+        for g in reports.group:
+            out.append({"group": int(g), "report": wires[g][position[g]]})
+            position[g] += 1
+        return out
+
+    def _vectors_from_wire(self, values: list):
+        """Mean/square group reports → engine vectors (the approach's wire check: indices and signs int64 integers,
+        vector components finite numbers on the noise grid within ``wire.grid_noise_bound``, SPEC §5b)."""
+        try:
+            return self.gnb.vectors_from_wire(values)
+        except (TypeError, ValueError) as exc:
+            raise ReportError("report", str(exc)) from None
+
+    def parse(self, payloads: list) -> GaussianReports:
+        groups: list[int] = []
+        per: list[list] = [[], [], []]
+        for p in payloads:
+            g = p.get("group") if isinstance(p, dict) else None
+            if not isinstance(g, int) or isinstance(g, bool) or g not in (0, 1, 2):
+                raise ReportError("group", "must be 0 (class), 1 (mean) or 2 (square)")
+            if "report" not in p:
+                raise ReportError("report", "is required")
+            groups.append(g)
+            per[g].append(p["report"])
+        try:
+            prior = from_wire(self.gnb.prior_oracle, per[0])
+        except ValueError as exc:
+            raise ReportError("report", str(exc)) from None
+        return GaussianReports(np.asarray(groups, dtype=np.int64), prior, self._vectors_from_wire(per[1]),
+                               self._vectors_from_wire(per[2]))
+
+    # -- privacy ----------------------------------------------------------------------------------------------
+    def privacy(self, prior_by_attribute: dict | None = None) -> dict:
+        names = [self.class_attribute.name] + [a.name for a in self.features]
+        return {
+            "mode": "ldp",
+            "epsilon_per_question": {n: self.gnb.epsilon for n in names},
+            "epsilon_per_respondent": self.gnb.epsilon,
+            "approach": self.gnb.approach,
+        }

@@ -1,0 +1,144 @@
+"""The LDP Naive Bayes survey protocol (SPEC §3–§4): categorical (or discretized) features through frequency
+oracles, one report per respondent (one-report: a publicly assigned input) or one per input (split)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..browser_arithmetic import check_supported_epsilon, realized_oracle_epsilon
+from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
+from ..jsonable import json_safe
+from ..naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
+from ..oracles.wire import from_wire, to_wire
+from ..validation import correct_oracle
+from .base import LDPValidation, ReportError, SurveyProtocol, discrete_conditional_standard_errors
+from .config import ConfigError, ldp_epsilon, ldp_threshold, section
+
+__all__ = ["LDPProtocol"]
+
+
+class LDPProtocol(LDPValidation, SurveyProtocol):
+    """LDP Naive Bayes over categorical (or discretized) features (SPEC §3–§4).
+
+    Wire report — one-report: ``{"input": j, "report": <oracle wire value>}``; split: ``{"reports": [one per input]}``
+    (each oracle's wire value, ``oracles.wire``).
+    """
+
+    mode = "ldp"
+    stats_type = LDPNBStats
+
+    def __init__(self, config: dict):
+        super().__init__(config)
+        ldp = section(config, "ldp")
+        threshold = ldp_threshold(config)
+        params: dict[str, Any] = {} if threshold is None else {"threshold": threshold}
+        self.nb = self.mechanism = LDPNaiveBayes(
+            self.class_attribute,
+            self.engine_features(),
+            ldp_epsilon(config),
+            oracle=ldp.get("encoding", "adaptive"),
+            strategy=ldp.get("strategy", "one-report"),
+            postprocess=ldp.get("postprocess", "norm-sub"),
+            **params,
+        )
+        self.check_browser_epsilon([(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles])
+
+    @property
+    def report_keys(self) -> frozenset:
+        return frozenset({"input", "report"} if self.nb.strategy == "one-report" else {"reports"})
+
+    @property
+    def epsilon_per_respondent(self) -> float:
+        return self.nb.epsilon_per_respondent
+
+    # -- capabilities (``SurveyProtocol``; validation ones from ``LDPValidation``) ---------------------------
+    def checked_oracles(self) -> list:
+        """Every input: the class, then each feature × class (SPEC §4)."""
+        klass = self.class_attribute.name
+        labels = [f"class {klass}: "] + [f"{a.name} × {klass}: " for a in self.nb.attributes]
+        return list(zip(labels, self.nb.oracles, strict=True))
+
+    def checked_reports(self, reports: LDPNBReports) -> tuple:
+        return tuple(reports.per_input)
+
+    def assignment_probabilities(self) -> np.ndarray | None:
+        """One-report: the published probabilities a_j of each input (SPEC §4); split: ``None``."""
+        return self.nb.assignment if self.nb.strategy == "one-report" else None
+
+    def conditional_standard_errors(self, model) -> tuple[str, list | None]:
+        """("delta", the model's published ``conditional_standard_errors``), or ("none", None) without them."""
+        return discrete_conditional_standard_errors(model)
+
+    # -- wire -------------------------------------------------------------------------------------------------
+    def public(self) -> dict:
+        return {**self.public_base(), "ldp": self.nb.params()}
+
+    def encode(self, X, y, rng) -> list[dict]:
+        reports = self.nb.perturb(self.to_model_input(X).astype(np.int64), np.asarray(y), rng)
+        wires = [to_wire(fo, r) for fo, r in zip(self.nb.oracles, reports.per_input, strict=True)]
+        if reports.assigned is None:
+            return [{"reports": [w[i] for w in wires]} for i in range(reports.n)]
+        position = np.zeros(len(wires), dtype=np.int64)
+        out = []
+        for j in reports.assigned:
+            out.append({"input": int(j), "report": wires[j][position[j]]})
+            position[j] += 1
+        return out
+
+    def parse(self, payloads: list) -> LDPNBReports:
+        inputs = len(self.nb.oracles)
+        per_input: list[list] = [[] for _ in range(inputs)]
+        assigned = []
+        for p in payloads:
+            if not isinstance(p, dict):
+                raise ReportError("report", "must be a JSON object")
+            if self.nb.strategy == "one-report":
+                j = p.get("input")
+                if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < inputs:
+                    raise ReportError("input", f"must be an integer in [0, {inputs})")
+                if "report" not in p:
+                    raise ReportError("report", "is required")
+                per_input[j].append(p["report"])
+                assigned.append(j)
+            else:
+                reports = p.get("reports")
+                if not isinstance(reports, list) or len(reports) != inputs:
+                    raise ReportError("reports", f"must be a list of {inputs} reports")
+                for j, r in enumerate(reports):
+                    per_input[j].append(r)
+        parsed = []
+        for j, (fo, values) in enumerate(zip(self.nb.oracles, per_input, strict=True)):
+            try:
+                parsed.append(from_wire(fo, values))
+            except ValueError as exc:
+                raise ReportError("report" if self.nb.strategy == "one-report" else f"reports[{j}]", str(exc)) from None
+        return LDPNBReports(len(payloads), tuple(parsed), np.asarray(assigned, dtype=np.int64) if assigned else None)
+
+    # -- privacy ----------------------------------------------------------------------------------------------
+    def exact_epsilons(self) -> dict:
+        """``exact_epsilon.ldp_nb_exact_epsilons`` of the oracles as the browser runs them, with the validation
+        report folded in when there is a validation share (``with_validation``)."""
+        figs = ldp_nb_exact_epsilons([fo.params() for fo in self.nb.oracles], self.nb.strategy,
+                                     assignment=self.nb.assignment)
+        if self.validation_share > 0:
+            validation = realized_oracle_epsilon(correct_oracle(self.epsilon_per_respondent).params())
+            figs = with_validation(figs, validation, self.validation_share)
+        return figs
+
+    def privacy(self, prior_by_attribute: dict | None = None) -> dict:
+        """Exact ε (SPEC §2 "Exact ε per question and per respondent", ``exact_epsilon``) per question — the class
+        through every input that carries it (split: the sum), a feature through its own input; the validation
+        report's ε where it is larger — and per respondent, from the probabilities the browser realizes (SHE/THE: the
+        browser's grid Laplace is bounded, so their pure ε is ∞ — ``browser_arithmetic``). JSON-ready: ∞ is
+        "Infinity" (``json_safe``); ``epsilon_configured`` is the ε the survey asked for."""
+        figs = self.exact_epsilons()
+        names = [self.class_attribute.name] + [a.name for a in self.features]
+        return json_safe({
+            "mode": "ldp",
+            "epsilon_per_question": dict(zip(names, figs["per_question"], strict=True)),
+            "epsilon_per_respondent": figs["per_respondent"],
+            "epsilon_configured": self.nb.epsilon_per_respondent,
+            "strategy": self.nb.strategy,
+            "encodings": {n: fo.name for n, fo in zip(names, self.nb.oracles, strict=True)},
+        })

@@ -1,0 +1,118 @@
+// The memo: the one randomized report this browser is about to send (or failed to send) for a survey, kept in
+// localStorage under "coinflip:report:<slug>" so that a retry after a network failure sends the SAME randomized
+// report — a fresh randomization of the same answers would tell the collector more if the first one did arrive.
+// It holds only the randomized report (never a true answer, never the token itself), and is bound to
+//   - the survey (its key),
+//   - the protocol version: SHA-256 of the JSON of "protocol" as served by GET /api/surveys/<slug>/protocol/,
+//   - the invitation: SHA-256 of the token when the page has one;
+// a memo for another version or invitation is deleted, never sent. It is written when the respondent presses
+// "Send", deleted as soon as the server answers 201 or refuses the report for good, and expires after MEMO_DAYS.
+// docs/verify-randomizer.md ("What your browser keeps") states the same for respondents.
+
+export const MEMO_DAYS = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const memoKey = (slug) => `coinflip:report:${slug}`;
+
+async function sha256Hex(text) {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The protocol version the memo is bound to: SHA-256 (hex) of JSON.stringify(protocol). */
+export function protocolVersion(protocol) {
+  return sha256Hex(JSON.stringify(protocol));
+}
+
+/** What a memo is bound to, or null when this browser cannot hash (no crypto.subtle outside a secure context) or
+ * has no usable localStorage: then nothing is kept. */
+export async function binding(slug, protocol, token, storage) {
+  if (!storage || !globalThis.crypto || !globalThis.crypto.subtle) return null;
+  try {
+    const probe = `${memoKey(slug)}:probe`;
+    storage.setItem(probe, "1");
+    storage.removeItem(probe);
+  } catch {
+    return null;
+  }
+  return { key: memoKey(slug), version: await protocolVersion(protocol), token: token ? await sha256Hex(token) : null };
+}
+
+/** The kept memo for ``bind`` ({report, saved}), or null. A memo for another protocol version or invitation, an
+ * expired, unreadable or older-format one is deleted; ``discarded`` then says why ("version", "token", "expired",
+ * "unreadable"). */
+export function read(storage, bind, now = Date.now()) {
+  if (!bind) return { memo: null, discarded: null };
+  let raw;
+  try {
+    raw = storage.getItem(bind.key);
+  } catch {
+    return { memo: null, discarded: null };
+  }
+  if (raw === null) return { memo: null, discarded: null };
+  let memo = null, discarded = null;
+  try {
+    memo = JSON.parse(raw);
+  } catch {
+    discarded = "unreadable";
+  }
+  if (!discarded) {
+    if (!memo || typeof memo !== "object" || !memo.report || typeof memo.saved !== "number") discarded = "unreadable";
+    else if (memo.protocol !== bind.version) discarded = "version";
+    else if ((memo.token || null) !== bind.token) discarded = "token";
+    else if (!(now - memo.saved < MEMO_DAYS * DAY_MS) || memo.saved > now + DAY_MS) discarded = "expired";
+  }
+  if (discarded) {
+    clear(storage, bind);
+    return { memo: null, discarded };
+  }
+  return { memo: { report: memo.report, saved: memo.saved }, discarded: null };
+}
+
+/** Keep ``report`` (the randomized report only) for ``bind``; false when the browser refuses to store it. */
+export function write(storage, bind, report, now = Date.now()) {
+  if (!bind) return false;
+  try {
+    storage.setItem(bind.key, JSON.stringify({ protocol: bind.version, token: bind.token, saved: now, report }));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function clear(storage, bind) {
+  if (!bind) return;
+  try {
+    storage.removeItem(bind.key);
+  } catch {
+    // nothing kept, nothing to delete
+  }
+}
+
+// ---- Respondent-facing words about the memo (shown by survey.mjs; tests/js/describe.test.mjs checks them) ----
+
+/** What the page says this browser keeps, for a binding (or null: nothing can be kept). */
+export function words(bind) {
+  if (!bind) {
+    return "What this browser keeps: nothing. It cannot store a copy of the randomized report here, so if sending fails, trying again sends a freshly randomized report.";
+  }
+  return `What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report, never your true answers — in this site's local storage, tied to this survey's current settings${bind.token ? " and to your invitation" : ""}. It is kept so that, if sending fails (for example the network drops), trying again sends that same report rather than a freshly randomized one, which would tell more about your answers if the first one did arrive. The copy is deleted as soon as the report is received or refused, when the survey's settings change, or after ${MEMO_DAYS} days; clearing this site's data in your browser deletes it too.`;
+}
+
+const DISCARDED = {
+  version: "was made for an earlier version of this survey's settings",
+  token: "was made for another invitation",
+  expired: `was older than ${MEMO_DAYS} days`,
+  unreadable: "could not be read",
+};
+
+/** The notice when a memo was just deleted because it no longer applies. */
+export function discardedWords(reason) {
+  return `A randomized report kept in this browser from an earlier visit ${DISCARDED[reason]}: it has been deleted and will not be sent.`;
+}
+
+/** The notice when a kept memo will be offered for sending again. */
+export function keptWords(memo) {
+  const saved = new Date(memo.saved).toISOString().slice(0, 16).replace("T", " ");
+  return `Your browser kept the randomized report of an earlier attempt to send it (saved ${saved} UTC), which may not have arrived. It is shown below and, if you send it, exactly the same report is sent again. You can delete it and answer afresh instead — but if the first attempt did arrive, a second, freshly randomized report would tell more about your answers.`;
+}

@@ -1,0 +1,148 @@
+"""The ingestion service (survey_app.reports): each outcome of ``submit_report``, what it stores, and the view's
+mapping of every outcome onto a status code."""
+import numpy as np
+import pytest
+from rest_framework.exceptions import ParseError
+from rest_framework.test import APIClient
+
+from aggregator.models import ModelVersion
+from survey_app import api
+from survey_app.models import InvitationToken, Report, Survey
+from survey_app.protocol import get_protocol
+from survey_app.reports import STORED, Outcome, Result, Submission, submit_report
+from survey_app.services import generate_tokens
+from tests.factories import make_survey
+
+pytestmark = pytest.mark.django_db
+
+
+def a_report(survey, seed=0):
+    rng = np.random.default_rng(seed)
+    return get_protocol(survey).encode(np.array([[1, 40.0]]), np.array([1]), rng)[0]
+
+
+def test_a_valid_report_is_stored_once():
+    survey = make_survey()
+    report = a_report(survey)
+    assert submit_report(survey.slug, Submission(report)) == STORED
+    assert STORED.stored and STORED.result is Result.STORED
+    assert [r.payload for r in Report.objects.filter(survey=survey)] == [report]
+
+
+def test_the_usual_post_twice_the_second_in_one_round_trip(django_assert_max_num_queries):
+    """The second submission meets the survey cached by the first: on PostgreSQL one INSERT (one query) stores it."""
+    from django.db import connection
+
+    survey = make_survey()
+    assert submit_report(survey.slug, Submission(a_report(survey))).stored
+    limit = 1 if connection.vendor == "postgresql" else 10
+    with django_assert_max_num_queries(limit):
+        assert submit_report(survey.slug, Submission(a_report(survey, seed=1))).stored
+    assert Report.objects.filter(survey=survey).count() == 2
+
+
+@pytest.mark.parametrize("slug, status", [("nope", None), ("draft", "draft")])
+def test_unknown_or_draft_survey_is_not_found(slug, status):
+    if status:
+        make_survey(slug=slug, status=status)
+    outcome = submit_report(slug, Submission({"input": 0, "report": "AA=="}))
+    assert outcome == Outcome(Result.NOT_FOUND, "No such survey.") and not outcome.stored
+    assert Report.objects.count() == 0
+
+
+def test_closed_survey():
+    survey = make_survey(status="closed")
+    outcome = submit_report(survey.slug, Submission(a_report(survey)))
+    assert outcome.result is Result.CLOSED and outcome.message == "This survey is closed and no longer accepts answers."
+    assert Report.objects.count() == 0
+
+
+def test_malformed_report_names_the_field():
+    survey = make_survey(encoding="oue")
+    outcome = submit_report(survey.slug, Submission({"input": 7, "report": 1}))
+    assert (outcome.result, outcome.field) == (Result.INVALID, "report.input") and outcome.message
+    assert Report.objects.count() == 0
+
+
+def test_validation_report_for_an_unpublished_version():
+    survey = make_survey(validation_share=0.1)
+    validation = {"validation": {"version": 1, "report": 1}}
+    outcome = submit_report(survey.slug, Submission(validation))
+    assert outcome == Outcome(Result.INVALID, "No such published model version.", "report.validation.version")
+    assert Report.objects.count() == 0
+    ModelVersion.objects.create(survey=survey, version=1, model={}, report_count=0, privacy={}, metrics={})
+    assert submit_report(survey.slug, Submission(validation)).stored
+    assert Report.objects.get().payload == validation
+
+
+def test_token_outcomes_and_exactly_one_consumption():
+    survey = make_survey(access="tokens")
+    token = generate_tokens(survey, 1)[0].token
+    report = a_report(survey)
+    assert submit_report(survey.slug, Submission(report)) == Outcome(Result.TOKEN_MISSING,
+                                                                     "This survey needs an invitation token.")
+    assert submit_report(survey.slug, Submission(report, "made-up")) == Outcome(Result.TOKEN_UNKNOWN,
+                                                                                "Unknown invitation token.")
+    bad = submit_report(survey.slug, Submission({"input": 7, "report": 1}, token))
+    assert bad.result is Result.INVALID and not InvitationToken.objects.get(token=token).used  # checks come first
+    assert submit_report(survey.slug, Submission(report, token)).stored
+    assert submit_report(survey.slug, Submission(report, token)) == Outcome(Result.TOKEN_USED,
+                                                                            "This invitation has already been used.")
+    assert InvitationToken.objects.get(token=token).used
+    assert Report.objects.filter(survey=survey).count() == 1
+
+
+def test_a_token_of_another_survey_is_unknown():
+    survey, other = make_survey(access="tokens"), make_survey(slug="other", access="tokens")
+    token = generate_tokens(other, 1)[0].token
+    assert submit_report(survey.slug, Submission(a_report(survey), token)).result is Result.TOKEN_UNKNOWN
+    assert not InvitationToken.objects.get(token=token).used
+
+
+def test_a_body_reader_is_called_at_most_once_and_its_error_comes_after_404_and_410():
+    survey = make_survey()
+    calls = []
+
+    def submit(submission=None):
+        calls.clear()
+
+        def read():
+            calls.append(1)
+            if submission is None:
+                raise ParseError("JSON parse error")
+            return submission
+        try:
+            return submit_report(survey.slug, read)
+        finally:
+            assert len(calls) <= 1
+
+    assert submit(Submission(a_report(survey))).stored
+    assert submit(Submission(a_report(survey, seed=1))).stored  # from the cached survey
+    with pytest.raises(ParseError):  # read by the one-round-trip path, raised by the full path
+        submit()
+    assert calls == [1]
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
+    assert submit().result is Result.CLOSED
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
+    assert submit().result is Result.NOT_FOUND
+    assert Report.objects.filter(survey=survey).count() == 2
+
+
+def test_the_view_answers_every_outcome():
+    """Every refusal has an answer (``api.REFUSALS``), with the status code of the API's documentation."""
+    refusals = set(Result) - {Result.STORED, Result.INVALID}
+    assert set(api.REFUSALS) == refusals
+    codes = {result: api.REFUSALS[result]().status_code for result in refusals}
+    assert codes == {Result.NOT_FOUND: 404, Result.CLOSED: 410, Result.TOKEN_MISSING: 403, Result.TOKEN_UNKNOWN: 403,
+                     Result.TOKEN_USED: 409}
+    survey = make_survey(access="tokens")
+    token = generate_tokens(survey, 1)[0].token
+    client, url = APIClient(), f"/api/surveys/{survey.slug}/reports/"
+    response = client.post(url, {"report": {"input": 7, "report": 1}, "token": token}, format="json")
+    assert response.status_code == 400 and list(response.json()) == ["report.input"]
+    response = client.post(url, {"report": a_report(survey)}, format="json")
+    assert response.json() == {"detail": "This survey needs an invitation token."}
+    response = client.post(url, {"report": a_report(survey), "token": token}, format="json")
+    assert (response.status_code, response.json()) == (201, {"status": "stored"})
+    response = client.post(url, {"report": a_report(survey), "token": token}, format="json")
+    assert (response.status_code, response.json()) == (409, {"detail": "This invitation has already been used."})
