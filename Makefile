@@ -76,7 +76,10 @@ vendor:
 	   node_modules/chart.js/LICENSE.md $(VENDOR_CHARTJS)/
 	rm -rf $(VENDOR_BLINDRSA)
 	mkdir -p $(VENDOR_BLINDRSA)/sjcl
-	cp $(BLINDRSA_SRC)/lib/src/*.js $(BLINDRSA_SRC)/lib/src/*.js.map $(BLINDRSA_SRC)/LICENSE.txt $(VENDOR_BLINDRSA)/
+	cp $(BLINDRSA_SRC)/lib/src/*.js $(BLINDRSA_SRC)/LICENSE.txt $(VENDOR_BLINDRSA)/
+	# The modules join the survey page's randomizer (survey_app/integrity.py): without their sourceMappingURL comment,
+	# which collectstatic's manifest storage would rewrite, so the served files are byte for byte the ones hashed here.
+	sed -i '/^\/\/# sourceMappingURL=/d' $(VENDOR_BLINDRSA)/*.js
 	cp $(BLINDRSA_SRC)/lib/src/sjcl/index.js $(VENDOR_BLINDRSA)/sjcl/
 	cp node_modules/sjcl/LICENSE.txt $(VENDOR_BLINDRSA)/sjcl/
 	printf '{"type": "module"}\n' > $(VENDOR_BLINDRSA)/package.json  # node: these .js files are ES modules

@@ -1,7 +1,10 @@
 """The model API (Django REST framework; OpenAPI via drf-spectacular).
 
 * ``GET  /api/surveys/<slug>/model/`` — the latest published model version: version, report count, the Naive Bayes
-  model (``NaiveBayesModel.to_dict()``), privacy figures and creation time; 404 when none is published yet.
+  model (``NaiveBayesModel.to_dict()``), privacy figures and creation time; 404 when none is published yet. With
+  ``?for=validation``: the version LDP validation respondents evaluate (``services.validation_version``: the newest
+  published before the current UTC day), so a validation report's version reveals no more than its day; the
+  survey page's browser code asks for this one.
 * ``POST /api/surveys/<slug>/predict/`` — ``{"records": [{question name: answer label or number, …}, …]}`` →
   ``{"version": v, "predictions": [class label, …]}`` with the latest model; 400 names the record and field. Numbers
   outside a question's public bounds are clipped to them.
@@ -12,7 +15,7 @@ Only public (open or closed) surveys are visible, as for the report API. Bodies 
 from __future__ import annotations
 
 import numpy as np
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
@@ -25,7 +28,7 @@ from survey_app.models import Question, Survey
 from survey_app.protocol import get_protocol
 
 from .models import ModelVersion
-from .services import latest_accuracy, latest_version
+from .services import latest_accuracy, latest_version, validation_version
 
 MAX_RECORDS = 10_000
 
@@ -40,16 +43,19 @@ def published(survey: Survey) -> ModelVersion:
 ModelVersionSchema = inline_serializer("ModelVersion", {
     "version": serializers.IntegerField(),
     "report_count": serializers.IntegerField(),
-    "model": serializers.JSONField(help_text="NaiveBayesModel.to_dict(): class attribute, attributes, prior, conditionals"),
-    "privacy": serializers.JSONField(help_text="ε per question and per respondent (and PSE before/after mining for MRR surveys)"),
+    "model": serializers.JSONField(
+        help_text="NaiveBayesModel.to_dict(): class attribute, attributes, prior, conditionals"),
+    "privacy": serializers.JSONField(
+        help_text="ε per question and per respondent (and PSE before/after mining for MRR surveys)"),
     "accuracy": serializers.JSONField(
         allow_null=True,
-        help_text="Newest private accuracy estimate: {version, estimate, standard_error, low, high, confidence, reports, "
-                  "method}; null before any validation report. LDP estimates concern the version respondents "
+        help_text="Newest private accuracy estimate: {version, estimate, standard_error, low, high, confidence, "
+                  "reports, method}; null before any validation report. LDP estimates concern the version respondents "
                   "evaluated, which may be older than this one.",
     ),
-    "warnings": serializers.JSONField(help_text="Plausibility findings that warn: raw estimates outside [0, 1], jumps from "
-                                                "the previous version, per-report checks (privacy.plausibility)"),
+    "warnings": serializers.JSONField(help_text="Plausibility findings that warn: raw estimates outside [0, 1], "
+                                                "jumps from the previous version, per-report checks "
+                                                "(privacy.plausibility)"),
     "created_at": serializers.DateTimeField(),
 })
 
@@ -61,16 +67,34 @@ class PredictSerializer(serializers.Serializer):
     )
 
 
+ForParameter = OpenApiParameter(
+    "for", str, OpenApiParameter.QUERY, required=False, enum=["validation"],
+    description="validation: the newest version published before the current UTC day — the one LDP validation "
+                "respondents evaluate, so the version in their report reveals no more than its day.")
+
+
 class ModelView(APIView):
     authentication_classes: list = []
     permission_classes: list = []
 
-    @extend_schema(summary="The latest published model", parameters=[SlugParameter],
+    @extend_schema(summary="The latest published model (or the one validation respondents evaluate)",
+                   parameters=[SlugParameter, ForParameter],
                    responses={200: ModelVersionSchema,
-                              404: OpenApiResponse(ErrorSchema, description="Unknown survey or no model published yet")})
+                              400: OpenApiResponse(ErrorSchema, description="Unknown value of for"),
+                              404: OpenApiResponse(ErrorSchema,
+                                                   description="Unknown survey or no model published yet (with "
+                                                               "for=validation: none before today, UTC)")})
     def get(self, request, slug: str):
+        purpose = request.query_params.get("for")
+        if purpose not in (None, "validation"):
+            raise ValidationError({"for": ["Must be 'validation' or absent."]})
         survey = public_survey(slug)
-        version = published(survey)
+        if purpose == "validation":
+            version = validation_version(survey)
+            if version is None:
+                raise NotFound("No model was published for this survey before today (UTC).")
+        else:
+            version = published(survey)
         accuracy = latest_accuracy(survey)
         return Response({
             "version": version.version,
@@ -123,8 +147,10 @@ class PredictView(APIView):
         parameters=[SlugParameter],
         request=PredictSerializer,
         responses={
-            200: inline_serializer("Predictions", {"version": serializers.IntegerField(),
-                                                   "predictions": serializers.ListField(child=serializers.CharField())}),
+            200: inline_serializer("Predictions", {
+                "version": serializers.IntegerField(),
+                "predictions": serializers.ListField(child=serializers.CharField()),
+            }),
             400: OpenApiResponse(FieldErrors, description="Malformed records; the message names the record and field"),
             404: OpenApiResponse(ErrorSchema, description="Unknown survey or no model published yet"),
             413: OpenApiResponse(ErrorSchema, description="Body larger than DATA_UPLOAD_MAX_MEMORY_SIZE"),

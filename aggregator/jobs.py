@@ -50,7 +50,8 @@ def start(kind: str, task, *, survey=None, params: dict | None = None, user=None
         task.delay(job.pk)
     except OperationalError as exc:
         logger.warning("cannot enqueue %s job %s: %s", kind, job.pk, exc)
-        Job.objects.filter(pk=job.pk).update(state=Job.State.FAILED, message="The task queue is unreachable; try again later.")
+        Job.objects.filter(pk=job.pk).update(state=Job.State.FAILED,
+                                             message="The task queue is unreachable; try again later.")
         job.refresh_from_db()
     return job
 
@@ -102,8 +103,9 @@ def heartbeat(job_id: int, every: float | None = None):
 
 def run(job_id: int, work, failure: str) -> None:
     """Run ``work(reporter)`` for job ``job_id`` under a heartbeat. A job already done is left alone; one the reaper
-    failed runs again when its task is redelivered (its worker died before acknowledging it). Any exception — the soft time limit included — ends the job
-    failed with ``failure`` and the reason, then propagates (the worker logs it)."""
+    failed runs again when its task is redelivered (its worker died before acknowledging it). Any exception — the
+    soft time limit included — ends the job failed with ``failure`` and the reason, then propagates (the worker logs
+    it)."""
     if Job.objects.filter(pk=job_id, state=Job.State.DONE).exists():
         logger.info("job %s already done; redelivered task skipped", job_id)
         return

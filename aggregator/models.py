@@ -1,12 +1,13 @@
 """What the aggregator keeps per survey: the folded statistics and the published model versions.
 
-* ``SurveyStatistics`` — one row per survey: the engine's additive statistics over every report with
-  ``id <= watermark`` (JSON, ``protocol.stats_to_dict``), and how many reports that is. Only
+* ``SurveyStatistics`` — one row per survey: the engine's additive statistics over every folded report — exactly the
+  survey's ``survey_app.models.Report`` rows (JSON, ``protocol.stats_to_dict``), and how many reports that is. Only
   ``aggregator.services`` writes it (``fold_new_reports``, ``merge_partials``), under a row lock, in the same
-  transaction that reads the reports or consumes the partial statistics, so each report is counted exactly once.
-* ``PartialStatistics`` — the statistics of one shard (the survey's reports with ``first_id ≤ id ≤ last_id``), folded
-  by one worker in its own transaction and merged into ``SurveyStatistics`` contiguously from the watermark
-  (``aggregator.sharding``, ``services.merge_partials``).
+  transaction that deletes the folded reports from the inbox (``PendingReport``) and moves them into ``Report``, so
+  each report is counted exactly once.
+* ``PartialStatistics`` — the statistics of one shard: a set of inbox rows (their ids), folded by one worker in its
+  own transaction and merged into ``SurveyStatistics`` by the drain that moves exactly those rows
+  (``aggregator.sharding``, ``services.merge_partials``). Nothing in it orders reports: no id range, no time.
 * ``ModelVersion`` — an immutable, numbered Naive Bayes model (``NaiveBayesModel.to_dict()``) estimated from the
   statistics alone, with the privacy figures (ε, PSE) of the protocol that produced its reports.
 """
@@ -32,8 +33,6 @@ class SurveyStatistics(models.Model):
         help_text="Additive per-report statistics of the training reports for the plausibility checks "
                   "(privacy.plausibility; LDP only).",
     )
-    watermark = models.BigIntegerField(
-        default=0, help_text="Id of the last folded report: every report with id ≤ it is folded.")
     report_count = models.PositiveBigIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -41,38 +40,33 @@ class SurveyStatistics(models.Model):
         verbose_name_plural = "survey statistics"
 
     def __str__(self) -> str:
-        return f"statistics of {self.survey_id}: {self.report_count} reports up to id {self.watermark}"
+        return f"statistics of {self.survey_id}: {self.report_count} training, {self.validation_count} validation reports"
 
 
 class PartialStatistics(models.Model):
-    """The additive statistics of one shard of new reports: every report of ``survey`` with ``first_id ≤ id ≤ last_id``.
+    """The additive statistics of one shard: the inbox rows (``PendingReport``) whose ids ``pending`` lists.
 
-    Written once, in the shard's own transaction, by ``aggregator.sharding.fold_shard``; consumed (and deleted) by
-    ``aggregator.services.merge_partials`` only when ``first_id`` is the watermark + 1, in the transaction that
-    advances the watermark to ``last_id``. One row per start id, so a shard is never stored twice."""
+    Written once, in the shard's own transaction, by ``aggregator.sharding.fold_shard``; consumed (and deleted) by the
+    next drain (``aggregator.services.merge_partials`` / ``fold_new_reports``), which adds it only if every row it
+    covers is still in the inbox and no other partial of that drain took one of them, and then moves exactly those
+    rows into ``Report`` — otherwise (its rows were folded another way) it is dropped. The ids are the inbox's random
+    keys, gone with the rows: nothing here orders reports (no id range, no creation time)."""
 
     survey = models.ForeignKey(Survey, related_name="partial_statistics", on_delete=models.CASCADE)
-    first_id = models.BigIntegerField(help_text="First report id of the shard's range (inclusive).")
-    last_id = models.BigIntegerField(help_text="Last report id of the shard's range (inclusive).")
+    pending = models.JSONField(help_text="Ids of the inbox rows (PendingReport) it covers, as strings.")
     stats = models.JSONField(help_text="Additive statistics of the shard's training reports (engine format).")
     validation = models.JSONField(help_text="Additive statistics of the shard's validation reports (engine format).")
     plausibility = models.JSONField(null=True, blank=True, help_text="The shard's plausibility statistics (LDP only).")
     report_count = models.PositiveBigIntegerField(default=0)
     validation_count = models.PositiveBigIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True, help_text="Host name of the Celery worker that folded it.")
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name_plural = "partial statistics"
-        ordering = ["survey", "first_id"]
-        constraints = [
-            models.UniqueConstraint(fields=["survey", "first_id"], name="unique_shard_start_per_survey"),
-            models.CheckConstraint(condition=models.Q(first_id__lte=models.F("last_id")), name="shard_range_not_empty"),
-        ]
 
     def __str__(self) -> str:
-        return (f"partial statistics of {self.survey_id}: ids {self.first_id}–{self.last_id} "
-                f"({self.report_count} reports)")
+        return (f"partial statistics of {self.survey_id}: {self.report_count} training, "
+                f"{self.validation_count} validation reports")
 
 
 class ImmutableError(RuntimeError):

@@ -46,11 +46,13 @@ def run_job(job_id: int) -> None:
             table = reference_table(params)
             result = plan(table, params["methods"], params.get("epsilons", []), params.get("thetas", []),
                           reps=params["reps"], seed=params.get("seed", 0), target=params["target"],
-                          progress=lambda done, total: reporter.update(done / total, f"Evaluated {done} of {total} settings"))
+                          progress=lambda done, total: reporter.update(done / total,
+                                                                       f"Evaluated {done} of {total} settings"))
         except ValueError as exc:  # data or settings the lab refuses: say why
             reporter.failed(f"The planner cannot run: {exc}")
             return
-        reporter.done(json_safe(result.to_dict()), f"Evaluated {len(result.settings)} settings on {result.n_rows} rows.")
+        reporter.done(json_safe(result.to_dict()),
+                      f"Evaluated {len(result.settings)} settings on {result.n_rows} rows.")
 
     jobs.run(job_id, work, "The planner failed")
 

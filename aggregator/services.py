@@ -1,50 +1,65 @@
 """Folding reports into statistics and publishing model versions (the math lives in ``aggregator.privacy``).
 
-Exactly-once folding: ``fold_new_reports`` locks the survey's ``SurveyStatistics`` row (SELECT … FOR UPDATE), reads
-the reports after the watermark in id order, adds their statistics to the stored ones and advances the watermark —
-all in one transaction. A worker killed (or failing) midway rolls everything back: nothing is lost or counted twice;
-the row lock makes concurrent folds of one survey run one after the other. Cost is proportional to the new reports.
+Storage (issue 11 item 2): a report POST inserts into the inbox (``survey_app.models.PendingReport``); folding is
+*draining* it. ``fold_new_reports`` locks the survey's ``SurveyStatistics`` row (SELECT … FOR UPDATE) and, in one
+transaction, reads the survey's inbox rows (keyset batches over their random UUID keys), adds their statistics to the
+stored ones, deletes exactly those rows by id and inserts them into ``Report`` (``_move``). Every ``Report`` row is
+folded; every ``PendingReport`` row is not.
 
-Report ids come from a sequence when the INSERT runs, but become visible when its transaction commits, so a report
-with a smaller id could appear after the watermark has passed it (and never be folded). The fold therefore covers
-ids up to a *safe bound* only (``safe_bound``; the argument is in ``aggregator.sharding``): on PostgreSQL, the
-largest id read under a momentary SHARE lock on the report table, which waits for the inserts in flight to commit.
-The lock is taken in a savepoint rolled back right after the lookup (PostgreSQL releases a lock taken after a
-savepoint when the savepoint is rolled back), so report POSTs wait milliseconds, not for the whole fold (with a
-300,000-report backlog, an INSERT waited 2.4 s when the lock lasted the fold, 15 ms with the momentary lock).
-SQLite serialises writers anyway.
+Exactly once, without any watermark: a row read by a drain is deleted, by its id, in the transaction that adds its
+statistics, so a row is counted when and only when it leaves the inbox. A worker killed (or failing) midway rolls the
+whole transaction back — the rows are still pending, the statistics unchanged. Only drains delete inbox rows, and
+they run one after the other (the row lock), so a row read stays there until its own drain deletes it. A row inserted
+concurrently — committed after a batch was read, or not yet committed — is not read, hence not deleted: it stays
+pending for the next drain. Nothing is lost, nothing is counted twice; the cost is proportional to the new reports
+(plus the day rewrite below), and report POSTs never wait for a drain (no table lock).
 
-Shards (``aggregator.sharding``): several workers may fold disjoint id ranges of the new reports into
-``PartialStatistics`` rows; ``merge_partials`` adds them to the stored statistics only in order, each starting right
-after the watermark, and deletes them in the transaction that advances the watermark past them — so a partial is
-merged at most once, and one left behind the watermark (its reports folded another way) is simply dropped.
-``fold_new_reports`` merges the ready partials first, then folds the rest.
+The day rewrite (``_move``): the moved rows are inserted into ``Report`` together with the survey's earlier
+``Report`` rows of the same ``received_on`` day — deleted and re-inserted under fresh random keys — all in one
+random order. After a drain, the day's rows share one insertion (one ``xmin``), their physical order and keys are
+random, and no earlier drain's batch survives; no stored column, key, index or row order ranks a report within its
+day. Cost: O(reports of that day) per drain (docs/aggregator.md measures it). What a live reader sees: inbox rows as
+they arrive, until the next drain (docs/operations.md).
+
+Shards (``aggregator.sharding``): several workers may fold disjoint batches of inbox rows into ``PartialStatistics``
+rows, each listing the ids it covers; a drain (``merge_partials``, or ``fold_new_reports`` first) adds a partial only
+if all its rows are still in the inbox and none was taken by another partial of the same drain, and moves exactly
+those rows; every partial it read is deleted, merged or not (one whose rows are gone was folded another way).
 
 Validation reports (``{"validation": …}``, the validation share) are folded in the same pass into their own additive
 statistics (``SurveyStatistics.validation``); ``report_count`` counts training reports, ``validation_count`` the
 others. Publishing stores, with each version, its accuracy estimate where the statistics allow one (MRR: on the
 validation records folded so far; LDP: validation respondents evaluate versions after they are published, so
-``accuracy_by_version`` reads their counts live) and the plausibility findings of ``privacy.monitoring``.
+``accuracy_by_version`` reads their counts live) and the plausibility findings of ``privacy.monitoring``. LDP
+validation respondents evaluate ``validation_version`` — the newest version published before the current UTC day —
+so the version a validation report names reveals no more than its day.
 """
 from __future__ import annotations
 
+import datetime
 import logging
-from dataclasses import dataclass
+import random
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Max
 
 from aggregator.privacy import monitoring, plausibility
-from aggregator.privacy.plausibility import PlausibilityStats
 from aggregator.privacy.jsonable import json_safe
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
-from survey_app.models import Report, Survey
+from aggregator.privacy.plausibility import PlausibilityStats
+from survey_app.models import PendingReport, Report, Survey
 from survey_app.protocol import get_protocol
 
 from .models import ModelVersion, PartialStatistics, SurveyStatistics
 
 logger = logging.getLogger(__name__)
+
+#: Ids per query when reading or deleting a list of inbox rows (below every database's parameter limit).
+ID_CHUNK = 5000
 
 
 def _locked_statistics(survey: Survey) -> SurveyStatistics:
@@ -53,61 +68,47 @@ def _locked_statistics(survey: Survey) -> SurveyStatistics:
     return SurveyStatistics.objects.select_for_update().get(survey=survey)
 
 
-def safe_bound(survey: Survey, after: int) -> int | None:
-    """The largest id of the survey's reports after ``after``, read when every smaller report id that will ever
-    exist is visible (module docstring); ``None`` when there is none.
-
-    On PostgreSQL the SHARE lock on the report table is taken in a savepoint and released by rolling it back as soon
-    as the id is read. Nothing to wait for on SQLite, which serialises writers."""
-    with transaction.atomic():
-        savepoint = transaction.savepoint()
-        try:
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute(f"LOCK TABLE {connection.ops.quote_name(Report._meta.db_table)} IN SHARE MODE")
-            return Report.objects.filter(survey=survey, id__gt=after).aggregate(last=Max("id"))["last"]
-        finally:
-            transaction.savepoint_rollback(savepoint)  # releases the lock at once
+def chunks(items: list, size: int = ID_CHUNK) -> Iterable[list]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
 @dataclass
 class Folded:
-    """Running additive statistics of a fold: training ``stats``, ``validation`` statistics, the last report id
-    covered and how many reports of each kind were added."""
+    """Running additive statistics of a fold: training ``stats``, ``validation`` statistics, and how many reports of
+    each kind were added."""
 
     stats: Any
     validation: Any
-    last_id: int
     training: int = 0
     validating: int = 0
     plausibility: Any = None  # privacy.plausibility statistics (LDP), None for MRR
 
     @classmethod
-    def empty(cls, protocol, last_id: int) -> "Folded":
-        return cls(protocol.zero_stats(), protocol.zero_validation(), last_id,
-                   plausibility=plausibility.zero_stats(protocol))
+    def empty(cls, protocol) -> Folded:
+        return cls(protocol.zero_stats(), protocol.zero_validation(), plausibility=plausibility.zero_stats(protocol))
 
     @property
     def count(self) -> int:
         return self.training + self.validating
 
     @classmethod
-    def of_row(cls, protocol, row) -> "Folded":
+    def of_row(cls, protocol, row) -> Folded:
         """Start from what a ``SurveyStatistics`` row holds (zero statistics for a new row)."""
         stats = protocol.stats_from_dict(row.stats) if row.stats is not None else protocol.zero_stats()
-        validation = protocol.validation_from_dict(row.validation) if row.validation is not None else protocol.zero_validation()
-        return cls(stats, validation, row.watermark, plausibility=_plausibility_of_row(protocol, row))
+        validation = (protocol.validation_from_dict(row.validation) if row.validation is not None
+                      else protocol.zero_validation())
+        return cls(stats, validation, plausibility=_plausibility_of_row(protocol, row))
 
-    def add_batch(self, protocol, batch: list[tuple[int, Any]]) -> None:
-        """Fold ``(id, payload)`` pairs in id order (training and validation reports apart)."""
-        training, validating = protocol.split([payload for _, payload in batch])
+    def add_payloads(self, protocol, payloads: list) -> None:
+        """Fold report payloads (training and validation reports apart)."""
+        training, validating = protocol.split(payloads)
         if training:  # parsed once, for the statistics and the per-report plausibility checks
             reports = protocol.parse(training)
             self.stats = self.stats + protocol.aggregate(reports)
             if self.plausibility is not None:
                 self.plausibility = self.plausibility + plausibility.report_checks(protocol, reports)
         self.validation = self.validation + protocol.fold_validation(validating)
-        self.last_id = batch[-1][0]
         self.training += len(training)
         self.validating += len(validating)
 
@@ -117,9 +118,21 @@ class Folded:
         self.validation = self.validation + protocol.validation_from_dict(partial.validation)
         if self.plausibility is not None and partial.plausibility is not None:
             self.plausibility = self.plausibility + PlausibilityStats.from_dict(partial.plausibility)
-        self.last_id = partial.last_id
         self.training += partial.report_count
         self.validating += partial.validation_count
+
+
+@dataclass
+class Drain:
+    """The inbox rows one drain has folded (their ids, by ``received_on`` day): ``_move`` moves exactly these."""
+
+    by_day: dict[datetime.date, list[uuid.UUID]] = field(default_factory=lambda: defaultdict(list))
+    ids: set[uuid.UUID] = field(default_factory=set)
+
+    def add(self, rows: Iterable[tuple[uuid.UUID, datetime.date]]) -> None:
+        for id_, day in rows:
+            self.ids.add(id_)
+            self.by_day[day].append(id_)
 
 
 def _plausibility_of_row(protocol, row):
@@ -128,80 +141,166 @@ def _plausibility_of_row(protocol, row):
         return PlausibilityStats.from_dict(row.plausibility)
     if row.report_count == 0 or not protocol.checked_oracles():
         return plausibility.zero_stats(protocol)
-    payloads = Report.objects.filter(survey_id=row.survey_id, id__lte=row.watermark).values_list("payload", flat=True)
+    payloads = Report.objects.filter(survey_id=row.survey_id).values_list("payload", flat=True)  # all folded
     training, _ = protocol.split(list(payloads))
     return plausibility.protocol_checks(protocol, training)
 
 
-def fold_reports(protocol, reports, folded: Folded, batch_size: int = 5000, progress=None, total: int = 0) -> Folded:
-    """Fold the reports of the queryset ``reports`` with id > ``folded.last_id``, in id order and in batches of
-    ``batch_size`` (keyset pagination), into ``folded``; ``progress(done, total)`` after each batch."""
+def fold_pending(protocol, rows, folded: Folded, drain: Drain | None = None, batch_size: int = 5000,
+                 progress=None, total: int = 0, skip: set | None = None) -> list[uuid.UUID]:
+    """Fold the inbox rows of the queryset ``rows`` in keyset batches of ``batch_size`` over their (random) ids,
+    skipping ids in ``skip`` or already in ``drain``; record them in ``drain``, if given; ``progress(done, total)``
+    after each batch. Returns the ids folded. Rows committed after a batch was read past them are not seen."""
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
+    done: list[uuid.UUID] = []
+    after = None
     while True:
-        batch = list(reports.filter(id__gt=folded.last_id).order_by("id").values_list("id", "payload")[:batch_size])
+        page = rows if after is None else rows.filter(id__gt=after)
+        batch = list(page.order_by("id").values_list("id", "payload", "received_on")[:batch_size])
         if not batch:
-            return folded
-        folded.add_batch(protocol, batch)
+            return done
+        after = batch[-1][0]
+        fresh = [row for row in batch
+                 if not (drain is not None and row[0] in drain.ids) and not (skip and str(row[0]) in skip)]
+        if fresh:
+            folded.add_payloads(protocol, [payload for _, payload, _ in fresh])
+            done.extend(id_ for id_, _, _ in fresh)
+            if drain is not None:
+                drain.add((id_, day) for id_, _, day in fresh)
         if progress:
             progress(folded.count, total)
 
 
-def _merge_ready_partials(protocol, survey: Survey, folded: Folded) -> None:
-    """Add the partial statistics that continue ``folded`` without a gap, each starting at ``folded.last_id`` + 1
-    (``_store`` then deletes them). Call under the statistics row lock."""
-    for partial in PartialStatistics.objects.filter(survey=survey, first_id__gt=folded.last_id).order_by("first_id"):
-        if partial.first_id != folded.last_id + 1:
-            break
+def _still_pending(survey: Survey, ids: list[uuid.UUID]) -> list[tuple[uuid.UUID, datetime.date]]:
+    """(id, day) of the rows among ``ids`` still in the survey's inbox."""
+    out: list = []
+    for part in chunks(ids):
+        out += PendingReport.objects.filter(survey=survey, id__in=part).values_list("id", "received_on")
+    return out
+
+
+def _merge_partials(protocol, survey: Survey, folded: Folded, drain: Drain) -> list[int]:
+    """Add every partial whose rows are all still pending and untaken by this drain; returns the primary keys of all
+    partials read (merged or dropped: ``_finish`` deletes them). Call under the statistics row lock."""
+    seen = []
+    for partial in PartialStatistics.objects.filter(survey=survey).order_by("pk"):
+        seen.append(partial.pk)
+        ids = [uuid.UUID(i) for i in partial.pending]
+        if not ids or len(set(ids)) != len(ids) or drain.ids.intersection(ids):
+            continue
+        present = _still_pending(survey, ids)
+        if len(present) != len(ids):
+            continue  # some of its rows were folded another way: dropped (the rest is folded directly)
         folded.add_partial(protocol, partial)
+        drain.add(present)
+    return seen
 
 
-def _store(row: SurveyStatistics, protocol, folded: Folded) -> None:
-    """Write ``folded`` to the locked row and delete every partial at or behind the new watermark: merged ones, and
-    any whose reports were folded another way (a shard that finished after the watermark passed it)."""
-    PartialStatistics.objects.filter(survey_id=row.survey_id, first_id__lte=folded.last_id).delete()
+def _move(survey: Survey, drain: Drain) -> None:
+    """Delete the drained rows from the inbox and insert them into ``Report`` with the survey's earlier reports of the
+    same day, those re-inserted too, all in one random order under fresh random keys (module docstring). Raises (and
+    so rolls the drain back) if a drained row is no longer in the inbox, which the row lock rules out."""
+    for day, ids in drain.by_day.items():
+        if connection.vendor == "postgresql":
+            moved = _move_day_sql(survey, day, ids)
+        else:
+            moved = _move_day_python(survey, day, ids)
+        if moved != len(ids):
+            raise RuntimeError(f"survey {survey.pk}: {len(ids)} reports drained but {moved} left the inbox")
+
+
+def _move_day_sql(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> int:
+    """PostgreSQL: the day's rewrite in two statements; returns how many inbox rows moved."""
+    quote = connection.ops.quote_name
+    report, pending = quote(Report._meta.db_table), quote(PendingReport._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {report} WHERE survey_id = %s AND received_on = %s", [survey.pk, day])
+        earlier = cursor.fetchone()[0]
+        cursor.execute(
+            f"WITH earlier AS (DELETE FROM {report} WHERE survey_id = %s AND received_on = %s RETURNING payload), "
+            f"moved AS (DELETE FROM {pending} WHERE survey_id = %s AND id = ANY(%s::uuid[]) RETURNING payload) "
+            f"INSERT INTO {report} (id, survey_id, payload, received_on) "
+            f"SELECT gen_random_uuid(), %s, payload, %s "
+            f"FROM (SELECT payload FROM earlier UNION ALL SELECT payload FROM moved) AS day ORDER BY random()",
+            [survey.pk, day, survey.pk, ids, survey.pk, day])
+        return cursor.rowcount - earlier
+
+
+def _move_day_python(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> int:
+    """Other databases (the embedded SQLite, small): the same rewrite through the ORM, shuffled by the system's secure
+    random source; returns how many inbox rows moved."""
+    earlier = Report.objects.filter(survey=survey, received_on=day)
+    payloads = list(earlier.values_list("payload", flat=True))
+    earlier._raw_delete(earlier.db)
+    moved = 0
+    for part in chunks(ids):
+        rows = PendingReport.objects.filter(survey=survey, id__in=part)
+        part_payloads = list(rows.values_list("payload", flat=True))
+        moved += rows._raw_delete(rows.db)
+        payloads += part_payloads
+    random.SystemRandom().shuffle(payloads)
+    Report.objects.bulk_create([Report(id=uuid.uuid4(), survey=survey, payload=p, received_on=day) for p in payloads],
+                               batch_size=2000)
+    return moved
+
+
+def _finish(row: SurveyStatistics, protocol, folded: Folded, drain: Drain, partials: list[int]) -> None:
+    """Move the drained rows, write ``folded`` to the locked row and delete the partials read (merged or dropped)."""
+    if partials:
+        PartialStatistics.objects.filter(pk__in=partials).delete()
+    if not drain.ids and row.stats is not None:
+        return
+    _move(row.survey, drain)
     row.stats = json_safe(protocol.stats_to_dict(folded.stats))
     row.validation = json_safe(protocol.validation_to_dict(folded.validation))
     row.plausibility = json_safe(folded.plausibility.to_dict()) if folded.plausibility is not None else None
-    row.watermark = folded.last_id
     row.report_count += folded.training
     row.validation_count += folded.validating
     row.save()
 
 
 def fold_new_reports(survey: Survey, batch_size: int = 5000, progress=None) -> int:
-    """Fold every report after the watermark into the stored statistics; returns how many were folded.
+    """Drain the survey's inbox into the stored statistics (one transaction, module docstring); returns how many
+    reports were folded.
 
-    Ready partial statistics of shards are merged first (``merge_partials``), then the reports up to the safe bound
-    are folded. ``progress(done, total)``, if given, is called after each batch (``total`` counted once)."""
+    Ready partial statistics of shards are merged first, then the other inbox rows are folded. ``progress(done,
+    total)``, if given, is called after each batch (``total`` counted once)."""
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     protocol = get_protocol(survey)
     with transaction.atomic():
         row = _locked_statistics(survey)
         folded = Folded.of_row(protocol, row)
-        _merge_ready_partials(protocol, survey, folded)
-        bound = safe_bound(survey, folded.last_id)
-        if bound is not None:
-            reports = Report.objects.filter(survey=survey, id__lte=bound)
-            total = folded.count + reports.filter(id__gt=folded.last_id).count() if progress else 0
-            fold_reports(protocol, reports, folded, batch_size, progress, total)
-        if folded.last_id != row.watermark or row.stats is None:
-            _store(row, protocol, folded)
+        drain = Drain()
+        partials = _merge_partials(protocol, survey, folded, drain)
+        pending = PendingReport.objects.filter(survey=survey)
+        total = pending.count() if progress else 0  # the merged partials' rows included: still in the inbox
+        fold_pending(protocol, pending, folded, drain, batch_size, progress, total)
+        _finish(row, protocol, folded, drain, partials)
     return folded.count
 
 
 def merge_partials(survey: Survey) -> int:
-    """Merge the shards' partial statistics that continue the watermark into the stored statistics, in one
-    transaction under the row lock; returns how many reports they add (0 while the next shard is missing)."""
+    """Merge the shards' partial statistics into the stored statistics, moving exactly their rows, in one transaction
+    under the row lock; returns how many reports they add."""
     protocol = get_protocol(survey)
     with transaction.atomic():
         row = _locked_statistics(survey)
         folded = Folded.of_row(protocol, row)
-        _merge_ready_partials(protocol, survey, folded)
-        if folded.last_id != row.watermark:
-            _store(row, protocol, folded)
+        drain = Drain()
+        partials = _merge_partials(protocol, survey, folded, drain)
+        if drain.ids or partials:
+            _finish(row, protocol, folded, drain, partials)
     return folded.count
+
+
+def validation_version(survey: Survey, now: datetime.datetime | None = None) -> ModelVersion | None:
+    """The version LDP validation respondents evaluate: the newest one published before the current UTC day began
+    (``None`` if there is none), so the version in a validation report tells no more than the report's day."""
+    now = now or datetime.datetime.now(datetime.UTC)
+    midnight = now.astimezone(datetime.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return ModelVersion.objects.filter(survey=survey, created_at__lt=midnight).order_by("-version").first()
 
 
 def latest_version(survey: Survey) -> ModelVersion | None:
@@ -283,7 +382,8 @@ def retrain(survey: Survey, progress=None) -> ModelVersion | None:
     """Fold the new reports, then publish a version if anything changed.
 
     ``progress(fraction, message)``, if given, hears about the fold (90 % of the work) and the estimate."""
-    fold = (lambda done, total: progress(0.9 * done / max(total, 1), f"Folded {done} of {total} new reports")) if progress else None
+    fold = ((lambda done, total: progress(0.9 * done / max(total, 1), f"Folded {done} of {total} new reports"))
+            if progress else None)
     fold_new_reports(survey, progress=fold)
     if progress:
         progress(0.9, "Estimating the model")

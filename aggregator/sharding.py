@@ -1,58 +1,54 @@
-"""Scale-out: several workers fold disjoint shards of a survey's new reports, and their partial statistics are merged.
+"""Scale-out: several workers fold disjoint batches of a survey's inbox, and their partial statistics are merged.
 
-The single-transaction fold (``services.fold_new_reports``) holds the survey's statistics row for the whole fold, so a
-second worker can only wait. For a large backlog, folding is split instead:
+The single-transaction drain (``services.fold_new_reports``) holds the survey's statistics row for the whole fold, so
+a second worker can only wait. For a large backlog, folding is split instead:
 
-1. ``plan_shards`` cuts the new reports into id ranges ``[first_id, last_id]`` that tile the id line from the
-   watermark + 1 up to a *safe bound* (below), ``shard_size`` reports of the survey each (the last one fewer).
-2. ``fold_shard`` (one Celery task per range, on any worker) reads the range's reports and stores their additive
-   statistics as one ``PartialStatistics`` row, in a transaction of its own.
-3. ``services.merge_partials`` (the chord's body, or any later fold) adds the partials to ``SurveyStatistics`` in
-   order — only a partial starting exactly at the watermark + 1, then the next one — and deletes them in the same
-   transaction that advances the watermark, under the statistics row lock. The engine's statistics are additive, so
-   the merge is exact: fold(A) + fold(B) = fold(A ∪ B).
+1. ``plan_shards`` cuts the inbox (``PendingReport``) into ranges of its random UUID keys, ``shard_size`` rows each
+   (the last one fewer), tiling the whole key space. The keys are random, so a range carries no order: it is a
+   random batch of the inbox.
+2. ``fold_shard`` (one Celery task per range, on any worker) reads the range's inbox rows not already covered by a
+   stored partial and stores their additive statistics, with the list of their ids, as one ``PartialStatistics`` row,
+   in a transaction of its own.
+3. A drain (``services.merge_partials``: the chord's body, or any later ``fold_new_reports``) adds a partial under
+   the statistics row lock only if every row it lists is still in the inbox and not taken by another partial of the
+   same drain, and deletes exactly those rows (moving them into ``Report``) in that transaction; every partial it
+   read is deleted, merged or dropped. The engine's statistics are additive, so the merge is exact: fold(A) + fold(B)
+   = fold(A ∪ B).
 
 Exactly once, whatever dies when:
 
-* a worker killed inside ``fold_shard`` leaves no partial (its transaction never committed); the range is planned
-  and folded again by the next retrain;
-* a worker killed inside the merge leaves the statistics and every partial as they were (one transaction);
-* a partial cannot be merged twice: merging moves the watermark to its ``last_id`` and deletes it in one transaction,
-  and only a partial starting right after the watermark is ever merged; a shard folded twice (a redelivered task, or
-  two retrains planning the same range) is stored once (``fold_shard`` skips a range already stored or merged, and
-  the unique ``(survey, first_id)`` constraint settles a race); a partial left behind the watermark (its reports
-  were folded another way, e.g. by ``fold_new_reports``) is never merged and is deleted by the next merge.
+* a worker killed inside ``fold_shard`` leaves no partial (its transaction never committed); its rows stay pending
+  and are folded by a later shard or drain;
+* a worker killed inside the merge leaves the statistics, the inbox and every partial as they were (one
+  transaction);
+* a partial's statistics are added only in the transaction that deletes its rows from the inbox, so it cannot be
+  added twice, nor can its rows be folded again; a partial whose rows are gone (folded by another drain while it was
+  being folded) or shared with a merged one (a shard folded twice at the same moment) is dropped, never added — its
+  remaining rows are still pending and folded directly. Sequentially, a shard folded twice is stored once
+  (``fold_shard`` skips rows another partial covers).
 
-The safe bound (why a shard never misses a report): report ids are drawn from a sequence when the INSERT executes
-but become visible when its transaction commits, so a report with a smaller id can become visible after a larger
-one was read — a shard ending past it would leave it behind the watermark, never folded. So shards only cover ids
-up to a bound read by ``services.safe_bound``: PostgreSQL takes an INSERT's ROW EXCLUSIVE lock on the report table
-before it evaluates the id's ``nextval``, and the bound is read under a SHARE lock on that table, which is granted
-only once every transaction holding ROW EXCLUSIVE — every insert that may have drawn an id — has ended, and which
-blocks new ones while held. Under it, every id drawn so far is committed (visible) or rolled back (never visible),
-and ids drawn after it is released are larger (the sequence only grows; Django's identity columns cache one value).
-Every report with an id up to the bound is therefore visible to the shards, whenever they run. The lock lasts for
-the one index lookup (a savepoint rolled back right after releases it), so report POSTs wait milliseconds, not for
-the fold. SQLite serialises writers, so ids become visible in order there.
+No safe bound is needed: a drain deletes only rows it read, so an insert committing late is simply pending for the
+next drain, and nothing ever compares keys for order.
 
 Tuning (Django settings or environment variables): ``COINFLIP_SHARD_SIZE`` reports per shard (default 50,000) and
-``COINFLIP_SHARD_THRESHOLD``, the number of new reports from which ``aggregator.tasks.retrain_survey`` shards
+``COINFLIP_SHARD_THRESHOLD``, the number of pending reports from which ``aggregator.tasks.retrain_survey`` shards
 (default 200,000; below it one transaction is cheaper than the tasks' overhead). See docs/operations.md.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from itertools import pairwise
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from aggregator.privacy.jsonable import json_safe
-from survey_app.models import Report, Survey
+from survey_app.models import PendingReport, Survey
 from survey_app.protocol import get_protocol
 
 from . import services
-from .models import PartialStatistics, SurveyStatistics
+from .models import PartialStatistics
 
 DEFAULT_SHARD_SIZE = 50_000
 DEFAULT_SHARD_THRESHOLD = 200_000
@@ -67,63 +63,60 @@ def setting(name: str, default: int) -> int:
 
 @dataclass(frozen=True)
 class Shard:
-    """The survey's reports with ``first_id ≤ id ≤ last_id`` (a range of ids, not of the survey's reports only)."""
+    """The survey's inbox rows with ``low ≤ id < high`` (UUID strings; ``None``: unbounded on that side). A task
+    argument only: never stored."""
 
-    first_id: int
-    last_id: int
+    low: str | None
+    high: str | None
 
-
-def watermark(survey: Survey) -> int:
-    row = SurveyStatistics.objects.filter(survey=survey).only("watermark").first()
-    return row.watermark if row else 0
+    def rows(self, survey: Survey):
+        rows = PendingReport.objects.filter(survey=survey)
+        if self.low is not None:
+            rows = rows.filter(id__gte=self.low)
+        if self.high is not None:
+            rows = rows.filter(id__lt=self.high)
+        return rows
 
 
 def plan_shards(survey: Survey, shard_size: int | None = None, threshold: int | None = None) -> list[Shard]:
-    """Contiguous id ranges covering the survey's new reports, from the watermark + 1 to the safe bound, with
-    ``shard_size`` reports each (the last one fewer); ``[]`` when fewer than ``threshold`` reports are new.
-
-    The cuts are every ``shard_size``-th new report, counted from the watermark, so planning again after a lost shard
-    reproduces the ranges whose partials are already stored (``fold_shard`` then skips them)."""
+    """Key ranges tiling the inbox with ``shard_size`` pending rows each (the last one fewer); ``[]`` when fewer than
+    ``threshold`` rows are pending."""
     shard_size = shard_size or setting("COINFLIP_SHARD_SIZE", DEFAULT_SHARD_SIZE)
     threshold = setting("COINFLIP_SHARD_THRESHOLD", DEFAULT_SHARD_THRESHOLD) if threshold is None else threshold
     if shard_size < 1:
         raise ValueError("shard_size must be at least 1")
-    start = watermark(survey)
-    new = Report.objects.filter(survey=survey, id__gt=start)
-    if new.count() < max(threshold, 1):
+    pending = PendingReport.objects.filter(survey=survey)
+    total = pending.count()
+    if total < max(threshold, 1):
         return []
-    bound = services.safe_bound(survey, start)
-    shards: list[Shard] = []
-    while bound is not None and start < bound:
-        ids = new.filter(id__gt=start, id__lte=bound).order_by("id").values_list("id", flat=True)
-        cut = list(ids[shard_size - 1:shard_size])
-        end = cut[0] if cut else bound
-        shards.append(Shard(start + 1, end))
-        start = end
-    return shards
+    keys = pending.order_by("id").values_list("id", flat=True)
+    cuts = [str(keys[i]) for i in range(shard_size, total, shard_size)]
+    return [Shard(low, high) for low, high in pairwise([None, *cuts, None])]
+
+
+def covered(survey: Survey) -> set[str]:
+    """Ids of the inbox rows that a stored partial of the survey covers."""
+    out: set[str] = set()
+    for ids in PartialStatistics.objects.filter(survey=survey).values_list("pending", flat=True):
+        out.update(ids)
+    return out
 
 
 def fold_shard(survey: Survey, shard: Shard, worker: str = "", batch_size: int = 5000) -> int:
-    """Fold the shard's reports into a new ``PartialStatistics`` row (one transaction); returns how many reports.
-
-    0 without work when the shard is already stored or merged. ``shard`` must come from ``plan_shards`` (its ids
-    are below the safe bound). ``worker`` names who folded it (the Celery worker's host name)."""
-    already = (PartialStatistics.objects.filter(survey=survey, first_id=shard.first_id).exists()
-               or watermark(survey) >= shard.first_id)
-    if already:
-        return 0
+    """Fold the shard's pending rows that no stored partial covers into a new ``PartialStatistics`` row listing them
+    (one transaction); returns how many reports (0, storing nothing, when there are none). ``worker`` names who
+    folded it (the Celery worker's host name)."""
     protocol = get_protocol(survey)
-    folded = services.Folded.empty(protocol, shard.first_id - 1)
-    services.fold_reports(protocol, Report.objects.filter(survey=survey, id__lte=shard.last_id), folded, batch_size)
-    try:
-        with transaction.atomic():
-            PartialStatistics.objects.create(
-                survey=survey, first_id=shard.first_id, last_id=shard.last_id,
-                stats=json_safe(protocol.stats_to_dict(folded.stats)),
-                validation=json_safe(protocol.validation_to_dict(folded.validation)),
-                plausibility=json_safe(folded.plausibility.to_dict()) if folded.plausibility is not None else None,
-                report_count=folded.training, validation_count=folded.validating, worker=worker[:200],
-            )
-    except IntegrityError:  # another worker stored a shard starting here first
+    folded = services.Folded.empty(protocol)
+    ids = services.fold_pending(protocol, shard.rows(survey), folded, batch_size=batch_size, skip=covered(survey))
+    if not ids:
         return 0
+    with transaction.atomic():
+        PartialStatistics.objects.create(
+            survey=survey, pending=[str(i) for i in ids],
+            stats=json_safe(protocol.stats_to_dict(folded.stats)),
+            validation=json_safe(protocol.validation_to_dict(folded.validation)),
+            plausibility=json_safe(folded.plausibility.to_dict()) if folded.plausibility is not None else None,
+            report_count=folded.training, validation_count=folded.validating, worker=worker[:200],
+        )
     return folded.count

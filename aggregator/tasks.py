@@ -23,7 +23,7 @@ from .models import Job
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def fold_survey(survey_id: int) -> int:
-    """Fold a survey's new reports; returns how many."""
+    """Drain a survey's inbox into its statistics; returns how many reports were folded."""
     return services.fold_new_reports(Survey.objects.get(pk=survey_id))
 
 
@@ -47,16 +47,17 @@ def retrain_survey(self, survey_id: int) -> int | None:
         services.merge_partials(survey)  # what a previous, interrupted chord left ready
         shards = sharding.plan_shards(survey)
         if len(shards) > 1:
-            header = [fold_shard.si(survey_id, s.first_id, s.last_id) for s in shards]
+            header = [fold_shard.si(survey_id, s.low, s.high) for s in shards]
             with allow_join_result():  # eagerly (tests), replacing runs the chord here and waits for it
                 return self.replace(chord(header, merge_and_publish.si(survey_id)))
     return _version_number(services.retrain(survey))
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
-def fold_shard(self, survey_id: int, first_id: int, last_id: int) -> int:
-    """Fold one shard into a ``PartialStatistics`` row stamped with this worker's name; returns how many reports."""
-    shard = sharding.Shard(first_id, last_id)
+def fold_shard(self, survey_id: int, low: str | None, high: str | None) -> int:
+    """Fold one shard (a range of random inbox keys) into a ``PartialStatistics`` row stamped with this worker's name;
+    returns how many reports."""
+    shard = sharding.Shard(low, high)
     return sharding.fold_shard(Survey.objects.get(pk=survey_id), shard, worker=self.request.hostname or "")
 
 

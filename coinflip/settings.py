@@ -192,9 +192,11 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # django.request logs the path of every 4xx/5xx answer: invitation tokens in survey URLs are replaced.
-    "filters": {"redact_tokens": {"()": "coinflip.security.RedactTokensFilter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_tokens"]}},
+    # django.request logs the path of every 4xx/5xx answer: invitation tokens in survey URLs are replaced; and no
+    # line keeps an IP address or a query string (coinflip.security.RedactAddressesFilter).
+    "filters": {"redact_tokens": {"()": "coinflip.security.RedactTokensFilter"},
+                "redact_addresses": {"()": "coinflip.security.RedactAddressesFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_tokens", "redact_addresses"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }
 
@@ -213,9 +215,14 @@ MEDIA_URL = "media/"
 
 # Reverse proxies in front of gunicorn (a TLS-terminating proxy or load balancer). With N >= 1, Django takes the
 # scheme from X-Forwarded-Proto (SECURE_PROXY_SSL_HEADER: the proxy must set that header itself, overwriting any value
-# a client sent) and login throttling takes the client's address from X-Forwarded-For (coinflip.security.client_ip).
-# Never set it without such a proxy: clients could then claim HTTPS and any address.
+# a client sent) and login throttling takes the client's address from X-Forwarded-For (coinflip.security.client_ip):
+# the entry N places from the right — what the N proxies appended — and only on connections whose own address is in
+# COINFLIP_TRUSTED_PROXY_NETWORKS (the nearest proxy; default loopback and private networks, where compose's Caddy
+# and most load balancers connect from); any other connection counts against its own address, whatever it sends.
+# Never set it without such a proxy: clients could then claim HTTPS.
 COINFLIP_TRUSTED_PROXIES = int(os.environ.get("COINFLIP_TRUSTED_PROXIES", "0"))
+COINFLIP_TRUSTED_PROXY_NETWORKS = env_list(
+    "COINFLIP_TRUSTED_PROXY_NETWORKS", "127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7")
 if COINFLIP_TRUSTED_PROXIES > 0:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 

@@ -5,10 +5,18 @@ mostly waits on PostgreSQL, so threads serve more reports per process than sync 
 database connection (keep workers × threads, summed over the web containers and plus the Celery processes, under
 PostgreSQL's max_connections).
 
+Slow clients (issue 14): the worker class is ``coinflip.buffering.BufferingThreadWorker``, gthread with each request
+read whole in the worker's event loop before a thread takes it, so a client sending one byte per second holds a
+socket, not a thread; a request must arrive within ``GUNICORN_REQUEST_READ_TIMEOUT`` seconds (default 20, then 408),
+bodies up to ``GUNICORN_REQUEST_BUFFER_BYTES`` (default 1 MiB) are buffered, and a response not read within
+``timeout`` seconds is abandoned. The compose proxy buffers bodies too (docker/Caddyfile).
+
 Access log and privacy: a line holds the time, method, path, protocol, status, body size and duration — never the
 client's address, user agent, referrer, query string or any request header, and invitation tokens in survey paths
 (``/s/<slug>/t/<token>/``) are replaced by ``<token>`` (coinflip.security.redact_path). ``PrivateLogger`` enforces
-that whatever ``GUNICORN_ACCESS_LOG_FORMAT`` says: the atoms that could identify a respondent are blanked.
+that whatever ``GUNICORN_ACCESS_LOG_FORMAT`` says: the atoms that could identify a respondent are blanked. The
+error log goes through ``coinflip.security.RedactAddressesFilter`` too: gunicorn writes "Invalid request from
+ip=…" and "Error handling request <uri>", which become ``ip=<address>`` and the path without token or query string.
 """
 import multiprocessing
 import os
@@ -18,7 +26,7 @@ from pathlib import Path
 from gunicorn.glogging import Logger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the project root, for coinflip.security
-from coinflip.security import redact_path  # noqa: E402
+from coinflip.security import RedactAddressesFilter, redact_path  # noqa: E402
 
 
 def _int(name: str, default: int) -> int:
@@ -27,7 +35,7 @@ def _int(name: str, default: int) -> int:
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = _int("WEB_CONCURRENCY", min(2 * multiprocessing.cpu_count(), 8))
-worker_class = "gthread"
+worker_class = "coinflip.buffering.BufferingThreadWorker"  # gthread, buffering requests
 threads = _int("GUNICORN_THREADS", 4)
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
@@ -50,7 +58,13 @@ SAFE_ATOMS = ("t", "m", "H", "s", "b", "B", "T", "D", "M", "L", "p")
 
 
 class PrivateLogger(Logger):
-    """gunicorn's logger with an access log that cannot identify a respondent (see the module docstring)."""
+    """gunicorn's logger with an access log that cannot identify a respondent, and an error log with no address,
+    token or query string (see the module docstring)."""
+
+    def setup(self, cfg):
+        super().setup(cfg)
+        if not any(isinstance(f, RedactAddressesFilter) for f in self.error_log.filters):
+            self.error_log.addFilter(RedactAddressesFilter())
 
     def atoms(self, resp, req, environ, request_time):
         full = super().atoms(resp, req, environ, request_time)

@@ -27,7 +27,7 @@ def wait_for_database(connection, seconds: float) -> None:
             return
         except OperationalError as error:
             if time.monotonic() > deadline:
-                raise SystemExit(f"database unreachable after {seconds:.0f} s: {error}")
+                raise SystemExit(f"database unreachable after {seconds:.0f} s: {error}") from error
             print("waiting for the database…", file=sys.stderr)
             time.sleep(2)
 

@@ -11,10 +11,16 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from aggregator.privacy.jsonable import format_epsilon
+from aggregator.privacy.protocol import SurveyProtocol
+
 from .models import Choice, InvitationToken, Question, Survey
 from .permissions import can_manage, surveys_for
 from .protocol import get_protocol
 from .services import clone_survey, create_survey_from_table, fit_projection, generate_tokens
+
+#: How the admin writes each privacy setting (``SurveyProtocol.privacy_settings``; as the dashboard does).
+SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
 
 
 class ImportForm(forms.Form):
@@ -112,9 +118,13 @@ class SurveyAdmin(admin.ModelAdmin):
 
     @admin.display(description="Privacy")
     def privacy_summary(self, obj: Survey) -> str:
-        if obj.mode == Survey.Mode.MRR:
-            return f"θ = {obj.theta:g}" if obj.theta is not None else "θ not set"
-        return f"ε = {obj.epsilon:g} ({obj.encoding})" if obj.epsilon is not None else "ε not set"
+        """The setting that sets the privacy level and the others that qualify it, e.g. "ε = 1 (oue)"
+        (``SurveyProtocol.privacy_settings`` of the survey's mode)."""
+        level, *others = SurveyProtocol.for_mode(obj.mode).privacy_settings
+        symbol, value = SETTING_SYMBOLS[level], getattr(obj, level)
+        if value is None:
+            return f"{symbol} not set"
+        return f"{symbol} = {value:g}" + "".join(f" ({getattr(obj, name)})" for name in others)
 
     def save_related(self, request, form, formsets, change):
         """After the questions are saved, (re)fit PCA/DCA on the reference sample when the survey uses one."""
@@ -141,13 +151,13 @@ class SurveyAdmin(admin.ModelAdmin):
         pse = privacy.get("pse_per_question", {})
         rows = format_html_join(
             "", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((name, f"{eps:.3g}", f"{pse[name]:.3f}" if name in pse else "—")
+            ((name, format_epsilon(eps), f"{pse[name]:.3f}" if name in pse else "—")
              for name, eps in privacy["epsilon_per_question"].items()),
         )
         return format_html(
             "<p><strong>ε per respondent: {}</strong> (smaller is more private)</p>"
             "<table><thead><tr><th>question</th><th>ε</th><th>PSE (uniform prior)</th></tr></thead><tbody>{}</tbody></table>",
-            f"{privacy['epsilon_per_respondent']:.3g}", rows,
+            format_epsilon(privacy["epsilon_per_respondent"]), rows,
         )
 
     def get_urls(self):
@@ -181,7 +191,7 @@ class SurveyAdmin(admin.ModelAdmin):
 
     @admin.display(description="Reports")
     def report_count(self, obj: Survey) -> int:
-        return obj.reports.count()
+        return obj.report_total()  # folded and still in the inbox
 
     @admin.action(description="Open the selected surveys")
     def open_surveys(self, request, queryset):

@@ -3,8 +3,10 @@
 * ``GET  /api/surveys/<slug>/protocol/`` — what a browser needs to randomize: questions and the public protocol.
 * ``POST /api/surveys/<slug>/reports/`` — one randomized report: a training report, or a validation report
   ``{"validation": …}`` from the validation share (``aggregator.privacy.validation``). 201 stored; 400 malformed
-  (the message names the field); 403 unknown token; 409 token already used; 410 survey closed; 404 unknown or draft
-  survey.
+  (the message names the field); 403 no credential (token survey); 409 credential already used; 410 survey closed;
+  404 unknown or draft survey. A token survey's report carries ``{"credential": {value, signature, key_id}}`` and never the token (400).
+* ``POST /api/surveys/<slug>/invitations/redeem/`` — a token survey's invitation token and blinded message in, a
+  blind signature out (``RedeemView``; survey_app/credentials.py): the credential's first half, in its own request.
 
 The views keep to HTTP: ``ReportView`` parses the body (``read_submission``), hands it to the ingestion service
 (``survey_app.reports.submit_report``: survey lookup, checks, token, storage) and maps its ``Outcome`` onto a
@@ -33,8 +35,8 @@ from rest_framework.views import APIView
 
 from .models import Survey
 from .protocol import get_protocol
+from .credentials import public_credential, redeem
 from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report
-
 
 #: Largest report body accepted: 512 KiB, ten times the largest honest report measured on the bundled data sets
 #: (glass, 64 bins, split SHE/THE: 50 KB; one-report bodies stay under 6 KB) and a fifth of Django's
@@ -119,14 +121,27 @@ def question_display(survey: Survey) -> list[dict]:
     return out
 
 
+class CredentialSerializer(serializers.Serializer):
+    """An unblinded credential (survey_app/credentials.py); checked by the ingestion service, not here."""
+
+    value = serializers.CharField(help_text="The prepared random value (RFC 9474 §4.1), unpadded base64url.")
+    signature = serializers.CharField(help_text="RSA-PSS signature on value (RSABSSA-SHA384-PSS-Randomized), "
+                                                "unpadded base64url.")
+    key_id = serializers.CharField(help_text="Hex SHA-256 of the survey key's SPKI that signed it.")
+
+
 class ReportSerializer(serializers.Serializer):
     report = serializers.JSONField(help_text="The randomized report, in the wire format of the survey's protocol.")
-    token = serializers.CharField(required=False, max_length=64, help_text="Invitation token (token surveys only).")
+    credential = serializers.JSONField(
+        required=False, help_text="Token surveys: the credential from redeeming the invitation, "
+                                  "{value, signature, key_id} (see CredentialSerializer).")
+    token = serializers.CharField(required=False, max_length=64,
+                                  help_text="Refused: a report never carries the invitation token (redeem it first).")
 
     def validate(self, attrs):
         unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
         if unknown:
-            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report and token."]})
+            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report and credential."]})
         return attrs
 
 
@@ -147,16 +162,19 @@ def read_submission(data) -> Submission:
         return Submission(report)
     serializer = ReportSerializer(data=data)
     serializer.is_valid(raise_exception=True)
-    return Submission(serializer.validated_data["report"], serializer.validated_data.get("token"))
+    data = serializer.validated_data
+    return Submission(data["report"], data.get("token"), data.get("credential"))
 
 
 #: The answer to each refusal of the ingestion service (``survey_app.reports.Result``).
 REFUSALS: dict[Result, type[APIException]] = {
     Result.NOT_FOUND: NotFound,
     Result.CLOSED: Gone,
-    Result.TOKEN_MISSING: PermissionDenied,
     Result.TOKEN_UNKNOWN: PermissionDenied,
     Result.TOKEN_USED: TokenUsed,
+    Result.CREDENTIAL_MISSING: PermissionDenied,
+    Result.CREDENTIAL_USED: TokenUsed,
+    Result.NO_INVITATIONS: NotFound,
 }
 
 
@@ -183,6 +201,7 @@ class ProtocolView(APIView):
             "protocol": protocol.public(),
             "privacy": protocol.privacy(),
             "model_url": reverse("api-model", kwargs={"slug": survey.slug}),
+            **({"credential": public_credential(survey)} if survey.access == Survey.Access.TOKENS else {}),
         })
 
 
@@ -211,6 +230,67 @@ class ReportView(APIView):
         outcome = submit_report(slug, lambda: read_submission(request.data))
         if outcome.stored:
             return Response({"status": "stored"}, status=status.HTTP_201_CREATED)
+        if outcome.result is Result.INVALID:
+            raise ValidationError({outcome.field: [outcome.message]})
+        raise REFUSALS[outcome.result](outcome.message)
+
+
+# -- unlinkable invitations (issue 11; survey_app/credentials.py) ----------------------------------------------------
+
+class RedeemSerializer(serializers.Serializer):
+    token = serializers.CharField(max_length=64, help_text="The invitation token (from the invitation link).")
+    blinded_msg = serializers.CharField(max_length=2048, help_text="The blinded message (RFC 9474 §4.2), unpadded "
+                                                                   "base64url of the key's size.")
+    key_id = serializers.CharField(required=False, max_length=64,
+                                   help_text="The key the message was blinded for (the protocol's credential.key_id); "
+                                             "refused if it is no longer the active key.")
+
+    def validate(self, attrs):
+        unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
+        if unknown:
+            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only token, blinded_msg and "
+                                                     "key_id."]})
+        return attrs
+
+
+class RedeemView(APIView):
+    """``POST /api/surveys/<slug>/invitations/redeem/``: spend an invitation token for a blind signature.
+
+    200 ``{"blind_signature", "key_id"}``; 400 malformed (the message names the field: a blinded message not of the
+    key's size, a retired ``key_id``); 403 unknown token; 404 unknown or draft survey, or an open-link one; 409 token
+    already used; 410 closed. The token is the only thing written (marked used); nothing of the blinded message is
+    kept. The report follows in a separate request with the unblinded credential (``ReportView``)."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+    parser_classes = [BoundedJSONParser]
+    max_body_bytes = 16 * 1024
+
+    @extend_schema(
+        summary="Redeem an invitation token for a blind signature (RFC 9474, RSABSSA-SHA384-PSS-Randomized)",
+        parameters=[SlugParameter],
+        request=RedeemSerializer,
+        responses={
+            200: inline_serializer("Redeemed", {"blind_signature": serializers.CharField(),
+                                                "key_id": serializers.CharField()}),
+            400: OpenApiResponse(FieldErrors, description="Malformed body or blinded message; the message names the "
+                                                          "field"),
+            403: OpenApiResponse(ErrorSchema, description="Unknown invitation token"),
+            404: OpenApiResponse(ErrorSchema, description="Unknown survey, or one without invitations"),
+            409: OpenApiResponse(ErrorSchema, description="Invitation token already used"),
+            410: OpenApiResponse(ErrorSchema, description="Survey closed"),
+            413: OpenApiResponse(ErrorSchema, description="Body too large"),
+            415: OpenApiResponse(ErrorSchema, description="Not application/json"),
+        },
+    )
+    def post(self, request, slug: str):
+        serializer = RedeemSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        redemption = redeem(slug, data["token"], data["blinded_msg"], data.get("key_id"))
+        outcome = redemption.outcome
+        if outcome.result is Result.SIGNED:
+            return Response({"blind_signature": redemption.blind_signature, "key_id": redemption.key_id})
         if outcome.result is Result.INVALID:
             raise ValidationError({outcome.field: [outcome.message]})
         raise REFUSALS[outcome.result](outcome.message)

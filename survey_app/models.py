@@ -3,13 +3,16 @@
 A ``Survey`` holds the privacy settings (mode ``mrr`` — the unrelated-question model of SPEC §2 — or ``ldp`` — a
 frequency oracle of SPEC §3 with the Naive Bayes reporting of §4–§5) and its ``Question``s with their ``Choice``s.
 ``protocol_config()`` turns it into the plain dict the engine (``aggregator.privacy``) understands; the engine does
-all randomization and estimation. A ``Report`` holds only what a respondent's browser sent — already randomized — and
-a coarse date: no token, IP address, user agent or precise time.
+all randomization and estimation. A report holds only what a respondent's browser sent — already randomized — and
+a coarse date: no token, IP address, user agent or precise time. It arrives in the inbox (``PendingReport``) and is
+moved into ``Report`` by the fold that counts it (``aggregator.services``): every ``Report`` row is folded, every
+``PendingReport`` row is not. Both have random (UUID) keys and no column or index that orders reports within a day.
 """
 from __future__ import annotations
 
 import math
 import secrets
+import uuid
 
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -74,21 +77,26 @@ class Survey(models.Model):
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
     theta = models.FloatField(
         null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="MRR: probability that a group's true answers are sent (0 < θ ≤ 1). Larger θ: more accuracy, less privacy.",
+        help_text="MRR: probability that a group's true answers are sent (0 < θ ≤ 1). "
+                  "Larger θ: more accuracy, less privacy.",
     )
     epsilon = models.FloatField(
-        null=True, blank=True, help_text="LDP: privacy budget per respondent (ε > 0). Smaller ε: more privacy, less accuracy."
+        null=True, blank=True,
+        help_text="LDP: privacy budget per respondent (ε > 0). Smaller ε: more privacy, less accuracy.",
     )
     encoding = models.CharField(max_length=10, choices=Encoding.choices, default=Encoding.ADAPTIVE)
     the_threshold = models.FloatField(
         null=True, blank=True, help_text="THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25)."
     )
     strategy = models.CharField(max_length=12, choices=Strategy.choices, default=Strategy.ONE_REPORT)
-    numeric_handling = models.CharField(max_length=12, choices=NumericHandling.choices, default=NumericHandling.DISCRETIZE)
+    numeric_handling = models.CharField(max_length=12, choices=NumericHandling.choices,
+                                        default=NumericHandling.DISCRETIZE)
     numeric_bins = models.PositiveSmallIntegerField(
-        default=4, validators=[MinValueValidator(2), MaxValueValidator(64)], help_text="Equal-width bins per numeric question."
+        default=4, validators=[MinValueValidator(2), MaxValueValidator(64)],
+        help_text="Equal-width bins per numeric question.",
     )
-    gaussian_approach = models.PositiveSmallIntegerField(choices=GaussianApproach.choices, default=GaussianApproach.ONE_ANSWER)
+    gaussian_approach = models.PositiveSmallIntegerField(choices=GaussianApproach.choices,
+                                                         default=GaussianApproach.ONE_ANSWER)
     projection = models.CharField(max_length=5, choices=Projection.choices, default=Projection.NONE)
     projection_components = models.PositiveSmallIntegerField(null=True, blank=True)
     reference_sample = models.FileField(
@@ -160,7 +168,12 @@ class Survey(models.Model):
             raise ValidationError(errors)
 
     def has_reports(self) -> bool:
-        return self.pk is not None and self.reports.exists()
+        """Whether any report arrived (folded or still in the inbox)."""
+        return self.pk is not None and (self.reports.exists() or self.pending_reports.exists())
+
+    def report_total(self) -> int:
+        """How many reports arrived: folded (``Report``) and still in the inbox (``PendingReport``)."""
+        return self.reports.count() + self.pending_reports.count()
 
     @property
     def class_question(self):
@@ -214,11 +227,13 @@ class Question(models.Model):
     text = models.CharField(max_length=500, help_text="The question as respondents read it.")
     help_text = models.CharField(max_length=500, blank=True)
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CATEGORICAL)
-    is_class = models.BooleanField(default=False, help_text="The class the model learns to predict (exactly one per survey).")
+    is_class = models.BooleanField(default=False,
+                                   help_text="The class the model learns to predict (exactly one per survey).")
     low = models.FloatField(null=True, blank=True, help_text="Numeric only: public lower bound.")
     high = models.FloatField(null=True, blank=True, help_text="Numeric only: public upper bound.")
     prefer_not_to_say = models.BooleanField(default=False, help_text="Add “Prefer not to say” as an explicit category.")
-    group = models.PositiveSmallIntegerField(default=0, help_text="MRR attribute group: a group's answers are randomized together.")
+    group = models.PositiveSmallIntegerField(
+        default=0, help_text="MRR attribute group: a group's answers are randomized together.")
     personal_mode = models.CharField(max_length=10, choices=PersonalMode.choices, default=PersonalMode.SIMULATED)
     personal_text = models.CharField(
         max_length=500, blank=True,
@@ -229,7 +244,8 @@ class Question(models.Model):
         ordering = ["position", "id"]
         constraints = [
             models.UniqueConstraint(fields=["survey", "name"], name="unique_question_name_per_survey"),
-            models.UniqueConstraint(fields=["survey"], condition=models.Q(is_class=True), name="one_class_question_per_survey"),
+            models.UniqueConstraint(fields=["survey"], condition=models.Q(is_class=True),
+                                    name="one_class_question_per_survey"),
         ]
 
     def __str__(self) -> str:
@@ -237,7 +253,8 @@ class Question(models.Model):
 
     def clean(self):
         if self.survey_id and self.survey.has_reports():
-            raise ValidationError("This survey has reports: its questions can no longer change. Clone the survey instead.")
+            raise ValidationError(
+                "This survey has reports: its questions can no longer change. Clone the survey instead.")
         errors = {}
         if self.kind == self.Kind.NUMERIC:
             if self.low is None or self.high is None:
@@ -282,7 +299,8 @@ class Choice(models.Model):
 
     def clean(self):
         if self.question_id and self.question.survey.has_reports():
-            raise ValidationError("This survey has reports: its answers can no longer change. Clone the survey instead.")
+            raise ValidationError(
+                "This survey has reports: its answers can no longer change. Clone the survey instead.")
 
 
 def form_message(message: str) -> str:
@@ -310,15 +328,69 @@ class InvitationToken(models.Model):
 
 
 class Report(models.Model):
-    """One randomized report, exactly as the browser sent it (already validated by the engine)."""
+    """One folded randomized report, exactly as the browser sent it (already validated by the engine).
 
+    Written only by the fold (``aggregator.services``), which moves reports here from the inbox in the transaction
+    that adds them to the statistics, and re-inserts the survey's reports of that day with them, all shuffled and
+    under fresh random keys: no key, column, index or physical order ranks reports within a day (docs/aggregator.md)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
 
     class Meta:
-        indexes = [models.Index(fields=["survey", "id"])]
+        indexes = [models.Index(fields=["survey", "received_on"], name="report_survey_day")]
 
     def __str__(self) -> str:
         return f"report {self.pk} of {self.survey_id}"
 
+
+class PendingReport(models.Model):
+    """The inbox: a report accepted but not yet folded (``survey_app.reports.store_report`` writes it; the next fold
+    deletes it and moves it into ``Report``). A random key; a database reader sees these rows arrive until then."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    survey = models.ForeignKey(Survey, related_name="pending_reports", on_delete=models.PROTECT)
+    payload = models.JSONField()
+    received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
+
+    class Meta:
+        indexes = [models.Index(fields=["survey", "id"], name="pending_survey_id")]
+
+    def __str__(self) -> str:
+        return f"pending report {self.pk} of {self.survey_id}"
+
+
+class SurveyKey(models.Model):
+    """A survey's RSA key for unlinkable invitations (RFC 9474 blind signatures; ``aggregator.privacy.blind_rsa``).
+
+    Redeeming an invitation token returns a blind signature by the survey's ``active`` key on a value only the
+    browser knows; the report later carries the unblinded value and signature. Every key of the survey verifies
+    credentials (so rotation never strands a respondent between redeeming and reporting); only the active one
+    signs. The public key is published in the survey's protocol, so every respondent can check they got the same."""
+
+    survey = models.ForeignKey(Survey, related_name="keys", on_delete=models.CASCADE)
+    key_id = models.CharField(max_length=64, unique=True, help_text="Hex SHA-256 of the public key (SPKI DER).")
+    public_spki = models.TextField(help_text="The public key: base64url of its SPKI DER, as browsers import it.")
+    private_pem = models.TextField(help_text="The private key (PKCS#8 PEM). Secret: it signs invitations.")
+    active = models.BooleanField(default=True, help_text="Signs new invitations (one active key per survey).")
+    created_on = models.DateField(default=timezone.localdate, editable=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["survey"], condition=models.Q(active=True),
+                                               name="one_active_key_per_survey")]
+
+    def __str__(self) -> str:
+        return f"key {self.key_id[:12]}… of {self.survey_id}{' (active)' if self.active else ''}"
+
+
+class SpentCredential(models.Model):
+    """The SHA-256 of a credential's value once a report carrying it was accepted: each credential counts once (the
+    primary key is the digest itself, so the table has no order of its own)."""
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    survey = models.ForeignKey(Survey, related_name="+", on_delete=models.CASCADE)
+
+    def __str__(self) -> str:
+        return f"spent credential {self.digest[:12]}…"

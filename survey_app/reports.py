@@ -12,13 +12,14 @@ The usual POST — an open link survey, a body holding only a valid report — t
 
 Checks, in order (the first that fails is the outcome): no such public survey (``NOT_FOUND``), survey closed
 (``CLOSED``), the body itself (the reader's exception propagates), the report (``INVALID`` with the field), the
-admission (``TOKEN_MISSING``, ``TOKEN_UNKNOWN``, ``TOKEN_USED``); otherwise ``STORED``.
+admission (a token survey: ``INVALID`` on ``token`` when the body holds the token, ``CREDENTIAL_MISSING``,
+``INVALID`` for a malformed or unverifiable credential, ``CREDENTIAL_USED``); otherwise ``STORED``.
 
-Extension points (issue 11): a blind-signature redemption is a second entry point beside ``submit_report`` that
-reuses ``consume_token`` and returns an ``Outcome`` of its own kind; a report carrying an unblinded credential is a
-``Submission`` with a credential instead of a token, admitted by ``admit`` (signature check, then the insert of its
-hash under a uniqueness constraint, in the report's transaction) with outcomes of their own; a shuffled inbox
-changes the table ``store_report`` writes, nothing else here.
+Unlinkable invitations (issue 11, ``survey_app.credentials``): the blind-signature redemption is a second entry point
+beside ``submit_report`` that reuses ``consume_token``; a token survey's report is a ``Submission`` with a credential
+instead of a token, admitted by ``admit`` (signature check, then the insert of its hash under a uniqueness
+constraint, in the report's transaction). Reports go to the inbox (``PendingReport``, random keys); the fold moves
+them into ``Report`` in shuffled order (``aggregator.services``).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from django.db import connection, transaction
 
 from aggregator.privacy.survey_protocol import ReportError
 
-from .models import InvitationToken, Report, Survey
+from .models import InvitationToken, PendingReport, Survey
 from .protocol import get_protocol
 
 
@@ -44,19 +45,33 @@ class Result(enum.Enum):
     NOT_FOUND = "not_found"          # no such survey, or a draft
     CLOSED = "closed"
     INVALID = "invalid"              # the report does not fit the protocol: ``Outcome.field`` names where
-    TOKEN_MISSING = "token_missing"  # a token survey, and no token
-    TOKEN_UNKNOWN = "token_unknown"
+    TOKEN_UNKNOWN = "token_unknown"  # a redemption with a token the survey never issued
     TOKEN_USED = "token_used"
+    # Unlinkable invitations (survey_app/credentials.py, issue 11):
+    CREDENTIAL_MISSING = "credential_missing"  # a token survey's report without a credential
+    CREDENTIAL_USED = "credential_used"        # the credential already added a report
+    NO_INVITATIONS = "no_invitations"          # a redemption for an open-link survey
+    SIGNED = "signed"                          # a redemption succeeded: the blind signature is in the answer
 
+
+#: The refusal (``INVALID``, field ``token``) of a token survey's report that carries the invitation token.
+TOKEN_IN_REPORT = ("A report to this survey carries a credential, never the invitation token: redeem the token at "
+                   "/api/surveys/{slug}/invitations/redeem/ with a blinded message, then send the report with the "
+                   "unblinded credential {{value, signature, key_id}}, so that the server never sees the token and "
+                   "the report together.")
 
 #: The message of each result that has a fixed one (``INVALID`` carries the engine's).
 MESSAGES = {
     Result.STORED: "stored",
     Result.NOT_FOUND: "No such survey.",
     Result.CLOSED: "This survey is closed and no longer accepts answers.",
-    Result.TOKEN_MISSING: "This survey needs an invitation token.",
     Result.TOKEN_UNKNOWN: "Unknown invitation token.",
     Result.TOKEN_USED: "This invitation has already been used.",
+    Result.CREDENTIAL_MISSING: "This survey needs an invitation: send the report with the credential obtained by "
+                               "redeeming your invitation token.",
+    Result.CREDENTIAL_USED: "This credential has already been used: its report was received.",
+    Result.NO_INVITATIONS: "This survey takes no invitations: it is open to anyone with its link.",
+    Result.SIGNED: "signed",
 }
 
 
@@ -87,11 +102,13 @@ STORED = Outcome.of(Result.STORED)
 
 @dataclass(frozen=True)
 class Submission:
-    """A parsed request body: the randomized report (as the browser sent it: it is stored verbatim) and the
-    invitation token, if any."""
+    """A parsed request body: the randomized report (as the browser sent it: it is stored verbatim), the invitation
+    token if any (refused for token surveys: ``TOKEN_IN_REPORT``) and the credential object if any (a token survey's
+    ``{"value", "signature", "key_id"}``, read by ``survey_app.credentials.parse_credential``)."""
 
     report: Any
     token: str | None = None
+    credential: Any = None
 
 
 #: A submission, or a function reading it from the request (called at most once; see ``submit_report``).
@@ -122,8 +139,8 @@ def submit_report(slug: str, body: Body) -> Outcome:
     version = protocol.validated_version(submission.report)
     if version is not None and not survey.model_versions.filter(version=version).exists():
         return Outcome.invalid("report.validation.version", "No such published model version.")
-    # A token survey consumes its token in the report's transaction; a link survey's report is one INSERT, atomic by
-    # itself (no BEGIN/COMMIT round trips on the hot path).
+    # A token survey spends its credential in the report's transaction; a link survey's report is one INSERT, atomic
+    # by itself (no BEGIN/COMMIT round trips on the hot path).
     with transaction.atomic() if survey.access == Survey.Access.TOKENS else nullcontext():
         refused = admit(survey, submission)
         if refused is not None:
@@ -133,13 +150,22 @@ def submit_report(slug: str, body: Body) -> Outcome:
 
 
 def admit(survey: Survey, submission: Submission) -> Outcome | None:
-    """``None`` if the submission may add a report to ``survey`` (a link survey; a token survey's unused token, now
-    consumed), else the refusal. Call inside the transaction that stores the report."""
+    """``None`` if the submission may add a report to ``survey`` (a link survey; a token survey's valid, unspent
+    credential, now spent: ``survey_app.credentials.spend``), else the refusal. Call inside the transaction that
+    stores the report. A token survey's report never carries the token (the server must not see the token and the
+    credential's value together): such a body is refused, whatever else it holds."""
     if survey.access != Survey.Access.TOKENS:
         return None
-    if not submission.token:
-        return Outcome.of(Result.TOKEN_MISSING)
-    return consume_token(survey, submission.token)
+    from .credentials import parse_credential, spend  # credentials builds on this module
+
+    if submission.token is not None:
+        return Outcome.invalid("token", TOKEN_IN_REPORT.format(slug=survey.slug))
+    if submission.credential is None:
+        return Outcome.of(Result.CREDENTIAL_MISSING)
+    credential = parse_credential(submission.credential)
+    if isinstance(credential, Outcome):
+        return credential
+    return spend(survey, credential)
 
 
 def consume_token(survey: Survey, token: str) -> Outcome | None:
@@ -195,16 +221,19 @@ def find_public_survey(slug: str) -> Survey | None:
 # -- storing ---------------------------------------------------------------------------------------------------------
 
 def store_report(survey: Survey, payload, guard: tuple[str, list] | None = None) -> bool:
-    """Insert one report row: what ``Report.objects.create(survey=survey, payload=payload)`` does (``Report`` has no
-    ``save`` override and no signal receivers), as one INSERT built from the model's fields — without the ORM's
-    per-call query compilation, which cost a tenth of a report POST's CPU (bench/load). With ``guard`` (an SQL
-    condition and its parameters) the row is added only if the condition holds. Returns whether it was added."""
-    quote, meta = connection.ops.quote_name, Report._meta
-    survey_field, payload_field, date_field = (meta.get_field(n) for n in ("survey", "payload", "received_on"))
-    columns = ", ".join(quote(f.column) for f in (survey_field, payload_field, date_field))
-    values = [survey.pk, payload_field.get_db_prep_save(payload, connection),
+    """Insert one report into the inbox: what ``PendingReport.objects.create(survey=survey, payload=payload)`` does
+    (the model has no ``save`` override and no signal receivers; its key is a random UUID), as one INSERT built from
+    the model's fields — without the ORM's per-call query compilation, which cost a tenth of a report POST's CPU
+    (bench/load). With ``guard`` (an SQL condition and its parameters) the row is added only if the condition holds.
+    Returns whether it was added. The next fold moves it into ``Report`` (``aggregator.services``)."""
+    quote, meta = connection.ops.quote_name, PendingReport._meta
+    id_field, survey_field, payload_field, date_field = (meta.get_field(n)
+                                                         for n in ("id", "survey", "payload", "received_on"))
+    columns = ", ".join(quote(f.column) for f in (id_field, survey_field, payload_field, date_field))
+    values = [id_field.get_db_prep_save(id_field.get_default(), connection), survey.pk,
+              payload_field.get_db_prep_save(payload, connection),
               date_field.get_db_prep_save(date_field.get_default(), connection)]
-    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, %s"
+    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, %s, %s"
     if guard is not None:
         sql, values = f"{sql} WHERE {guard[0]}", values + guard[1]
     with connection.cursor() as cursor:
@@ -246,8 +275,9 @@ def store_if_unchanged(slug: str, read: Callable[[], Submission]) -> bool:
     version = protocol.validated_version(report)
     if version is not None:
         versions = Survey._meta.get_field("model_versions").related_model._meta
+        survey_column, version_column = (quote(versions.get_field(name).column) for name in ("survey", "version"))
         guard += (f" AND EXISTS (SELECT 1 FROM {quote(versions.db_table)} WHERE "
-                  f"{quote(versions.get_field('survey').column)} = %s AND {quote(versions.get_field('version').column)} = %s)")
+                  f"{survey_column} = %s AND {version_column} = %s)")
         params += [survey_id, version]
     return store_report(survey, report, (guard, params))
 

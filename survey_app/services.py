@@ -31,7 +31,8 @@ def clone_survey(survey: Survey) -> Survey:
         q.survey = copy
         q.save()
         Choice.objects.bulk_create(
-            [Choice(question=q, position=c.position, label=c.label, personal_probability=c.personal_probability) for c in choices]
+            [Choice(question=q, position=c.position, label=c.label, personal_probability=c.personal_probability)
+             for c in choices]
         )
     return copy
 

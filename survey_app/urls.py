@@ -5,6 +5,7 @@ from . import api, views
 urlpatterns = [
     path("api/surveys/<slug:slug>/protocol/", api.ProtocolView.as_view(), name="api-protocol"),
     path("api/surveys/<slug:slug>/reports/", api.ReportView.as_view(), name="api-reports"),
+    path("api/surveys/<slug:slug>/invitations/redeem/", api.RedeemView.as_view(), name="api-redeem"),
     path("s/<slug:slug>/", views.survey_page, name="survey"),
     path("s/<slug:slug>/t/<str:token>/", views.survey_page, name="survey-token"),
     path("s/<slug:slug>/thanks/", views.thanks_page, name="survey-thanks"),

@@ -9,7 +9,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.shortcuts import render
 
-from .integrity import randomizer
+from .credentials import public_credential
+from .integrity import groups_of_8, randomizer
 from .models import InvitationToken, Survey
 
 
@@ -32,8 +33,11 @@ def survey_page(request, slug: str, token: str | None = None):
         if invitation.used:
             return _problem(request, "survey/token_used.html", 409, survey)
     code = randomizer()
+    survey_key = public_credential(survey)  # a token survey's active key (made on first use), shown to verify
+    if survey_key is not None:
+        survey_key["key_id_parts"] = groups_of_8(survey_key["key_id"])
     response = render(request, "survey/respond.html", {
-        "survey": survey, "token": token or "", "randomizer": code,
+        "survey": survey, "token": token or "", "randomizer": code, "survey_key": survey_key,
         "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
     })
     response._csp_update = {"script-src": [code.import_map_csp_source]}  # what django-csp's @csp_update sets

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from survey_app.models import Choice, Question, Report, Survey
+from survey_app.models import Choice, PendingReport, Question, Survey
 from survey_app.protocol import get_protocol
 
 SMOKER_LABELS = ("never", "sometimes", "daily")
@@ -67,21 +67,38 @@ def simulated_reports(survey: Survey, n=5, seed=0) -> list:
     return get_protocol(survey).encode(X, y, rng)
 
 
-def add_reports(survey: Survey, n, seed=0) -> list[Report]:
-    """n simulated training reports stored straight in the database: smoker ∈ {never, sometimes, daily}, age ∈
+def add_reports(survey: Survey, n, seed=0) -> list[PendingReport]:
+    """n simulated training reports stored straight in the inbox, as the report API stores them: smoker ∈ {never, sometimes, daily}, age ∈
     [18, 98], class sick ∈ {no, yes}, daily smokers sick (a learnable pattern)."""
     rng = np.random.default_rng(seed)
     X = health_answers(rng, n)
     y = (X[:, 0] == 2).astype(np.int64)
     reports = get_protocol(survey).encode(X, y, rng)
-    return Report.objects.bulk_create([Report(survey=survey, payload=r) for r in reports])
+    return PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=r) for r in reports])
 
 
-def add_respondents(survey: Survey, n, seed=0) -> list[Report]:
+def add_respondents(survey: Survey, n, seed=0) -> list[PendingReport]:
     """Like ``add_reports``, but n respondents through ``encode_respondents``: MRR surveys get their validation share
     of validation records too."""
     rng = np.random.default_rng(seed)
     X = health_answers(rng, n)
     y = (X[:, 0] == 2).astype(np.int64)
     reports = get_protocol(survey).encode_respondents(X, y, rng)
-    return Report.objects.bulk_create([Report(survey=survey, payload=r) for r in reports])
+    return PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=r) for r in reports])
+
+
+def redeem_credential(survey: Survey, token: str | None = None) -> dict:
+    """A token survey's report credential, obtained as a browser does (issue 11): a fresh invitation token (or
+    ``token``) redeemed through the service with a blinded message (``survey_app.credentials``' client half), the
+    blind signature unblinded. The token is used afterwards; the returned ``{"value", "signature", "key_id"}`` goes
+    into the report body as ``"credential"``."""
+    from survey_app.credentials import finish_credential, public_credential, redeem, start_credential
+    from survey_app.services import generate_tokens
+
+    if token is None:
+        token = generate_tokens(survey, 1)[0].token
+    blinded, pending = start_credential(public_credential(survey))
+    redemption = redeem(survey.slug, token, blinded, pending.key_id)
+    if redemption.blind_signature is None:
+        raise AssertionError(f"redemption refused: {redemption.outcome}")
+    return finish_credential(pending, redemption.blind_signature)

@@ -28,7 +28,8 @@ from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.schema import Categorical
 from aggregator.privacy.validation import CONFIDENCE
 
-__all__ = ["Z", "MAX_DAILY_POINTS", "reports_over_time", "accuracy_series", "attribute_distributions", "privacy_per_attribute", "privacy_summary", "findings", "warning_count"]
+__all__ = ["Z", "MAX_DAILY_POINTS", "reports_over_time", "accuracy_series", "attribute_distributions",
+           "privacy_per_attribute", "privacy_summary", "findings", "warning_count"]
 
 #: Normal quantile of the dashboard's intervals (≈ 1.96 for 95 %).
 Z = float(norm.ppf(0.5 + CONFIDENCE / 2))
@@ -142,29 +143,71 @@ def attribute_distributions(model_dict: dict, protocol=None) -> list[dict]:
 
 
 # -- privacy ---------------------------------------------------------------------------------------------------
+def _epsilon(x) -> tuple[float | None, bool]:
+    """A stored ε figure (a number, or "Infinity" — ``privacy.jsonable.json_safe`` — or ∞) → (finite value or
+    ``None``, whether it is ∞): JSON has no ∞, so the chart gets a flag beside a gap."""
+    if x is None:
+        return None, False
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return None, False
+    return (x, False) if math.isfinite(x) else (None, x > 0)
+
+
 def privacy_per_attribute(privacy: dict) -> dict:
-    """ε per question (question order as published) and, for MRR, PSE per question: with a uniform prior (known
-    before any data), and before / after mining with the estimated model (seed 004 §4; ``null`` where absent)."""
+    """ε per question (question order as published; exact, issue 11 item 4, unless ``epsilon_exact`` is false) with
+    ``epsilon_infinite`` flags (∞ has no JSON number); for MRR with a real personal question also the figures
+    against someone who knows the personal answers (``epsilon_known_personal``, ``None`` otherwise) and the
+    ``epsilon_note`` saying which is which; PSE per question: with a uniform prior (known before any data), and
+    before / after mining with the estimated model — after mining the informative figure with its standard error
+    and method, and the paper-literal one (seed 004 §4; ``null`` where absent)."""
     names = list((privacy.get("epsilon_per_question") or {}).keys())
 
     def column(key: str):
         values = privacy.get(key)
         return None if values is None else [_number(values.get(n)) for n in names]
 
+    def epsilons(key: str):
+        values = privacy.get(key)
+        if values is None:
+            return None, None
+        pairs = [_epsilon(values.get(n)) for n in names]
+        return [v for v, _ in pairs], [inf for _, inf in pairs]
+
+    epsilon, infinite = epsilons("epsilon_per_question")
+    known, known_infinite = epsilons("epsilon_per_question_known_personal")
+    if known is not None and (known, known_infinite) == (epsilon, infinite):
+        known = known_infinite = None  # no real personal question: one figure
+    respondent, respondent_infinite = _epsilon(privacy.get("epsilon_per_respondent"))
+    respondent_known, respondent_known_infinite = _epsilon(privacy.get("epsilon_per_respondent_known_personal"))
     return {
         "mode": privacy.get("mode"),
         "labels": names,
-        "epsilon": [_number(privacy["epsilon_per_question"][n]) for n in names],
-        "epsilon_per_respondent": _number(privacy.get("epsilon_per_respondent")),
+        "epsilon": epsilon,
+        "epsilon_infinite": infinite,
+        "epsilon_known_personal": known,
+        "epsilon_known_personal_infinite": known_infinite,
+        "epsilon_note": privacy.get("epsilon_note"),
+        "epsilon_exact": privacy.get("epsilon_exact"),
+        "epsilon_per_respondent": respondent,
+        "epsilon_per_respondent_infinite": respondent_infinite,
+        "epsilon_per_respondent_known_personal": None if known is None else respondent_known,
+        "epsilon_per_respondent_known_personal_infinite": None if known is None else respondent_known_infinite,
         "pse_uniform": column("pse_per_question"),
         "pse_before": column("pse_before_mining"),
         "pse_after": column("pse_after_mining"),
+        "pse_after_se": column("pse_after_mining_se"),
+        "pse_after_paper": column("pse_after_mining_paper"),
+        "pse_after_method": privacy.get("pse_after_mining_method"),
     }
 
 
 def privacy_summary(privacy: dict | None) -> dict:
-    """At a glance: ε per respondent and, for MRR, the survey's PSE — the minimum over its groups (SPEC §2, group
-    privacy) before and after mining (``None`` where the privacy figures do not have them)."""
+    """At a glance: ε per respondent (a float, ∞ included: the page prints it, never JSON) — and against someone who
+    knows the real personal answers, when that differs, with the note saying which is which — and, for MRR, the
+    survey's PSE: the minimum over its groups (SPEC §2, group privacy) before and after mining (``None`` where the
+    privacy figures do not have them)."""
     privacy = privacy or {}
     groups = privacy.get("groups") or []
 
@@ -173,7 +216,15 @@ def privacy_summary(privacy: dict | None) -> dict:
         values = [v for v in values if v is not None]
         return min(values) if values else None
 
-    return {"mode": privacy.get("mode"), "epsilon_per_respondent": _number(privacy.get("epsilon_per_respondent")),
+    def epsilon(key: str):
+        value, infinite = _epsilon(privacy.get(key))
+        return math.inf if infinite else value
+
+    respondent = epsilon("epsilon_per_respondent")
+    known = epsilon("epsilon_per_respondent_known_personal")
+    return {"mode": privacy.get("mode"), "epsilon_per_respondent": respondent,
+            "epsilon_per_respondent_known_personal": None if known == respondent else known,
+            "epsilon_note": privacy.get("epsilon_note"),
             "pse_before": minimum("pse_before_mining"), "pse_after": minimum("pse_after_mining"),
             "pse_uniform": minimum("pse")}
 
@@ -202,4 +253,5 @@ def findings(versions: Iterable[tuple[int, dict]]) -> list[dict]:
 def warning_count(metrics: dict | None) -> int:
     """How many findings of one version are warnings (beyond ``monitoring.Z_WARN`` standard errors)."""
     metrics = metrics or {}
-    return sum(bool(f.get("warning")) for key in ("out_of_range", "jumps", "plausibility") for f in metrics.get(key) or [])
+    return sum(bool(f.get("warning"))
+               for key in ("out_of_range", "jumps", "plausibility") for f in metrics.get(key) or [])

@@ -95,7 +95,7 @@ def _gaussian_nb(model: NaiveBayesModel):
     est.class_prior_ = np.maximum(model.prior, PROB_FLOOR)
     est.theta_ = np.vstack([table[0] for table in model.conditionals]).T
     sigma = [np.maximum(table[1], SIGMA_FLOOR_FRACTION * (a.high - a.low))
-             for a, table in zip(model.attributes, model.conditionals)]
+             for a, table in zip(model.attributes, model.conditionals, strict=True)]
     est.var_ = np.vstack(sigma).T ** 2
     est.epsilon_ = 0.0
     est.n_features_in_ = len(model.attributes)

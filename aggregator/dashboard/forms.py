@@ -7,7 +7,6 @@ from django import forms
 
 from aggregator.lab.methods import get as get_method
 from aggregator.planning import reference_table
-
 from survey_app.models import Question, Survey
 
 
@@ -44,7 +43,8 @@ def _numbers(text: str, name: str, low: float, high: float, low_open: bool = Tru
         try:
             value = float(part)
         except ValueError:
-            raise forms.ValidationError(f"{part!r} is not a number; write the {name} values separated by commas.") from None
+            raise forms.ValidationError(
+                f"{part!r} is not a number; write the {name} values separated by commas.") from None
         if not (low < value <= high if low_open else low <= value <= high) or value != value:
             raise forms.ValidationError(f"{name} values must lie in {'(' if low_open else '['}{low:g}, {high:g}]; "
                                         f"{part} does not.")
@@ -116,7 +116,8 @@ class PlannerForm(forms.Form):
         d = self.cleaned_data
         out = {"methods": d["methods"], "epsilons": d["epsilons"], "thetas": d["thetas"], "reps": d["reps"],
                "target": d["target"], "class_column": d["class_column"], "seed": 0}
-        return out | ({"dataset": d["dataset"]} if d["dataset"] else {"csv": d["upload"], "filename": self.files["upload"].name})
+        return out | ({"dataset": d["dataset"]} if d["dataset"]
+                      else {"csv": d["upload"], "filename": self.files["upload"].name})
 
 
 class ApplySettingForm(forms.Form):

@@ -25,7 +25,8 @@ from aggregator import jobs, services, tasks
 from aggregator.api import records_to_matrix
 from aggregator.models import Job, ModelVersion, SurveyStatistics
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
-from survey_app.models import Report, Survey
+from aggregator.privacy.protocol import SurveyProtocol
+from survey_app.models import PendingReport, Report, Survey
 from survey_app.permissions import can_manage, surveys_for
 from survey_app.protocol import get_protocol
 
@@ -72,9 +73,21 @@ def _accuracy_at_publication(survey: Survey) -> bool | None:
         return None
 
 
+#: How the page writes each privacy setting (``SurveyProtocol.privacy_settings``).
+SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
+
+
+def _privacy_setting(survey: Survey) -> dict:
+    """What the survey's mode decides about its privacy (``SurveyProtocol.for_mode``, so incomplete drafts too): the
+    symbol and value of the setting that sets the privacy level, and whether ε and PSE come per group of questions."""
+    protocol = SurveyProtocol.for_mode(survey.mode)
+    level = protocol.privacy_settings[0]
+    return {"symbol": SETTING_SYMBOLS[level], "value": getattr(survey, level), "grouped": protocol.grouped_privacy}
+
+
 def _pending_reports(survey: Survey, statistics: SurveyStatistics | None) -> int:
-    """Reports received after the folding watermark (not yet in any model)."""
-    return Report.objects.filter(survey=survey, id__gt=statistics.watermark if statistics else 0).count()
+    """Reports in the inbox: received, not yet folded into any model."""
+    return PendingReport.objects.filter(survey=survey).count()
 
 
 def _with_percent(accuracy: dict | None) -> dict | None:
@@ -115,11 +128,15 @@ def survey_list(request):
 
 # -- survey page -----------------------------------------------------------------------------------------------
 def _reports_by_day(survey: Survey) -> list[tuple]:
-    """(received_on, training, validation) per day with reports."""
-    rows = (Report.objects.filter(survey=survey).values("received_on")
-            .annotate(total=Count("id"), validation=Count("id", filter=Q(payload__has_key="validation")))
-            .order_by("received_on"))
-    return [(r["received_on"], r["total"] - r["validation"], r["validation"]) for r in rows]
+    """(received_on, training, validation) per day with reports (folded, and still in the inbox)."""
+    days: dict = {}
+    for model in (Report, PendingReport):
+        for r in (model.objects.filter(survey=survey).values("received_on")
+                  .annotate(total=Count("id"), validation=Count("id", filter=Q(payload__has_key="validation")))
+                  .order_by()):
+            total, validation = days.get(r["received_on"], (0, 0))
+            days[r["received_on"]] = (total + r["total"], validation + r["validation"])
+    return [(day, total - validation, validation) for day, (total, validation) in sorted(days.items())]
 
 
 #: Largest id or version number a query parameter may name (PostgreSQL's bigint).
@@ -176,6 +193,7 @@ def survey_detail(request, slug: str):
         "pending": _pending_reports(survey, statistics),
         "privacy_summary": charts.privacy_summary(privacy),
         "accuracy_at_publication": _accuracy_at_publication(survey),
+        "privacy_setting": _privacy_setting(survey),
         "warnings": [f for f in all_findings if f["warning"]],
         # Per-report checks run on every input of every version: only their warnings are worth showing.
         "notes": [f for f in all_findings if not f["warning"] and selected and f["version"] == selected.version
@@ -266,9 +284,11 @@ def model_sklearn(request, slug: str, version: int):
 @staff_required
 @require_GET
 def reports_csv(request, slug: str):
-    """Every stored report, streamed as CSV: id, received_on, kind, payload (``exports.report_rows``)."""
+    """Every stored report (folded, and still in the inbox), streamed as CSV: id, received_on, kind, payload
+    (``exports.report_rows``), by day and, within a day, by random key (no order survives)."""
     survey = managed_survey(request, slug)
-    reports = (Report.objects.filter(survey=survey).order_by("id")
-               .values_list("id", "received_on", "payload").iterator(chunk_size=CSV_CHUNK))
+    folded, pending = (model.objects.filter(survey=survey).values_list("id", "received_on", "payload")
+                       for model in (Report, PendingReport))
+    reports = folded.union(pending, all=True).order_by("received_on", "id").iterator(chunk_size=CSV_CHUNK)
     response = StreamingHttpResponse(exports.report_rows(reports), content_type="text/csv; charset=utf-8")
     return _attachment(response, f"{slug}-reports.csv")

@@ -47,7 +47,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..privacy import survey_protocol
+from ..privacy import oracles, survey_protocol
 from ..privacy.central import fit_laplace_nb, fit_smooth_nb
 from ..privacy.channel import check_theta
 from ..privacy.comparison import fit_dp_svm, fit_dp_tree
@@ -59,7 +59,7 @@ from ..privacy.warner import WarnerScheme
 from .datasets import Table, discretize_table
 
 __all__ = ["Method", "Features", "Predictor", "DISCRETE", "BINARY", "NUMERIC", "MIXED", "DEFAULTS", "PARAMETERS",
-           "DEFAULT_BINS", "register", "get", "names", "binarize", "require_numeric"]
+           "DEFAULT_BINS", "register", "get", "names", "oracle_method", "binarize", "require_numeric"]
 
 #: Predicts class codes for the rows of a feature matrix (in the method's representation).
 Predictor = Callable[[np.ndarray], np.ndarray]
@@ -189,10 +189,13 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Method:
-    try:
+    """The method ``name``; a frequency oracle registered after this module was imported (``oracles.register``) is
+    found too, as its ``oracle_method``."""
+    if name in _REGISTRY:
         return _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown method {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+    if name in oracles.names():
+        return oracle_method(name)
+    raise ValueError(f"unknown method {name!r}; choose one of {', '.join(_REGISTRY)}")
 
 
 # -- fit functions ------------------------------------------------------------------------------------------------
@@ -257,12 +260,16 @@ survey_method("mrr", "unrelated-question randomized response, one group, uniform
               parameter="theta")
 register(Method("warner", "Warner's related-question randomized response on one-hot binary attributes (SPEC §2)",
                 _fit_warner, parameter="theta", features=BINARY))
-for _name, _label in (("de", "direct encoding"), ("sue", "symmetric unary encoding"), ("oue", "optimal unary encoding"),
-                      ("she", "summation with histogram encoding"),
-                      ("the", "thresholding with histogram encoding, variance-optimal threshold"),
-                      ("olh", "optimized local hashing"), ("adaptive", "the least-variance oracle per input")):
-    survey_method(_name, f"LDP Naive Bayes, one report per respondent, {_label} (SPEC §3–§4)", _ldp_nb(_name),
-                  parameter="epsilon")
+def oracle_method(name: str) -> Method:
+    """LDP Naive Bayes, one report per respondent, with the frequency oracle registered as ``name`` (its ``label``
+    in the summary): the lab's method for every oracle of ``privacy.oracles``, registered under the oracle's name."""
+    label = getattr(oracles.lookup(name), "label", "") or name
+    return Method(name, f"LDP Naive Bayes, one report per respondent, {label} (SPEC §3–§4)", _survey(_ldp_nb(name)),
+                  parameter="epsilon", features=DISCRETE, survey=_ldp_nb(name))
+
+
+for _name in oracles.names(sort=False):  # registration order: SPEC §3's table, then the adaptive choice
+    register(oracle_method(_name))
 # Seed 000's own choices, for the comparison with our defaults (docs/results/): its post-processing (estimates below 1
 # become 1) instead of the simplex projection, and THE at its threshold 0.25 instead of the variance-optimal one.
 for _encoding in ("de", "oue", "olh"):

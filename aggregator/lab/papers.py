@@ -30,6 +30,8 @@ EPSILONS_CENTRAL = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 #: Seed 001 §5: "ε from 0 up to 1.5" (ε = 0 itself is no mechanism: left out).
 EPSILONS_001 = (0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 
+#: Seed 000 Fig. 2's frequency oracles, and our adaptive choice. Deliberately a fixed list, not ``oracles.names()``:
+#: registering a new oracle adds a lab method (``methods.oracle_method``) but does not change a reproduced figure.
 LDP_ORACLES = ("de", "sue", "oue", "she", "the", "olh", "adaptive")
 
 

@@ -12,6 +12,9 @@ frequencies of r target values T. Fake users skip the client half and send craft
   seed and bucket).
 * ``ria`` — random item attack: a random target, randomized honestly by the oracle's client half.
 
+Each oracle crafts its own MGA and RPA reports and knows their theoretical target support (``craft`` and
+``crafted_support`` on the oracle class, ``aggregator/privacy/oracles/``); RIA works for every pure protocol.
+
 Frequency gain (the paper's measure): Δ = Σ_{t∈T} (f̂_t after − f̂_t before), f̂ = Ê/(number of reports). For a pure
 protocol (SPEC §3) with (p, q), if a fake report supports the targets Σ_T s_t times on average and the targets' true
 frequency is f_T, E[Δ] = β·[(Σ_T s_t − r·q)/(p − q) − f_T] (``expected_gain``). This gives every entry of the
@@ -30,18 +33,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from aggregator.privacy import bits, plausibility
-from aggregator.privacy.oracles.de import DirectEncoding
-from aggregator.privacy.oracles.olh import PRIME, OptimizedLocalHashing, olh_hash
-from aggregator.privacy.oracles.unary import UnaryEncoding
+from aggregator.privacy import plausibility
+from aggregator.privacy.oracles.base import PureProtocol
 from aggregator.privacy.oracles.wire import to_wire
 
 __all__ = ["ATTACKS", "fake_count", "fake_reports", "target_support", "expected_gain", "combine", "Outcome",
            "simulate", "survey_payloads"]
 
 ATTACKS = ("mga", "rpa", "ria")
-#: Fake users crafted per block by the OLH MGA seed search (tries × r hashes each).
-_OLH_BLOCK = 512
 
 
 def fake_count(n_honest: int, beta: float) -> int:
@@ -52,81 +51,41 @@ def fake_count(n_honest: int, beta: float) -> int:
 
 
 def _check(oracle, attack: str, targets) -> np.ndarray:
+    """``targets`` as sorted distinct values, once the attack and the oracle are known to fit (``ValueError``)."""
     if attack not in ATTACKS:
         raise ValueError(f"attack must be one of {', '.join(ATTACKS)}")
-    if not isinstance(oracle, (DirectEncoding, UnaryEncoding, OptimizedLocalHashing)):
-        raise ValueError(f"attacks are implemented for DE, SUE, OUE and OLH, not {oracle.name!r}")
+    if not isinstance(oracle, PureProtocol):
+        raise ValueError(f"attacks need a pure protocol (the gain is in its p and q), not {oracle.name!r}")
     targets = np.unique(np.asarray(targets, dtype=np.int64))
     if targets.size == 0 or targets.min() < 0 or targets.max() >= oracle.domain:
         raise ValueError(f"targets must be values in [0, {oracle.domain})")
+    if attack != "ria":
+        try:
+            oracle.crafted_support(attack, targets.size)
+        except NotImplementedError as exc:
+            raise ValueError(str(exc)) from None
     return targets
-
-
-def _mga_unary(oracle, targets, m, rng, pad: bool) -> np.ndarray:
-    d, r = oracle.domain, targets.size
-    onebits = np.zeros((m, d), dtype=np.uint8)
-    onebits[:, targets] = 1
-    extra = max(0, int(round(oracle.p + (d - 1) * oracle.q - r))) if pad else 0
-    others = np.setdiff1d(np.arange(d), targets)
-    extra = min(extra, others.size)
-    if extra:
-        chosen = np.argsort(rng.random((m, others.size)), axis=1)[:, :extra]  # l distinct non-targets per report
-        onebits[np.arange(m)[:, None], others[chosen]] = 1
-    return bits.pack(onebits)
-
-
-def _mga_olh(oracle, targets, m, rng, seed_tries: int):
-    """Per fake user: ``seed_tries`` random seeds, keep the one whose hash puts most targets in one bucket."""
-    g = oracle.g
-    a_out, b_out, y_out = (np.empty(m, dtype=np.int64) for _ in range(3))
-    for start in range(0, m, _OLH_BLOCK):
-        k = min(_OLH_BLOCK, m - start)
-        a = rng.integers(1, PRIME, size=(k, seed_tries), dtype=np.int64)
-        b = rng.integers(0, PRIME, size=(k, seed_tries), dtype=np.int64)
-        h = olh_hash(a[..., None], b[..., None], targets[None, None, :], g)          # (k, tries, r)
-        together = (h[..., :, None] == h[..., None, :]).sum(axis=-1)                 # targets sharing each bucket
-        best_target = together.argmax(axis=-1)                                       # (k, tries)
-        best_count = np.take_along_axis(together, best_target[..., None], axis=-1)[..., 0]
-        seed = best_count.argmax(axis=1)                                             # first seed with the most
-        rows = np.arange(k)
-        a_out[start:start + k] = a[rows, seed]
-        b_out[start:start + k] = b[rows, seed]
-        y_out[start:start + k] = h[rows, seed, best_target[rows, seed]]
-    return a_out, b_out, y_out
 
 
 def fake_reports(oracle, attack: str, targets, m: int, rng: np.random.Generator, *, pad: bool = True,
                  seed_tries: int = 1000):
-    """m fake users' reports in the engine's form for ``oracle`` (module docstring)."""
+    """m fake users' reports in the engine's form for ``oracle`` (module docstring): RIA through the oracle's client
+    half, MGA and RPA crafted by the oracle (``craft``; ``pad`` is unary encoding's, ``seed_tries`` OLH's)."""
     targets = _check(oracle, attack, targets)
-    d = oracle.domain
     if attack == "ria":
         return oracle.perturb(rng.choice(targets, size=m), rng)
-    if attack == "rpa":
-        if isinstance(oracle, DirectEncoding):
-            return rng.integers(0, d, size=m)
-        if isinstance(oracle, UnaryEncoding):
-            return bits.pack((rng.random((m, d)) < 0.5).astype(np.uint8))
-        return (rng.integers(1, PRIME, size=m), rng.integers(0, PRIME, size=m), rng.integers(0, oracle.g, size=m))
-    if isinstance(oracle, DirectEncoding):
-        return rng.choice(targets, size=m)
-    if isinstance(oracle, UnaryEncoding):
-        return _mga_unary(oracle, targets, m, rng, pad)
-    return _mga_olh(oracle, targets, m, rng, seed_tries)
+    return oracle.craft(attack, targets, m, rng, pad=pad, seed_tries=seed_tries)
 
 
 def target_support(oracle, attack: str, targets) -> float:
-    """Σ_{t∈T} s_t: how many targets a fake report supports on average, in theory (OLH MGA: all r, i.e. a seed
-    mapping every target to one bucket was found)."""
+    """Σ_{t∈T} s_t: how many targets a fake report supports on average, in theory (RIA: p + (r − 1)q; MGA and RPA:
+    the oracle's ``crafted_support``, e.g. OLH MGA: all r, i.e. a seed mapping every target to one bucket was
+    found)."""
     targets = _check(oracle, attack, targets)
     r = targets.size
     if attack == "ria":
         return oracle.p + (r - 1) * oracle.q
-    if attack == "rpa":
-        if isinstance(oracle, DirectEncoding):
-            return r / oracle.domain
-        return r / 2 if isinstance(oracle, UnaryEncoding) else r / oracle.g
-    return 1.0 if isinstance(oracle, DirectEncoding) else float(r)
+    return oracle.crafted_support(attack, r)
 
 
 def expected_gain(oracle, beta: float, support: float, r: int, f_targets: float) -> float:
@@ -135,8 +94,8 @@ def expected_gain(oracle, beta: float, support: float, r: int, f_targets: float)
 
 
 def combine(oracle, first, second):
-    """Two batches of engine reports as one (OLH reports are (a, b, y) triples)."""
-    if isinstance(oracle, OptimizedLocalHashing):
+    """Two batches of engine reports as one: an array of rows, or a tuple of per-report arrays (OLH's (a, b, y))."""
+    if isinstance(first, tuple):
         return tuple(np.concatenate([x, y]) for x, y in zip(first, second, strict=True))
     return np.concatenate([np.asarray(first), np.asarray(second)])
 

@@ -9,7 +9,7 @@ and the deterministic variant are supported by the vendored browser library (@cl
 are random, so either would be safe (§7.3), and randomized preparation adds its extra protection for the cost of 32
 bytes (§5, §7.4).
 
-Server half: ``blind_sign``. Client half (reference for ``static/js/credential.mjs``, used by tests and
+Server half: ``blind_sign``. Client half (reference for ``static/js/credentials/blind.mjs``, used by tests and
 simulations): ``prepare``, ``blind``, ``finalize``. Keys come from ``cryptography``; EMSA-PSS encoding (RFC 8017
 §9.1.1) and the blinding arithmetic (RFC 9474 §4.2–4.4) are written here with Python integers, because
 ``cryptography`` offers no raw RSA operation.

@@ -28,6 +28,8 @@ import math
 from fractions import Fraction
 from typing import Sequence
 
+import numpy as np
+
 __all__ = [
     "UNIFORM_BITS", "MIN_PROBABILITY", "realized_bernoulli", "realized_categorical", "log_ratio",
     "realized_oracle_epsilon", "realized_binary_rr_epsilon", "duchi_probability", "realized_duchi_epsilon",
@@ -40,8 +42,7 @@ UNIFORM_BITS = 53
 _SCALE = 1 << UNIFORM_BITS
 #: Smallest probability (and complement) a browser draw may rely on for the configured ε to be honoured.
 MIN_PROBABILITY = 2.0**-40
-#: OLH's hash prime (``oracles.olh.PRIME``) and the browser's ``integers`` range limit.
-_PRIME = (1 << 31) - 1
+#: The browser's ``integers`` range limit.
 _INTEGERS_MAX = 1 << 32
 
 
@@ -53,7 +54,7 @@ def realized_bernoulli(p: float) -> Fraction:
     return Fraction(math.ceil(Fraction(p) * _SCALE), _SCALE)
 
 
-def realized_categorical(cdf: Sequence[float]) -> list[Fraction]:
+def realized_categorical(cdf: Sequence[float] | np.ndarray) -> list[Fraction]:
     """P(assign(cdf) = i) in the browser: first i with random() < cdf[i], the last index otherwise."""
     cuts = [realized_bernoulli(min(max(float(c), 0.0), 1.0)) for c in list(cdf)[:-1]] + [Fraction(1)]
     out, previous = [], Fraction(0)
@@ -73,18 +74,6 @@ def log_ratio(num: Fraction, den: Fraction) -> float:
     return math.log(r.numerator) - math.log(r.denominator)
 
 
-def _unary_epsilon(P: Fraction, Q: Fraction) -> float:
-    """Unary encoding: bit v ~ B(P) vs B(Q), bit v' ~ B(Q) vs B(P) ⇒ ε = max over the 4 patterns of the ratio."""
-    best = 0.0
-    for bv in (0, 1):
-        for bw in (0, 1):
-            under_v = (P if bv else 1 - P) * (Q if bw else 1 - Q)
-            under_w = (Q if bv else 1 - Q) * (P if bw else 1 - P)
-            if under_v > 0 or under_w > 0:
-                best = max(best, log_ratio(under_v, under_w), log_ratio(under_w, under_v))
-    return best
-
-
 def realized_binary_rr_epsilon(p: float) -> float:
     """DE on two values as the browser runs it (keep w.p. ⌈p·2^53⌉/2^53, else the other value)."""
     P = realized_bernoulli(p)
@@ -98,19 +87,11 @@ def realized_oracle_epsilon(params: dict) -> float:
     OLH: (a, b) uniform and public, then DE over [g] on h(v) ⇒ ε = ln(P(g−1)/(1−P)) (a pair with h(v) ≠ h(v')
     exists for g ≥ 2). SUE/OUE: every bit B(Q), the own bit B(P) ⇒ ε = ln(P(1−Q)/(Q(1−P))) (largest pattern).
     SHE/THE: grid Laplace is bounded in the browser ⇒ ∞ (see module docstring; ``grid_laplace_unmatched_mass``).
+    Each oracle class computes its own (``realized_epsilon``); ``ValueError`` for an unknown name.
     """
-    name = params["name"]
-    if name in ("de", "olh"):
-        P = realized_bernoulli(params["p"])
-        others = int(params["domain"] if name == "de" else params["g"]) - 1
-        if others < 1:
-            return 0.0
-        return max(log_ratio(P * others, 1 - P), log_ratio(1 - P, P * others))
-    if name in ("sue", "oue"):
-        return _unary_epsilon(realized_bernoulli(params["p"]), realized_bernoulli(params["q"]))
-    if name in ("she", "the"):
-        return math.inf
-    raise ValueError(f"no browser arithmetic known for oracle {name!r}")
+    from .oracles import oracle_class  # late: the oracles use this module's arithmetic
+
+    return oracle_class(params["name"]).realized_epsilon(params)
 
 
 def duchi_probability(v: float, epsilon: float) -> float:
@@ -168,22 +149,16 @@ def max_supported_epsilon(mechanism: str, domain: int | None = None) -> float:
     de (domain d): (d−1)/(e^ε+d−1) ≥ 2^-40 ⇒ ε ≤ ln((d−1)(2^40−1)); oue and binary RR (validation, Duchi):
     ln(2^40−1) ≈ 27.73; sue: 2·ln(2^40−1); olh: g = min(2^31−1, ⌊e^ε+1.5⌋) ⇒ ln((2^31−2)(2^40−1)) ≈ 49.2;
     she/the and grid Laplace ("laplace"; scale 2/ε, γ = 2^-10): the ε where the unmatched mass reaches 2^-40.
+    A frequency oracle's bound is its class's ``max_supported_epsilon(domain)``; ``ValueError`` for unknown names.
     """
-    m = (1.0 / MIN_PROBABILITY) - 1.0
     key = str(mechanism).lower()
-    if key == "de":
-        if domain is None or int(domain) < 2:
-            raise ValueError("DE's bound needs its domain size (≥ 2)")
-        return math.log((int(domain) - 1) * m)
-    if key in ("oue", "binary-rr", "duchi"):
-        return math.log(m)
-    if key == "sue":
-        return 2.0 * math.log(m)
-    if key == "olh":
-        return math.log((_PRIME - 1) * m)
-    if key in ("she", "the", "laplace"):
+    if key in ("binary-rr", "duchi"):
+        return math.log((1.0 / MIN_PROBABILITY) - 1.0)
+    if key == "laplace":
         return _laplace_max_epsilon(1.0, 2.0, 2.0**-10)
-    raise ValueError(f"unknown mechanism {mechanism!r}")
+    from .oracles import oracle_class  # late: the oracles use this module's arithmetic
+
+    return oracle_class(key).max_supported_epsilon(domain)
 
 
 def check_supported_epsilon(mechanism: str, epsilon: float, domain: int | None = None) -> float:

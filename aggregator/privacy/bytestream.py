@@ -62,7 +62,9 @@ class ByteStream:
     def _count(size) -> tuple[int, tuple]:
         if size is None:
             return 1, ()
-        shape = (int(size),) if np.isscalar(size) else tuple(int(s) for s in size)
+        # ``size`` is numpy's: an integer or a sequence of integers. mypy sees only isscalar's broad guard (which also
+        # admits complex, bytes, memoryview, …); int() of such a scalar raises TypeError, a bad size either way.
+        shape = (int(size),) if np.isscalar(size) else tuple(int(s) for s in size)  # type: ignore[arg-type]
         return int(np.prod(shape, dtype=np.int64)), shape
 
     def random(self, size=None):

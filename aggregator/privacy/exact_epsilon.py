@@ -136,7 +136,8 @@ def oracle_epsilon(params: dict, browser: bool = True) -> float:
 
 
 def ldp_nb_exact_epsilons(
-    oracle_params: Sequence[dict], strategy: str, assignment: Sequence[float] | None = None, browser: bool = True
+    oracle_params: Sequence[dict], strategy: str, assignment: Sequence[float] | np.ndarray | None = None,
+    browser: bool = True,
 ) -> dict:
     """Exact ε of an LDP Naive Bayes report (SPEC §4; module docstring). ``oracle_params[j]`` = ``params()`` of input
     j (0 the class, i + 1 feature i); ``assignment``: one-report's public input probabilities (inputs of

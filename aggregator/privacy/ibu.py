@@ -7,7 +7,8 @@ discrete channel (SPEC §2's randomized-response channels, SPEC §3's DE) into a
 With channel[r, o] = P(R = r | O = o) and observed report frequencies f_r, each EM step is
     π'(o) = Σ_r f_r · channel[r, o]·π(o) / Σ_o' channel[r, o']·π(o'),
 which never leaves the simplex and increases the likelihood Σ_r f_r log (channel·π)_r. Starting from the
-uniform distribution, iterate until max_o |π' − π| ≤ tol (tested every 8 steps). Cost: O(iterations · R · O), independent of n.
+uniform distribution, iterate until max_o |π' − π| ≤ tol (tested every 8 steps). Cost: O(iterations · R · O),
+independent of n.
 """
 from __future__ import annotations
 

@@ -21,3 +21,9 @@ def json_safe(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return value
+
+
+def format_epsilon(value, spec: str = ".3g") -> str:
+    """A stored or computed ε for people: "∞" for +∞ (``json_safe`` stores it as "Infinity"), else ``format(spec)``."""
+    number = float(value)  # float("Infinity") is inf
+    return "∞" if math.isinf(number) and number > 0 else format(number, spec)

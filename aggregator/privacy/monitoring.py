@@ -31,10 +31,10 @@ def raw_parameters(model) -> dict[str, tuple[np.ndarray, np.ndarray, bool]]:
         prior = meta.get("prior_raw", model.prior)
         out["P(c)"] = (np.asarray(prior, dtype=float), np.asarray(meta["prior_standard_errors"], dtype=float), True)
     if meta.get("joint_raw") is not None and meta.get("joint_standard_errors") is not None:
-        for attr, raw, se in zip(model.attributes, meta["joint_raw"], meta["joint_standard_errors"]):
+        for attr, raw, se in zip(model.attributes, meta["joint_raw"], meta["joint_standard_errors"], strict=False):
             out[f"P(a ∧ c) {attr.name}"] = (np.asarray(raw, dtype=float), np.asarray(se, dtype=float), True)
     if meta.get("mean_standard_errors") is not None:
-        for attr, table, se in zip(model.attributes, model.conditionals, meta["mean_standard_errors"]):
+        for attr, table, se in zip(model.attributes, model.conditionals, meta["mean_standard_errors"], strict=False):
             out[f"mean {attr.name}"] = (np.asarray(table[0], dtype=float), np.asarray(se, dtype=float), False)
     return out
 

@@ -165,7 +165,7 @@ class MRRScheme:
             raise ValueError(f"personal must hold one distribution per attribute ({m})")
         personal = tuple(
             check_probabilities(p, size=a.size, name=f"personal[{i}] ({a.name})")
-            for i, (a, p) in enumerate(zip(attributes, personal))
+            for i, (a, p) in enumerate(zip(attributes, personal, strict=True))
         )
         if personal_mode not in PERSONAL_MODES:
             raise ValueError(f"personal_mode must be one of {PERSONAL_MODES}, got {personal_mode!r}")
@@ -195,7 +195,8 @@ class MRRScheme:
         return self.thetas[self.group_of[i]]
 
     def __repr__(self) -> str:
-        return f"MRRScheme(m={len(self.attributes)}, class_index={self.class_index}, thetas={self.thetas}, groups={self.groups})"
+        return (f"MRRScheme(m={len(self.attributes)}, class_index={self.class_index}, thetas={self.thetas}, "
+                f"groups={self.groups})")
 
     def params(self) -> dict:
         """JSON-able parameters the browser needs."""
@@ -260,7 +261,7 @@ class MRRScheme:
         z = self.zero_stats()
         if not isinstance(stats, MRRStats) or stats.class_counts.shape != z.class_counts.shape or len(
             stats.joint
-        ) != len(z.joint) or any(a.shape != b.shape for a, b in zip(stats.joint, z.joint)):
+        ) != len(z.joint) or any(a.shape != b.shape for a, b in zip(stats.joint, z.joint, strict=True)):
             raise ValueError("stats do not match this scheme's attributes")
         if stats.n <= 0:
             raise ValueError("stats hold no reports (n = 0)")
@@ -350,7 +351,8 @@ def _personal_correct_rate(predict, scheme: MRRScheme, rng, mc_samples: int):
         pred = _class_codes(predict(grids.astype(np.int64)), grids.shape[0], py_c.size)
         return float(np.sum(weight * py_c[pred])), 0.0
     if rng is None:
-        raise ValueError(f"the personal feature space has {space} records (> {MAX_ENUMERATE}): pass a seeded rng for Monte Carlo")
+        raise ValueError(f"the personal feature space has {space} records (> {MAX_ENUMERATE}): "
+                         "pass a seeded rng for Monte Carlo")
     Y = np.column_stack([assign(mc_samples, scheme.personal[i], rng) for i in feats])
     hit = py_c[_class_codes(predict(Y), mc_samples, py_c.size)]
     return float(hit.mean()), float(hit.std(ddof=1) / np.sqrt(mc_samples))

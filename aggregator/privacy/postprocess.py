@@ -16,7 +16,8 @@ def project_simplex(estimates) -> np.ndarray:
     """Euclidean projection of ``estimates / Σ`` … onto {f ≥ 0, Σ f = 1}.
 
     ``estimates`` may be counts or frequencies; they are first scaled by their (positive) total, or by the
-    number of entries when the total is not positive (or is a vanishing fraction of Σ|estimates|). Runs in O(d log d) (sort-based algorithm).
+    number of entries when the total is not positive (or is a vanishing fraction of Σ|estimates|). Runs in
+    O(d log d) (sort-based algorithm).
     """
     x = np.asarray(estimates, dtype=np.float64)
     if x.ndim != 1 or x.size == 0:

@@ -304,8 +304,8 @@ def pse_after_mining_bayes(scheme, prior, conditionals, rng: np.random.Generator
     if space <= max_enumerate:
         R = np.indices(sizes).reshape(m, -1).T.astype(np.int64)
         total, coll = _collisions(scheme, p_c, factors, R)
-        after = 1.0 - total @ coll
-        se = np.zeros(m)
+        after: np.ndarray = 1.0 - total @ coll
+        se: np.ndarray = np.zeros(m)
         method, n = "exact", space
     else:
         rng = np.random.default_rng(0) if rng is None else rng

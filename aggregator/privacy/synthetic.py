@@ -146,14 +146,15 @@ def synthetic_from_model(
     rng = as_rng(rng)
     y = _draw_codes(rng, np.tile(model.prior, (size, 1))) if size else np.empty(0, dtype=np.int64)
     columns = []
-    for attr, table in zip(model.attributes, model.conditionals):
+    for attr, table in zip(model.attributes, model.conditionals, strict=True):
         if isinstance(attr, Categorical):
             columns.append(_draw_codes(rng, table[:, y].T).astype(np.float64) if size else np.empty(0))
         elif isinstance(attr, Numeric):
             columns.append(np.clip(rng.normal(table[0, y], table[1, y]), attr.low, attr.high))
     X = np.column_stack(columns) if columns else np.empty((size, 0))
     mechanism, eps = model.metadata.get("mechanism", "unknown"), model.metadata.get("epsilon")
-    private = eps is not None and mechanism != "nonprivate"
+    epsilon = float(eps) if eps is not None and mechanism != "nonprivate" else None
+    private = epsilon is not None
     guarantee = (
         f"Post-processing of the model (mechanism {mechanism!r}, ε = {eps}): the rows are drawn from its published "
         f"parameters alone, so they carry exactly its guarantee at no extra ε."
@@ -161,4 +162,4 @@ def synthetic_from_model(
         f"Post-processing of a model without a differential-privacy guarantee (mechanism {mechanism!r}): none."
     )
     return SyntheticData(model.class_attribute, model.attributes, X, np.asarray(y, dtype=np.int64),
-                         "synthetic-from-model", guarantee, float(eps) if private else None)
+                         "synthetic-from-model", guarantee, epsilon)

@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from .channel import check_theta
-from .mrr import MRREstimate, MRRStats, conditional_distributions, check_codes
+from .mrr import MRREstimate, MRRStats, check_codes, conditional_distributions
 from .postprocess import to_distribution
 from .schema import Categorical
 
@@ -64,7 +64,9 @@ class WarnerScheme:
     def __init__(self, attributes: Sequence[Categorical], class_index: int, theta):
         attributes = tuple(attributes)
         if not attributes or not all(isinstance(a, Categorical) and a.size == 2 for a in attributes):
-            raise ValueError("attributes must be binary Categorical attributes (the related-question model negates answers)")
+            raise ValueError(
+                "attributes must be binary Categorical attributes (the related-question model negates answers)"
+            )
         if not 0 <= int(class_index) < len(attributes):
             raise ValueError(f"class_index must be an attribute index in [0, {len(attributes)})")
         self.attributes = attributes

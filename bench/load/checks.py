@@ -3,11 +3,12 @@
 Per survey, with ``accepted`` the 201 answers the generator received and ``unanswered`` the requests that got no
 HTTP answer (their outcome is unknown to the client):
 
-* **stored** — the survey's report rows number ``seeded + accepted`` exactly (with unanswered requests, somewhere
-  in ``[seeded + accepted, seeded + accepted + unanswered]``, and the check says so): none lost, none doubled.
-* **folded** — after the final fold (``manage.py retrain`` in a subprocess), ``SurveyStatistics.report_count +
-  validation_count`` equals the stored rows, the watermark is the largest report id, and the stored statistics equal
-  a fold from scratch of every stored payload (``protocol.fold`` / ``fold_validation`` in this process): nothing
+* **stored** — the survey's report rows (``Report`` and the inbox ``PendingReport``) number ``seeded + accepted``
+  exactly (with unanswered requests, somewhere in ``[seeded + accepted, seeded + accepted + unanswered]``, and the
+  check says so): none lost, none doubled.
+* **folded** — after the final fold (``manage.py retrain`` in a subprocess), the inbox is empty,
+  ``SurveyStatistics.report_count + validation_count`` equals the stored rows, and the stored statistics equal a
+  fold from scratch of every stored payload (``protocol.fold`` / ``fold_validation`` in this process): nothing
   folded twice or skipped, even by the folds that raced the inserts. Counts must match exactly; floating-point
   sums (the Gaussian statistics: Approach 2 adds ±C with C not a binary fraction) may differ by the rounding of a
   different summation order, so floats agree to ``REL_TOL`` relative or ``ABS_TOL`` absolute — far below one
@@ -25,7 +26,7 @@ from django.db import connection
 
 from aggregator.models import SurveyStatistics
 from aggregator.privacy.jsonable import json_safe
-from survey_app.models import Report, Survey
+from survey_app.models import PendingReport, Report, Survey
 from survey_app.protocol import get_protocol
 
 from .floor import TABLE as FLOOR_TABLE
@@ -99,16 +100,16 @@ def check_product(surveys: dict[str, Survey], seeded: dict[str, int], accepted: 
     """The stored (and, with ``folded``, folded) checks of every survey; call after the final fold."""
     checks = []
     for slug, survey in surveys.items():
-        rows = list(Report.objects.filter(survey=survey).order_by("id").values_list("id", "payload"))
-        check = Check(slug, seeded[slug], accepted.get(slug, 0), unanswered.get(slug, 0), len(rows))
+        rows = list(Report.objects.filter(survey=survey).values_list("payload", flat=True))
+        pending = PendingReport.objects.filter(survey=survey).count()
+        check = Check(slug, seeded[slug], accepted.get(slug, 0), unanswered.get(slug, 0), len(rows) + pending)
         if folded:
             stats = SurveyStatistics.objects.filter(survey=survey).first()
             if stats is not None:
                 check.folded = stats.report_count + stats.validation_count
-                training, validation = from_scratch(survey, [p for _, p in rows])
+                training, validation = from_scratch(survey, rows)  # every Report row is folded, the inbox empty
                 check.statistics_equal = (same_statistics(stats.stats, training)
-                                          and same_statistics(stats.validation, validation)
-                                          and stats.watermark == (rows[-1][0] if rows else 0))
+                                          and same_statistics(stats.validation, validation) and pending == 0)
         checks.append(check)
     return checks
 

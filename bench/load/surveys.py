@@ -22,7 +22,7 @@ import numpy as np
 from aggregator.lab.datasets import DATASETS_DIR, load_table
 from aggregator.management.commands.simulate import published_model, records_from_csv
 from aggregator.services import retrain
-from survey_app.models import Report, Survey
+from survey_app.models import PendingReport, Survey
 from survey_app.protocol import get_protocol
 from survey_app.services import create_survey_from_table
 
@@ -86,7 +86,7 @@ def respondents(survey: Survey, dataset: str, n: int, rng: np.random.Generator) 
 def seed(survey: Survey, dataset: str, n: int, rng: np.random.Generator) -> int:
     """Store ``n`` simulated reports straight in the database and publish a first model version; returns ``n``."""
     payloads = respondents(survey, dataset, n, rng)
-    Report.objects.bulk_create([Report(survey=survey, payload=p) for p in payloads], batch_size=2000)
+    PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=p) for p in payloads], batch_size=2000)
     if retrain(survey) is None:
         raise RuntimeError(f"{survey.slug}: {n} seed reports published no model; seed more respondents")
     return n

@@ -5,8 +5,8 @@
 import { discreteLaplace, randomizedRound } from "./noise.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
-import { epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationWords, lowerFirst, oracleWords,
-         percent, questionText } from "./words.mjs";
+import { epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationWords, lowerFirst, percent,
+         questionText } from "./words.mjs";
 
 export function normalise(attribute, x) {
   const clipped = Math.min(Math.max(x, attribute.low), attribute.high);
@@ -84,7 +84,7 @@ export function describe(protocol, privacy, questions = []) {
   if (params.approach === 1) overview.push(`${when}, the whole table is sent, ${noise}.`);
   else if (params.approach === 3) overview.push(m === 1 ? `${when}, its row of the table is sent, ${noise}.` : `${when}, only one of them, picked at random (which one is visible in the message), is sent: its row of the table, ${noise}.`);
   else overview.push(`${when}, only one entry of the table, picked at random (which one is visible in the message), is ${onebit}.`);
-  overview.push(`When your answer to ${cls} is the thing sent (${k} possible values): ${lowerFirst(oracleWords(params.prior_oracle))}`);
+  overview.push(`When your answer to ${cls} is the thing sent (${k} possible values): ${lowerFirst(oracles.describe(params.prior_oracle))}`);
   overview.push(`This gives ${epsilonText(epsilon)} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.`);
   const validation = ldpValidationOverview(protocol, questions);
   if (validation) overview.push(validation);
@@ -96,7 +96,7 @@ export function describe(protocol, privacy, questions = []) {
     const groupKey = `“group” says which of the three your browser chose (0: your answer to ${cls}; 1: ${numbers}; 2: ${numbers} squared).`;
     if (report.group === 0) {
       out.push(`This is the complete message that will be sent. Your browser chose, at random, to send your answer to ${cls} (one of ${k} possible values); none of your numbers is in it.`);
-      out.push(`How it is disguised: ${lowerFirst(oracleWords(params.prior_oracle))}`);
+      out.push(`How it is disguised: ${lowerFirst(oracles.describe(params.prior_oracle))}`);
     } else if (params.approach === 1) {
       out.push(`This is the complete message that will be sent. Your browser chose, at random, to send ${what[report.group]}: the whole table (${m} row${m === 1 ? "" : "s"} of ${k}), ${noise}.`);
     } else if (params.approach === 3) {

@@ -4,8 +4,8 @@
 // Split: report every input, in order, each with ε/(m+1).
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
-import { binsText, epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationWords, lowerFirst, oracleWords,
-         percent, questionText } from "./words.mjs";
+import { binsText, epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationWords, lowerFirst, percent,
+         questionText } from "./words.mjs";
 
 export function inputValue(j, codes, classCode, k) {
   return j === 0 ? classCode : codes[j - 1] * k + classCode;
@@ -29,16 +29,6 @@ function partText(protocol, questions, j) {
   return `${answerTo(protocol, questions, protocol.features[j - 1].name)} together with your answer to ${cls}`;
 }
 
-/** How the wire form of an oracle's report reads (static/js/oracles/). */
-function wireText(params) {
-  return { de: "the disguised value, as a number counting from 0",
-           sue: "the yes/no marks, packed into bytes and written in base64",
-           oue: "the yes/no marks, packed into bytes and written in base64",
-           olh: "the hash function's two numbers, then the bucket sent",
-           she: "the list of noisy numbers",
-           the: "the list of noisy numbers" }[params.name];
-}
-
 function chances(values) {
   const lo = Math.min(...values), hi = Math.max(...values);
   return hi - lo < 1e-12 ? `${percent(lo)} each` : `between ${percent(lo)} and ${percent(hi)}, depending on the question`;
@@ -56,15 +46,16 @@ export function describe(protocol, privacy, questions = []) {
   const overview = [];
   if (params.strategy === "one-report") {
     overview.push(`Your browser picks ONE part of your answers at random and sends only that part, disguised; none of your other answers is sent. The part is either your answer to ${cls} alone (a ${percent(params.assignment[0])} chance), or your answer to one other question together with your answer to ${cls} (${n - 1} such parts, a chance of ${chances(params.assignment.slice(1))}).`);
-    overview.push(`The part is disguised in your browser before it is sent; how depends on the part. For example, your answer to ${cls} alone has ${params.inputs[0].domain} possible values. ${oracleWords(params.inputs[0])} The last step shows the exact disguise of the part chosen.`);
+    overview.push(`The part is disguised in your browser before it is sent; how depends on the part. For example, your answer to ${cls} alone has ${params.inputs[0].domain} possible values. ${oracles.describe(params.inputs[0])} The last step shows the exact disguise of the part chosen.`);
   } else {
     const eps = params.inputs.map((input) => input.epsilon);
     const lo = Math.min(...eps), hi = Math.max(...eps);
     overview.push(`Your browser sends every one of your answers, in ${n} parts, each disguised separately: your answer to ${cls} alone, and your answer to each other question together with your answer to ${cls}.`);
     overview.push(`The privacy budget (${epsilonText(epsilon)}) is shared among the parts (${hi - lo < 1e-12 ? `ε = ${fig(lo)} each` : `ε between ${fig(lo)} and ${fig(hi)}`}). Your answer to ${cls} is in every part, so for that answer the whole ${epsilonText(epsilon)} counts.`);
-    overview.push(`How a part is disguised depends on it. For example, your answer to ${cls} alone has ${params.inputs[0].domain} possible values. ${oracleWords(params.inputs[0])} The last step shows the exact disguise of every part.`);
+    overview.push(`How a part is disguised depends on it. For example, your answer to ${cls} alone has ${params.inputs[0].domain} possible values. ${oracles.describe(params.inputs[0])} The last step shows the exact disguise of every part.`);
   }
   overview.push(`This gives ${epsilonText(epsilon)} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.`);
+  if (privacy && privacy.epsilon_note) overview.push(`${privacy.epsilon_note}.`);  // e.g. SHE/THE's bounded noise
   const bins = binsText(protocol);
   if (bins) overview.push(bins);
   const validation = ldpValidationOverview(protocol, questions);
@@ -77,13 +68,13 @@ export function describe(protocol, privacy, questions = []) {
       const j = report.input, input = params.inputs[j];
       return [
         `This is the complete message that will be sent. Your browser chose, at random, to send the part numbered ${j}: ${partText(protocol, questions, j)} (one of ${input.domain} possible values). None of your other answers is in it.`,
-        `How it is disguised: ${lowerFirst(oracleWords(input))}`,
-        `In the message, “input” is the number of the part chosen and “report” is ${wireText(input)}. It may reflect your true answer, but nobody can be sure that it does.`,
+        `How it is disguised: ${lowerFirst(oracles.describe(input))}`,
+        `In the message, “input” is the number of the part chosen and “report” is ${oracles.describeWire(input)}. It may reflect your true answer, but nobody can be sure that it does.`,
       ];
     }
     return [
       `This is the complete message that will be sent: under “reports”, one disguised part for each of your answers, in this order (${epsilonText(epsilon)} in total):`,
-      params.inputs.map((input, j) => `${partText(protocol, questions, j)} (${input.domain} possible values, ε = ${fig(input.epsilon)}): ${lowerFirst(oracleWords(input))} Sent as ${wireText(input)}.`),
+      params.inputs.map((input, j) => `${partText(protocol, questions, j)} (${input.domain} possible values, ε = ${fig(input.epsilon)}): ${lowerFirst(oracles.describe(input))} Sent as ${oracles.describeWire(input)}.`),
       "Each part may reflect your true answers, but nobody can be sure that it does.",
     ];
   }

@@ -1,12 +1,15 @@
 // The memo: the one randomized report this browser is about to send (or failed to send) for a survey, kept in
 // localStorage under "coinflip:report:<slug>" so that a retry after a network failure sends the SAME randomized
 // report — a fresh randomization of the same answers would tell the collector more if the first one did arrive.
-// It holds only the randomized report (never a true answer, never the token itself), and is bound to
+// It holds only the randomized report (never a true answer, never the invitation token itself) and, for a survey by
+// invitation, the credential that report goes with (issue 11, ./credentials/blind.mjs): first the pending state
+// (the random value, the blinding inverse, the blinded message and the key) and, once the invitation is redeemed,
+// the finished credential {value, signature, key_id}, so that a retry sends the same report with the same
+// credential and never needs the token again. It is bound to
 //   - the survey (its key),
-//   - the protocol version: SHA-256 of the JSON of "protocol" as served by GET /api/surveys/<slug>/protocol/,
-//   - the invitation: SHA-256 of the token when the page has one;
-// a memo for another version or invitation is deleted, never sent. It is written when the respondent presses
-// "Send", deleted as soon as the server answers 201 or refuses the report for good, and expires after MEMO_DAYS.
+//   - the protocol version: SHA-256 of the JSON of "protocol" as served by GET /api/surveys/<slug>/protocol/;
+// a memo for another version is deleted, never sent. It is written when the respondent presses "Send", deleted as
+// soon as the server answers 201 or refuses the report for good, and expires after MEMO_DAYS.
 // docs/verify-randomizer.md ("What your browser keeps") states the same for respondents.
 
 export const MEMO_DAYS = 7;
@@ -25,8 +28,9 @@ export function protocolVersion(protocol) {
 }
 
 /** What a memo is bound to, or null when this browser cannot hash (no crypto.subtle outside a secure context) or
- * has no usable localStorage: then nothing is kept. */
-export async function binding(slug, protocol, token, storage) {
+ * has no usable localStorage: then nothing is kept. ``invited``: the survey is by invitation (its memo keeps the
+ * credential too). */
+export async function binding(slug, protocol, invited, storage) {
   if (!storage || !globalThis.crypto || !globalThis.crypto.subtle) return null;
   try {
     const probe = `${memoKey(slug)}:probe`;
@@ -35,12 +39,18 @@ export async function binding(slug, protocol, token, storage) {
   } catch {
     return null;
   }
-  return { key: memoKey(slug), version: await protocolVersion(protocol), token: token ? await sha256Hex(token) : null };
+  return { key: memoKey(slug), version: await protocolVersion(protocol), invited: Boolean(invited) };
 }
 
-/** The kept memo for ``bind`` ({report, saved}), or null. A memo for another protocol version or invitation, an
- * expired, unreadable or older-format one is deleted; ``discarded`` then says why ("version", "token", "expired",
- * "unreadable"). */
+const isText = (value) => typeof value === "string" && value.length > 0;
+const PENDING_FIELDS = ["spki", "value", "inv", "blindedMsg", "key_id"];
+const CREDENTIAL_FIELDS = ["value", "signature", "key_id"];
+const wellFormed = (object, fields) => object === undefined
+  || (object !== null && typeof object === "object" && fields.every((f) => isText(object[f])));
+
+/** The kept memo for ``bind`` ({report, saved, pending?, credential?}), or null. A memo for another protocol
+ * version, an expired, unreadable or older-format one (the token-bound memos of earlier pages included) is deleted;
+ * ``discarded`` then says why ("version", "expired", "unreadable"). */
 export function read(storage, bind, now = Date.now()) {
   if (!bind) return { memo: null, discarded: null };
   let raw;
@@ -57,23 +67,31 @@ export function read(storage, bind, now = Date.now()) {
     discarded = "unreadable";
   }
   if (!discarded) {
-    if (!memo || typeof memo !== "object" || !memo.report || typeof memo.saved !== "number") discarded = "unreadable";
-    else if (memo.protocol !== bind.version) discarded = "version";
-    else if ((memo.token || null) !== bind.token) discarded = "token";
+    if (!memo || typeof memo !== "object" || !memo.report || typeof memo.saved !== "number" || "token" in memo
+        || !wellFormed(memo.pending, PENDING_FIELDS) || !wellFormed(memo.credential, CREDENTIAL_FIELDS)) {
+      discarded = "unreadable";
+    } else if (memo.protocol !== bind.version) discarded = "version";
     else if (!(now - memo.saved < MEMO_DAYS * DAY_MS) || memo.saved > now + DAY_MS) discarded = "expired";
   }
   if (discarded) {
     clear(storage, bind);
     return { memo: null, discarded };
   }
-  return { memo: { report: memo.report, saved: memo.saved }, discarded: null };
+  const kept = { report: memo.report, saved: memo.saved };
+  if (memo.pending) kept.pending = memo.pending;
+  if (memo.credential) kept.credential = memo.credential;
+  return { memo: kept, discarded: null };
 }
 
-/** Keep ``report`` (the randomized report only) for ``bind``; false when the browser refuses to store it. */
-export function write(storage, bind, report, now = Date.now()) {
+/** Keep ``report`` (the randomized report) for ``bind``, with ``state.pending`` or ``state.credential`` for a survey
+ * by invitation (never the token); false when the browser refuses to store it. */
+export function write(storage, bind, report, now = Date.now(), state = {}) {
   if (!bind) return false;
+  const memo = { protocol: bind.version, saved: now, report };
+  if (state.credential) memo.credential = state.credential;
+  else if (state.pending) memo.pending = state.pending;
   try {
-    storage.setItem(bind.key, JSON.stringify({ protocol: bind.version, token: bind.token, saved: now, report }));
+    storage.setItem(bind.key, JSON.stringify(memo));
     return true;
   } catch {
     return false;
@@ -96,12 +114,11 @@ export function words(bind) {
   if (!bind) {
     return "What this browser keeps: nothing. It cannot store a copy of the randomized report here, so if sending fails, trying again sends a freshly randomized report.";
   }
-  return `What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report, never your true answers — in this site's local storage, tied to this survey's current settings${bind.token ? " and to your invitation" : ""}. It is kept so that, if sending fails (for example the network drops), trying again sends that same report rather than a freshly randomized one, which would tell more about your answers if the first one did arrive. The copy is deleted as soon as the report is received or refused, when the survey's settings change, or after ${MEMO_DAYS} days; clearing this site's data in your browser deletes it too.`;
+  return `What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report${bind.invited ? " and the credential that goes with it" : ""}, never your true answers — in this site's local storage, tied to this survey's current settings.${bind.invited ? " The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that the report cannot be tied to your invitation; the invitation code itself is never kept, and once redeemed it is not needed again." : ""} It is kept so that, if sending fails (for example the network drops), trying again sends that same report rather than a freshly randomized one, which would tell more about your answers if the first one did arrive. The copy is deleted as soon as the report is received or refused, when the survey's settings change, or after ${MEMO_DAYS} days; clearing this site's data in your browser deletes it too.`;
 }
 
 const DISCARDED = {
   version: "was made for an earlier version of this survey's settings",
-  token: "was made for another invitation",
   expired: `was older than ${MEMO_DAYS} days`,
   unreadable: "could not be read",
 };

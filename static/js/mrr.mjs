@@ -91,6 +91,12 @@ export function describe(protocol, privacy, questions = []) {
   overview.push(anyReal
     ? `In the terms of local differential privacy, the whole record has ${epsilonText(eps)} against someone who does not know your answers to the unrelated questions (smaller is more private); against someone who does know them, no finite ε holds.`
     : `In the terms of local differential privacy, the whole record has ${epsilonText(eps)} (smaller is more private).`);
+  if (privacy && privacy.groups) {
+    // ε per question (issue 11 item 4): changing one answer moves its whole group, so an answer has its group's ε
+    overview.push(oneGroup
+      ? "A single answer has the same ε as the whole record, because the record is sent true or replaced as a whole."
+      : `A single answer has the ε of its group, because a group is sent true or replaced as a whole: ${privacy.groups.map((g) => `${joinAnd(g.attributes.map((n) => questionText(questions, n)))}, ${epsilonText(g.epsilon)}`).join("; ")}${anyReal ? " (against someone who does not know your answers to the unrelated questions)" : ""}.`);
+  }
   const chance = validationShareText(protocol);
   if (chance) {
     overview.push(`Your browser may also draw you (${chance}) to help check the model's accuracy: your record is then randomized exactly as above and used only for that check, not to train the model.`);

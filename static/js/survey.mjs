@@ -3,6 +3,10 @@
 // True answers live only in this page's memory: never in a request, a URL, a cookie or storage. The randomized report
 // may be kept in localStorage until it is received (./memo.mjs). Every sentence about the mechanism comes from the
 // mechanism's own module (./explain.mjs → describe()), never from this page.
+// A survey by invitation (issue 11): pressing "Send" first redeems the invitation token for a blind signature on a
+// random value (./credentials/blind.mjs, RFC 9474), then sends the report with the unblinded credential in a second
+// request, so the server never sees the token and the report together. One click; the token stays in this page.
+import { finishCredential, startCredential } from "./credentials/blind.mjs";
 import { asksPersonal, describe } from "./explain.mjs";
 import * as memos from "./memo.mjs";
 import { respond } from "./protocol.mjs";
@@ -107,7 +111,7 @@ function radiosExclusive(container) {
 }
 
 async function main() {
-  const { slug, protocolUrl, reportUrl, thanksUrl } = app.dataset;
+  const { slug, protocolUrl, reportUrl, redeemUrl, thanksUrl } = app.dataset;
   const token = app.dataset.token || null;
   let source;
   try {
@@ -121,12 +125,15 @@ async function main() {
     fail(response.status === 410 ? "This survey is closed." : "The survey could not be loaded. Please try again later.");
     return;
   }
-  const { survey, questions, protocol, privacy, model_url: modelUrl } = await response.json();
+  const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey } = await response.json();
   // LDP validation share: every browser fetches the public model (so the download reveals nothing); one drawn into
   // the share runs it on its own answers and sends only "right?", randomized.
   let published = null;
   if (protocol.mode === "ldp" && protocol.validation && protocol.validation.share > 0 && modelUrl) {
-    const modelResponse = await fetch(modelUrl, { headers: { Accept: "application/json" }, credentials: "omit" });
+    // The version published before today (UTC): the version in a validation report then reveals only its day.
+    const validationUrl = new URL(modelUrl, window.location.href);
+    validationUrl.searchParams.set("for", "validation");
+    const modelResponse = await fetch(validationUrl, { headers: { Accept: "application/json" }, credentials: "omit" });
     if (modelResponse.ok) {
       const { version, model } = await modelResponse.json();
       published = { version, model };
@@ -156,13 +163,19 @@ async function main() {
   const figure = el("p", { id: "privacy-figure", class: "privacy-figure", text: words.figure });
   // The "How your answers stay private" box of the template: the mechanism's own overview and what is kept.
   const storage = (() => { try { return window.localStorage; } catch { return null; } })();
-  const bind = await memos.binding(slug, protocol, token, storage);
+  const bind = await memos.binding(slug, protocol, Boolean(surveyKey), storage);
   const mechanismBox = document.getElementById("mechanism-words");
   if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
   const memoBox = document.getElementById("memo-words");
   if (memoBox) memoBox.replaceChildren(el("p", { text: memos.words(bind) }));
   const { memo: kept, discarded } = memos.read(storage, bind);
   let memo = kept;
+  // A survey by invitation: this page's credential state, {pending?} before the token is redeemed, {credential?}
+  // after; kept in the memo with the report (and only here when this browser cannot keep it). A pending credential
+  // blinded for a key the survey has since retired is useless; a finished one verifies with any key of the survey.
+  let held = {};
+  if (memo && memo.credential) held = { credential: memo.credential };
+  else if (memo && memo.pending && surveyKey && memo.pending.key_id === surveyKey.key_id) held = { pending: memo.pending };
   const notice = el("div", { class: "notice", role: "status" });
   if (discarded) notice.replaceChildren(el("p", { class: "warning", text: memos.discardedWords(discarded) }));
   form.append(figure, notice, status, progress, errors, ...pageNodes, review, nav);
@@ -212,12 +225,12 @@ async function main() {
   /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message. */
   function showReview(report) {
     body = { report };
-    if (token) body.token = token;
     const forget = memo ? el("button", { type: "button", class: "secondary", text: "Delete the kept report and answer afresh" }) : null;
     if (forget) {
       forget.addEventListener("click", () => {
-        memos.clear(storage, bind);
+        memos.clear(storage, bind);  // a credential, if any, stays in this page for the fresh report
         memo = null;
+        saved = null;
         body = null;
         notice.replaceChildren(el("p", { text: "The kept report was deleted from this browser." }));
         errors.replaceChildren();
@@ -229,7 +242,8 @@ async function main() {
       el("h2", { text: "What leaves your browser" }),
       ...(memo ? [el("p", { class: "warning", text: memos.keptWords(memo) }), forget] : []),
       ...blocks(words.review(body)),
-      el("pre", { class: "payload", tabindex: "0", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }));
+      el("pre", { class: "payload", tabindex: "0", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }),
+      ...(surveyKey ? [el("p", { class: "credential-words", text: "Because this survey is by invitation, pressing “Send” makes two requests. First your browser sends your invitation code with a blinded random value, and the survey signs that value without being able to see it. Then it sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so the survey cannot tell which invitation the report came from." })] : []));
   }
 
   back.addEventListener("click", () => show(Math.max(0, page - 1)));
@@ -241,41 +255,115 @@ async function main() {
       return;
     }
     next.disabled = true;
+    try {
+      await send();
+    } finally {
+      next.disabled = false;
+    }
+  });
+
+  const problem = (text) => errors.replaceChildren(el("p", { text }));
+  const keepWords = () => (memo
+    ? ` Your browser keeps this same randomized report${surveyKey ? " and its credential" : ""}: press “Send” again to retry, now or within ${memos.MEMO_DAYS} days.`
+    : " Press “Send” again to retry.");
+
+  let saved = memo ? memo.saved : null;
+
+  function keep() {
+    saved = saved || Date.now();
+    if (memos.write(storage, bind, body.report, saved, held)) memo = { report: body.report, saved, ...held };
+  }
+
+  /** Refused for good: nothing of this attempt is worth keeping. */
+  function forget() {
+    memos.clear(storage, bind);
+    memo = null;
+    saved = null;
+    held = {};
+  }
+
+  /** A survey by invitation: redeem the token for a blind signature on the pending value; true once the attempt
+   * holds a finished credential. The pending state is kept before the token leaves, so a retry sends the same
+   * blinded message. */
+  async function redeem() {
+    if (!held.pending) {
+      const { blindedMsg, pending } = await startCredential(surveyKey.spki);
+      held = { pending: { ...pending, blindedMsg, key_id: surveyKey.key_id } };
+      keep();
+    }
+    if (!token) {
+      problem("This page has no invitation, so the report cannot be sent: open the survey from your invitation link.");
+      return false;
+    }
+    let answer;
+    try {
+      answer = await fetch(redeemUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ token, blinded_msg: held.pending.blindedMsg, key_id: held.pending.key_id }),
+        credentials: "omit",
+      });
+    } catch {
+      problem(`Your invitation could not be redeemed (is the network down?).${keepWords()}`);
+      return false;
+    }
+    if (answer.status === 200) {
+      const { blind_signature: blindSignature } = await answer.json();
+      let finished;
+      try {
+        finished = await finishCredential(held.pending, blindSignature);
+      } catch {
+        forget();
+        problem("The survey's signature on your credential did not verify with the survey's published key, so nothing was sent. Please reload the page and try again.");
+        return false;
+      }
+      held = { credential: { ...finished, key_id: held.pending.key_id } };
+      keep();
+      return true;
+    }
+    const final = [400, 403, 404, 409, 410].includes(answer.status);
+    if (final) forget();
+    problem({
+      409: "This invitation has already been used, so this report was not sent. (If an earlier attempt to send was cut off just as it redeemed the invitation, that attempt used it: ask the survey's organiser for a new invitation.)",
+      410: "This survey is now closed.",
+      403: "This invitation is not valid.",
+      400: "The survey's invitation key has changed since this page was loaded: reload the page and send again.",
+    }[answer.status] || (final ? "The invitation was refused." : `The server could not redeem your invitation now (error ${answer.status}).${keepWords()}`));
+    return false;
+  }
+
+  async function send() {
     // Kept before it leaves, so that a retry after a failure sends this same report (./memo.mjs).
-    if (!memo && memos.write(storage, bind, body.report)) memo = { report: body.report, saved: Date.now() };
+    if (!memo) keep();
+    if (surveyKey && !held.credential && !(await redeem())) return;
+    const sentBody = surveyKey ? { report: body.report, credential: held.credential } : { report: body.report };
     let sent;
     try {
       sent = await fetch(reportUrl, {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify(body),
+        body: JSON.stringify(sentBody),
         credentials: "omit",
       });
     } catch {
-      next.disabled = false;
-      errors.replaceChildren(el("p", { text: memo
-        ? `The report could not be sent (is the network down?). Your browser keeps this same randomized report: press “Send” again to retry, now or within ${memos.MEMO_DAYS} days.`
-        : "The report could not be sent (is the network down?). Press “Send” again to retry." }));
+      problem(`The report could not be sent (is the network down?).${keepWords()}`);
       return;
     }
-    if (sent.status === 201) {
-      memos.clear(storage, bind);
+    // 201: received. A credential already spent means an earlier attempt with this very report was received.
+    if (sent.status === 201 || (surveyKey && sent.status === 409)) {
+      forget();
       window.location.assign(thanksUrl);
       return;
     }
-    next.disabled = false;
     const final = [400, 403, 404, 409, 410].includes(sent.status);  // refused for good: retrying cannot help
-    if (final) {
-      memos.clear(storage, bind);
-      memo = null;
-    }
+    if (final) forget();
     const detail = await sent.json().catch(() => ({}));
-    const message = { 409: "This invitation has already been used.", 410: "This survey is now closed.",
-                      403: "This invitation is not valid." }[sent.status]
+    problem({ 409: "This invitation has already been used.", 410: "This survey is now closed.",
+              403: "This invitation is not valid." }[sent.status]
       || (final ? `The report was refused: ${JSON.stringify(detail)}`
-        : `The server could not take the report now (error ${sent.status}).${memo ? " Your browser keeps this same randomized report: press “Send” again to retry later." : " Press “Send” again to retry later."}`);
-    errors.replaceChildren(el("p", { text: message }));
-  });
+        : `The server could not take the report now (error ${sent.status}).${memo ? keepWords().replace("now or within", "later, within") : " Press “Send” again to retry later."}`));
+  }
+
   if (memo) {
     showReview(memo.report);
     show(pages.length);

@@ -1,4 +1,5 @@
-// Plain words shared by the mechanisms' respondent-facing texts (describe() in mrr.mjs, ldp_nb.mjs, gaussian.mjs).
+// Plain words shared by the mechanisms' respondent-facing texts (describe() in mrr.mjs, ldp_nb.mjs, gaussian.mjs,
+// and each frequency oracle's describe() in oracles/, which ldp_nb.mjs and gaussian.mjs reach through oracles/index.mjs).
 // Every figure printed comes from the protocol as served (the p, q, θ, ε the browser really uses), rounded so that a
 // rounded figure is never a false one: a probability below 1 never prints as 100 %, above 0 never as 0 %.
 // A text block is a string (one paragraph) or an array of strings (a list).
@@ -47,26 +48,6 @@ export function joinAnd(items) {
 /** "1 other value" / "5 other values". */
 export function others(n, noun = "value") {
   return `${n === 1 ? "the" : n} other possible ${noun}${n === 1 ? "" : "s"}`;
-}
-
-/** The disguise one frequency oracle (static/js/oracles/, by its published name) applies to ONE value among
- * ``params.domain`` possible ones, in plain words with the published p and q. */
-export function oracleWords(params) {
-  const d = params.domain;
-  switch (params.name) {
-    case "de":
-      return `It is kept with probability ${percent(params.p)}; otherwise your browser sends instead ${d === 2 ? "the other possible value" : `one of the ${d - 1} other possible values, picked at random`}.`;
-    case "sue":
-    case "oue":
-      return `It is sent as a row of ${d} yes/no marks, one per possible value: the mark of your value is “yes” with probability ${percent(params.p)}, and every other mark is “yes” with probability ${percent(params.q)}, each drawn separately.`;
-    case "olh":
-      return `Your browser picks a random hash function (its two numbers are in the report) that sorts the ${d} possible values into ${params.g} buckets, and sends the bucket of your value with probability ${percent(params.p)}; otherwise one of the ${params.g - 1} other buckets, picked at random.`;
-    case "she":
-    case "the":
-      return `It is sent as a list of ${d} numbers, one per possible value — 1 for your value, 0 for the others — each with random noise added (Laplace noise of scale ${figure(params.laplace_scale)}, so typically about ${figure(params.laplace_scale)} away from the exact number).`;
-    default:
-      throw new Error(`no words for frequency oracle ${params.name}`);
-  }
 }
 
 /** The validation share (SPEC validation): how a respondent is drawn, in words, or null when there is none. */

@@ -64,7 +64,7 @@ def test_the_heartbeat_keeps_a_silent_but_live_job_from_being_reaped(settings):
 @pytest.mark.django_db(transaction=True)
 def test_without_a_heartbeat_the_same_job_is_reaped(settings):
     settings.COINFLIP_JOB_STALE_SECONDS = 0.4
-    job = _job()
+    _job()
     time.sleep(0.5)
     assert jobs.reap_stale() == 1  # the control of the test above: its bound does bite
 
@@ -114,5 +114,6 @@ def test_polling_a_lost_job_ends_it_at_once(client, settings):
 
 
 def test_recovery_bounds_are_ordered():
-    assert 0 < settings.CELERY_TASK_SOFT_TIME_LIMIT < settings.CELERY_TASK_TIME_LIMIT < settings.COINFLIP_VISIBILITY_TIMEOUT
+    assert (0 < settings.CELERY_TASK_SOFT_TIME_LIMIT < settings.CELERY_TASK_TIME_LIMIT
+            < settings.COINFLIP_VISIBILITY_TIMEOUT)
     assert settings.CELERY_BEAT_SCHEDULE["reap stale jobs"]["task"] == "aggregator.tasks.reap_stale_jobs"

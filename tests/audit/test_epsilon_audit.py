@@ -63,7 +63,6 @@ class Case:
     shown: float  # the ε the product shows for this relation
     power: bool = False  # assert bound ≥ ½·shown
     broken: bool = False  # a deliberately broken randomizer: assert bound > shown
-    known_failure: str = ""  # reason of a strict xfail (a wrong figure the audit exposes; remove when fixed)
 
 
 def _oracle_cases() -> list[Case]:
@@ -93,21 +92,14 @@ def _x(answers, class_code, **extra):
     return {"answers": list(answers), "classCode": class_code, **extra}
 
 
-def _protocol_case(id_, mechanism, config, relation, x0, x1, which, **kw) -> Case:
-    """``which``: a question name (its per-question ε) or "respondent"."""
+def _protocol_case(id_, mechanism, config, relation, x0, x1, which, key="epsilon_per_question", **kw) -> Case:
+    """``which``: a question name (its per-question ε, from ``privacy()[key]``) or "respondent". Figures are JSON
+    values (∞ is "Infinity"), hence ``float``."""
     protocol = build(config)
     privacy = protocol.privacy()
-    shown = privacy["epsilon_per_respondent"] if which == "respondent" else privacy["epsilon_per_question"][which]
+    shown = privacy["epsilon_per_respondent"] if which == "respondent" else privacy[key][which]
     return Case(id_, mechanism, relation, {"kind": "protocol", "protocol": protocol.public(), "inputs": [x0, x1]},
                 float(shown), **kw)
-
-
-# One group: the record is sent whole, so changing one answer exposes the group's ε (issue 11: "ε per question is too
-# low"); the inputs use the least likely personal record (a = 0: P_Y 0.2; y: 0.5).
-_MRR_PER_QUESTION_WRONG = ("issue 11 item 4: MRR shows ln(1 + θ/((1−θ)·min P_Y,i)) per question, but with one group "
-                           "changing that answer alone has the group's ε")
-_SPLIT_CLASS_WRONG = ("issue 11 item 4: split LDP shows ε/(m+1) for the class, whose value rides in every report "
-                      "(exact: ε)")
 
 
 def _mrr_config(theta, groups=None, personal_mode=None):
@@ -118,6 +110,10 @@ def _mrr_config(theta, groups=None, personal_mode=None):
 
 
 def _mrr_cases() -> list[Case]:
+    """One group: the record is sent whole, so changing one answer exposes the group's ε (issue 11 item 4, "ε per
+    question is too low": the product showed ln(1 + θ/((1−θ)·min P_Y,i)) per question — these cases were strict
+    xfails — until it showed the exact figure); the inputs use the least likely personal record (a = 0: P_Y 0.2;
+    y: 0.5)."""
     out = []
     # θ making the one group's ε exactly 1: ln(1 + θ/((1−θ)·0.1)) = 1.
     theta_1 = (math.e - 1) * 0.1 / (1 + (math.e - 1) * 0.1)
@@ -127,9 +123,9 @@ def _mrr_cases() -> list[Case]:
         power = tag == "eps1"
         out += [
             _protocol_case(f"mrr-{tag}-a", label, config, "question a: 0 vs 1", _x([0], 0), _x([1], 0), "a",
-                           power=power, known_failure=_MRR_PER_QUESTION_WRONG),
+                           power=power),
             _protocol_case(f"mrr-{tag}-y", label, config, "question y: 0 vs 1", _x([0], 0), _x([0], 1), "y",
-                           power=power, known_failure=_MRR_PER_QUESTION_WRONG),
+                           power=power),
             _protocol_case(f"mrr-{tag}-resp", label, config, "respondent: (0,0) vs (1,1)", _x([0], 0), _x([1], 1),
                            "respondent", power=power),
         ]
@@ -146,12 +142,13 @@ def _mrr_cases() -> list[Case]:
 
 def _known_personal_case() -> Case:
     """A "real" personal question whose answer (2) the adversary knows: under a = 2 the sent a is always 2, under
-    a = 0 it is 0 with probability θ — ε = ∞. The audit must exceed every finite figure (here the group's ε, the
-    most the channel gives against someone who does not know it)."""
+    a = 0 it is 0 with probability θ — ε = ∞, the figure the product shows against someone who knows it
+    (``epsilon_per_question_known_personal``). The audit must exceed every finite figure (here the group's ε, the
+    most the channel gives against someone who does not know it, ``epsilon_per_question``)."""
     config = _mrr_config(0.7, personal_mode={"a": "real"})
     return _protocol_case("mrr-known-personal", "MRR θ = 0.7, a real personal question known to the adversary", config,
                           "question a: 2 vs 0 (personal a = 2)", _x([2], 0, realPersonal={"0": 2}),
-                          _x([0], 0, realPersonal={"0": 2}), "a")
+                          _x([0], 0, realPersonal={"0": 2}), "a", key="epsilon_per_question_known_personal")
 
 
 def _ldp_config(encoding, strategy):
@@ -166,8 +163,9 @@ def _ldp_cases() -> list[Case]:
         label = f"LDP NB {strategy}, {encoding}, ε = 1"
         tag = f"ldp-{strategy}-{encoding}"
         out += [
-            _protocol_case(f"{tag}-y", label, config, "question y: 0 vs 1", _x([0], 0), _x([0], 1), "y", power=True,
-                           known_failure=_SPLIT_CLASS_WRONG if strategy == "split" else ""),
+            # split: the class rides in every report, so its exact ε is the respondent's (issue 11 item 4; the
+            # product showed ε/(m+1) until it showed the exact figure)
+            _protocol_case(f"{tag}-y", label, config, "question y: 0 vs 1", _x([0], 0), _x([0], 1), "y", power=True),
             _protocol_case(f"{tag}-a", label, config, "question a: 0 vs 1", _x([0], 0), _x([1], 0), "a", power=True),
             _protocol_case(f"{tag}-resp", label, config, "respondent: (0,0) vs (1,1)", _x([0], 0), _x([1], 1),
                            "respondent", power=True),
@@ -208,8 +206,7 @@ def run_case(case: Case):
 
 def _params():
     for case in CASES:
-        marks = [pytest.mark.xfail(strict=True, reason=case.known_failure)] if case.known_failure else []
-        yield pytest.param(case, id=case.id, marks=marks)
+        yield pytest.param(case, id=case.id)
 
 
 @pytest.mark.slow
@@ -222,7 +219,9 @@ def test_epsilon_audit(case: Case):
     print(row)
     if case.id == "mrr-known-personal":
         finite = mrr_group_epsilon(0.7, [[0.2, 0.3, 0.5], [0.5, 0.5]])
-        assert result.lower_bound > max(case.shown, finite, 5.0), (
+        unknowing = float(build(_mrr_config(0.7, personal_mode={"a": "real"})).privacy()["epsilon_per_question"]["a"])
+        assert case.shown == math.inf and unknowing == pytest.approx(finite, rel=1e-12)
+        assert result.lower_bound > max(unknowing, 5.0), (
             f"against a knowing adversary ε = ∞ must be witnessed above every finite figure: {row}")
         return
     if case.broken:

@@ -1,5 +1,6 @@
-"""static/js/credential.mjs and the vendored @cloudflare/blindrsa-ts in a real browser (Debian's Chromium, WebCrypto):
-a credential blinded and finalized in the page, signed by the Python server half, verifies with ``cryptography``."""
+"""static/js/credentials/blind.mjs and the vendored @cloudflare/blindrsa-ts in a real browser (Debian's Chromium,
+WebCrypto): a credential blinded and finalized in the page, signed by the Python server half, verifies with
+``cryptography``."""
 from aggregator.privacy import blind_rsa as br
 from tests.browser_support import BROWSER_TEST
 
@@ -12,9 +13,9 @@ def test_credential_round_trip_in_chromium(browser, live_server):
     page = browser.new_context().new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{live_server.url}/static/js/credential.mjs")  # any page of the site's origin (a secure context)
+    page.goto(f"{live_server.url}/static/js/credentials/blind.mjs")  # any page of the site's origin (a secure context)
     started = page.evaluate(
-        "async (spki) => { const c = await import('/static/js/credential.mjs');"
+        "async (spki) => { const c = await import('/static/js/credentials/blind.mjs');"
         " window.cred = c; return await c.startCredential(spki); }", spki)
     blind_sig = br.blind_sign(key, br.b64url_decode(started["blindedMsg"]))
     cred = page.evaluate("([pending, sig]) => window.cred.finishCredential(pending, sig)",

@@ -89,7 +89,8 @@ def test_ldp_split_review_page_says_every_answer_is_sent(browser, live_server):
     survey.strategy = "split"
     survey.save()
     context, page, posts, errors = open_survey(browser, live_server, survey)
-    assert "Your browser sends every one of your answers, in 3 parts" in page.locator("details.explain").first.inner_text()
+    explain = page.locator("details.explain").first.inner_text()
+    assert "Your browser sends every one of your answers, in 3 parts" in explain
     answer_daily_73_yes(page)
     review = page.locator("section.review")
     assert review.locator("li").count() == 3
@@ -119,7 +120,8 @@ def test_memo_of_another_protocol_version_is_deleted_and_not_resent(browser, liv
         {{protocol: '{"0" * 64}', token: null, saved: Date.now(), report: {json.dumps(stale)}}}))""")
     page.reload()
     page.get_by_label("daily").wait_for()
-    assert "earlier version of this survey's settings: it has been deleted and will not be sent" in page.locator("#survey-app").inner_text()
+    assert ("earlier version of this survey's settings: it has been deleted and will not be sent"
+            in page.locator("#survey-app").inner_text())
     assert memo(page, survey.slug) is None
     assert page.locator("section.review").is_hidden()  # the questions, not a kept report
     answer_daily_73_yes(page)
@@ -145,7 +147,8 @@ def test_after_a_network_failure_the_same_report_is_sent_again(browser, live_ser
     page.unroute(report_url)
     page.reload()  # later, from the same browser: the kept report is offered, not a fresh randomization
     page.locator("section.review").wait_for()
-    assert "Your browser kept the randomized report of an earlier attempt" in page.locator("section.review").inner_text()
+    assert ("Your browser kept the randomized report of an earlier attempt"
+            in page.locator("section.review").inner_text())
     assert json.loads(page.locator("pre.payload").inner_text()) == shown
     page.get_by_role("button", name="Send the randomized report").click()
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")

@@ -3,6 +3,7 @@
 Checks: the page randomizes in the browser and POSTs one report that holds no true answer (not in the body, the URL,
 cookies or storage); the database then holds exactly one valid report; with JavaScript off nothing is sent.
 """
+import datetime
 import json
 
 import pytest
@@ -137,6 +138,8 @@ def test_validation_respondent_runs_the_published_model_and_sends_only_whether_i
     survey.save()
     add_reports(survey, 2000)
     version = services.retrain(survey)
+    # Validation respondents evaluate the newest version published before today (UTC): this one, a day older.
+    type(version).objects.filter(pk=version.pk).update(created_at=version.created_at - datetime.timedelta(days=1))
     model = NaiveBayesModel.from_dict(version.model)
     right = int(model.predict(get_protocol(survey).to_model_input(np.array([[2, 73.25]])))[0] == 1)
     context = browser.new_context()
@@ -149,7 +152,7 @@ def test_validation_respondent_runs_the_published_model_and_sends_only_whether_i
     assert "check the current model" in page.locator("section.review").inner_text()
     page.get_by_role("button", name="Send the randomized report").click()
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
-    assert any(r.url.endswith(f"/api/surveys/{survey.slug}/model/") for r in gets)
+    assert any(r.url.endswith(f"/api/surveys/{survey.slug}/model/?for=validation") for r in gets)
     assert json.loads(posts[0].post_data)["report"] == {"validation": {"version": 1, "report": right}}
     services.fold_new_reports(survey)
     assert services.accuracy_by_version(survey)[1]["reports"] == 1

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import {
-  accuracyAxisMin, accuracyConfig, accuracyLabel, categoricalLabel, distributionConfig, epsilonConfig,
-  estimateMarks, horizontalHeight, intervalBars, intervalNote, numericLabel, pseConfig, reportsConfig, translucent,
+  accuracyAxisMin, accuracyConfig, accuracyLabel, categoricalLabel, distributionConfig, epsilonConfig, epsilonLabel,
+  estimateMarks, horizontalHeight, intervalBars, intervalNote, numericLabel, pseConfig, pseLabel, reportsConfig, translucent,
 } from '../../static/js/dashboard/charts.mjs';
 import { describe, follow, render } from '../../static/js/dashboard/job.mjs';
 
@@ -72,9 +72,38 @@ test('privacy: ε bars for every survey, PSE bars for MRR only', () => {
   assert.equal(pseConfig(ldp), null);
   const mrr = { ...ldp, mode: 'mrr', pse_before: [0.3, 0.2], pse_after: [0.1, 0] };
   assert.deepEqual(pseConfig(mrr).data.datasets.map((d) => d.data), [[0.3, 0.2], [0.1, 0]]);
+  // issue 11 item 5: the informative "after" with its Monte Carlo SE; the paper-literal one hidden behind the legend
+  const mined = pseConfig({ ...mrr, pse_after_se: [0.004, 0], pse_after_paper: [0, 0] });
+  assert.deepEqual(mined.data.datasets.map((d) => [d.label, Boolean(d.hidden)]),
+    [['before mining', false], ['after mining', false], ['after mining (paper-literal)', true]]);
+  assert.equal(pseLabel(mined.data.datasets[1], 0), 'after mining: 0.100 ± 0.004');
+  assert.equal(pseLabel(mined.data.datasets[1], 1), 'after mining: 0.000');
   assert.equal(horizontalHeight(2), 288);
   assert.equal(horizontalHeight(23, 2), 80 + 23 * 32);
   assert.equal(translucent('#0072B2', 0.5), 'rgba(0, 114, 178, 0.5)');
+});
+
+test('privacy: ∞ reaches the edge and says so; known-personal figures stand beside the others (issue 11 item 4)', () => {
+  const privacy = {
+    mode: 'mrr', labels: ['a', 'b', 'y'], epsilon: [2, 4, 4], epsilon_infinite: [false, false, false],
+    epsilon_known_personal: [null, 4, 4], epsilon_known_personal_infinite: [true, false, false],
+    epsilon_note: 'which is which', epsilon_exact: true, pse_before: null,
+  };
+  const config = epsilonConfig(privacy);
+  const [unknowing, knowing] = config.data.datasets;
+  assert.deepEqual(unknowing.data, [2, 4, 4]);
+  assert.deepEqual(knowing.data, [5, 4, 4]);  // ∞ drawn at the cap, 1.25 × the largest finite figure
+  assert.equal(config.options.scales.x.max, 5);
+  assert.equal(epsilonLabel(knowing, 0), 'against someone who knows them: ε = ∞ (no finite ε)');
+  assert.equal(epsilonLabel(unknowing, 0), 'against someone who does not know the personal answers: ε = 2.00');
+  assert.match(config.options.plugins.subtitle.text, /∞: no finite ε.*which is which/);
+  assert.equal(config.options.plugins.legend.display, true);
+  const one = epsilonConfig({ labels: ['x'], epsilon: [1], epsilon_infinite: [false], epsilon_known_personal: null, epsilon_exact: false });
+  assert.equal(one.data.datasets.length, 1);
+  assert.equal(epsilonLabel(one.data.datasets[0], 0), 'ε = 1.00');
+  assert.match(one.options.plugins.subtitle.text, /configured ε, an upper bound/);
+  const allInfinite = epsilonConfig({ labels: ['x'], epsilon: [null], epsilon_infinite: [true] });
+  assert.deepEqual(allInfinite.data.datasets[0].data, [1]);
 });
 
 test('the estimate marks are drawn across each visible bar at the estimate', () => {

@@ -2,6 +2,8 @@
 
 Includes one statistical check: the MRR intervals (the Cauchy–Schwarz bound on the delta method, charts docstring)
 cover the true P(a | c) at least 95 % of the time, over simulated surveys with a fixed seed."""
+import json
+import math
 from datetime import date, timedelta
 from itertools import pairwise
 
@@ -131,7 +133,8 @@ def test_mrr_intervals_cover_the_true_conditionals_at_least_95_percent(groups):
     for _ in range(reps):
         X, y = population(n, rng)
         stats = protocol.scheme.aggregate(protocol.scheme.perturb(np.column_stack([X, y]), rng))
-        for attr, truth in zip(charts.attribute_distributions(protocol.estimate(stats).to_dict(), protocol), TRUE, strict=True):
+        distributions = charts.attribute_distributions(protocol.estimate(stats).to_dict(), protocol)
+        for attr, truth in zip(distributions, TRUE, strict=True):
             for c, series in enumerate(attr["series"]):
                 covered.extend((np.array(series["low"]) <= truth[:, c]) & (truth[:, c] <= np.array(series["high"])))
     coverage = float(np.mean(covered))
@@ -190,9 +193,35 @@ def test_privacy_per_attribute_in_question_order():
 
 def test_privacy_summary_takes_the_lowest_pse_over_the_groups():
     assert charts.privacy_summary(MRR_PRIVACY) == {"mode": "mrr", "epsilon_per_respondent": 4.2, "pse_before": 0.2,
-                                                   "pse_after": 0.0, "pse_uniform": 0.25}
+                                                   "pse_after": 0.0, "pse_uniform": 0.25,
+                                                   "epsilon_per_respondent_known_personal": None, "epsilon_note": None}
     assert charts.privacy_summary(LDP_PRIVACY)["pse_before"] is None
     assert charts.privacy_summary(None)["epsilon_per_respondent"] is None
+
+
+def test_infinite_and_known_personal_epsilon_reach_the_chart_flagged():
+    """Issue 11 item 4: ∞ is stored as "Infinity" (``json_safe``); the chart JSON gets a gap and a flag (JSON has no
+    ∞), the page's summary the float ∞; the known-personal figures stand beside the others with the note."""
+    protocol = sp.build({**config("mrr"), "mrr": {"theta": 0.7, "groups": [["smoker"], ["region", "sick"]],
+                                                  "personal_mode": {"smoker": "real"}}})
+    privacy = protocol.privacy()
+    out = charts.privacy_per_attribute(privacy)
+    json.dumps(out, allow_nan=False)
+    assert out["labels"] == ["smoker", "region", "sick"]
+    assert out["epsilon_infinite"] == [False] * 3 and all(v > 0 for v in out["epsilon"])
+    assert out["epsilon_known_personal"][0] is None and out["epsilon_known_personal_infinite"] == [True, False, False]
+    assert out["epsilon_known_personal"][1:] == out["epsilon"][1:]
+    assert out["epsilon_per_respondent_known_personal_infinite"] is True and "knows" in out["epsilon_note"]
+    summary = charts.privacy_summary(privacy)
+    assert summary["epsilon_per_respondent_known_personal"] == math.inf
+    assert summary["epsilon_per_respondent"] == pytest.approx(float(privacy["epsilon_per_respondent"]))
+    assert summary["epsilon_note"] == privacy["epsilon_note"]
+    whole = charts.privacy_per_attribute({**LDP_PRIVACY, "epsilon_per_question": {"sick": "Infinity", "smoker": 1.0},
+                                          "epsilon_per_respondent": "Infinity"})
+    assert whole["epsilon"] == [None, 1.0] and whole["epsilon_infinite"] == [True, False]
+    assert whole["epsilon_per_respondent"] is None and whole["epsilon_per_respondent_infinite"] is True
+    assert whole["epsilon_known_personal"] is None
+    assert charts.privacy_summary({"epsilon_per_respondent": "Infinity"})["epsilon_per_respondent"] == math.inf
 
 
 def test_real_mrr_privacy_figures_summarise(rng):
@@ -202,7 +231,12 @@ def test_real_mrr_privacy_figures_summarise(rng):
     privacy = protocol.model_privacy(model)
     out = charts.privacy_summary(privacy)
     assert out["pse_before"] == min(privacy["pse_before_mining"].values())  # one group: all questions
-    assert charts.privacy_per_attribute(privacy)["labels"] == ["smoker", "region", "sick"]
+    assert out["pse_after"] == min(privacy["pse_after_mining"].values()) <= out["pse_before"]
+    per = charts.privacy_per_attribute(privacy)
+    assert per["labels"] == ["smoker", "region", "sick"]
+    # issue 11 item 5: the informative PSE after mining (exact: 12 records), the paper-literal one beside it
+    assert per["pse_after_method"] == "exact" and per["pse_after_se"] == [0.0, 0.0, 0.0]
+    assert per["pse_after_paper"] == [privacy["pse_after_mining_paper"][n] for n in per["labels"]]
 
 
 # -- findings ---------------------------------------------------------------------------------------------------

@@ -20,8 +20,12 @@ JS = ROOT / "static" / "js"
 
 
 def expected_modules() -> set[str]:
-    """Every module of the randomizer: static/js and static/js/oracles (static/js/dashboard is the dashboard's)."""
-    return {str(p.relative_to(ROOT / "static")) for p in [*JS.glob("*.mjs"), *JS.glob("oracles/*.mjs")]}
+    """Every module of the randomizer: static/js, static/js/oracles and static/js/credentials (static/js/dashboard is
+    the dashboard's), and every module of the vendored blind-signature library the credentials import (issue 11)."""
+    static = ROOT / "static"
+    return {str(p.relative_to(static)) for p in [*JS.glob("*.mjs"), *JS.glob("oracles/*.mjs"),
+                                                 *JS.glob("credentials/*.mjs"),
+                                                 *(static / "vendor" / "blindrsa-ts").rglob("*.js")]}
 
 
 def sri(data: bytes) -> str:
@@ -88,6 +92,7 @@ def test_cached_until_a_module_changes(settings, tmp_path):
     """The computation is cached; editing a module (development) makes the next call recompute."""
     static = tmp_path / "static"
     shutil.copytree(ROOT / "static" / "js", static / "js", ignore=shutil.ignore_patterns("dashboard"))
+    shutil.copytree(ROOT / "static" / "vendor" / "blindrsa-ts", static / "vendor" / "blindrsa-ts")
     settings.STATICFILES_DIRS = [static]
     integrity._cached = None
     try:
@@ -116,7 +121,8 @@ def test_production_manifest_storage_hashes_the_served_files(settings, tmp_path)
     code = integrity.build()
     import_map = json.loads(code.import_map)
     for module in code.modules:
-        assert re.fullmatch(r"/static/" + re.escape(module.name[:-4]) + r"\.[0-9a-f]{12}\.mjs", module.url)
+        stem, extension = module.name.rsplit(".", 1)
+        assert re.fullmatch(r"/static/" + re.escape(stem) + r"\.[0-9a-f]{12}\." + extension, module.url)
         served = settings.STATIC_ROOT / module.url.removeprefix("/static/")
         assert module.integrity == sri(served.read_bytes())
         assert import_map["imports"]["/static/" + module.name] == module.url

@@ -10,7 +10,7 @@ from aggregator.privacy import plausibility
 from aggregator.privacy.mrr import conditional_standard_error_bound
 from aggregator.privacy.naive_bayes.fit import fit_nonprivate
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR
-from aggregator.privacy.protocol import GaussianProtocol, LDPProtocol, MRRProtocol, build
+from aggregator.privacy.protocol import ConfigError, GaussianProtocol, LDPProtocol, MRRProtocol, SurveyProtocol, build
 
 CLASS = {"kind": "categorical", "name": "sick", "values": ["no", "yes"]}
 CATEGORICAL = [{"kind": "categorical", "name": "odor", "values": ["0", "1", "2"]},
@@ -176,3 +176,19 @@ def test_models_without_standard_errors_have_none(kind):
     attributes = protocol.features if kind == "gaussian" else protocol.engine_features()
     model = fit_nonprivate(protocol.class_attribute, attributes, protocol.to_model_input(X), y)
     assert protocol.conditional_standard_errors(model) == ("none", None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_privacy_settings_and_grouping_follow_the_mode_and_the_figures(kind):
+    """``for_mode`` (for drafts that cannot build) agrees with the built protocol; the settings are keys of the mode's
+    configuration section; ``grouped_privacy`` is exactly when ``privacy()`` has per-group ε and PSE (SPEC §2)."""
+    protocol = build(config(kind))
+    by_mode = SurveyProtocol.for_mode(protocol.mode)
+    assert (by_mode.privacy_settings, by_mode.grouped_privacy) == (protocol.privacy_settings, protocol.grouped_privacy)
+    section = {"mrr": {"theta": 0.7}, "ldp": {"epsilon": 2.0, "encoding": "oue"}}[protocol.mode]
+    assert set(protocol.privacy_settings) <= set(section) and protocol.privacy_settings[0] in ("theta", "epsilon")
+    figures = protocol.privacy()
+    assert protocol.grouped_privacy == ("groups" in figures and "pse_per_question" in figures)
+    with pytest.raises(ConfigError) as exc:
+        SurveyProtocol.for_mode("dp")
+    assert exc.value.field == "mode"

@@ -47,6 +47,16 @@ CASES = [
     ("ldp.epsilon", changed(LDP, "ldp.epsilon", 0), True),
     ("ldp.epsilon", changed(LDP, "ldp.epsilon", float("inf")), True),
     ("ldp.epsilon", changed(LDP, "ldp.epsilon", None), True),
+    # beyond what the browser's arithmetic honours (issue 11 item 4, ``browser_arithmetic.max_supported_epsilon``):
+    # the validation report's binary RR and OUE above ln(2^40 − 1) ≈ 27.73 are known without questions; DE's bound
+    # needs its domain, split's per-input ε the number of questions; grid Laplace (Gaussian Approach 3) ≈ 18.03
+    ("ldp.epsilon", changed(LDP, "ldp.epsilon", 30.0), True),
+    ("ldp.epsilon", changed(changed(LDP, "validation.share", 0), "ldp.epsilon", 30.0), True),
+    ("ldp.epsilon", changed(changed(changed(LDP, "validation.share", 0), "ldp.encoding", "de"), "ldp.epsilon", 29.0),
+     False),
+    ("ldp.epsilon", changed(changed(changed(changed(LDP, "validation.share", 0), "ldp.strategy", "split"),
+                                    "ldp.encoding", "oue"), "ldp.epsilon", 90.0), False),
+    ("ldp.epsilon", changed(changed(GAUSSIAN, "validation.share", 0), "ldp.epsilon", 20.0), True),
     ("ldp.encoding", changed(LDP, "ldp.encoding", "rappor"), True),
     ("ldp.threshold", changed(changed(LDP, "ldp.encoding", "the"), "ldp.threshold", 1.5), True),
     ("ldp.threshold", changed(changed(LDP, "ldp.encoding", "the"), "ldp.threshold", -0.1), True),
@@ -60,6 +70,7 @@ CASES = [
     ("mrr.groups", changed(changed(MRR, "validation.share", 0), "mrr.groups", [["x"], ["c"]]), False),
     ("mrr.personal", changed(MRR, "mrr.personal", [0.5, 0.5]), True),
     ("mrr.personal", changed(MRR, "mrr.personal", {"z": [0.9, 0.9]}), False),
+    ("mrr.personal", changed(MRR, "mrr.personal", {"z": [1e-13, 1 - 1e-13]}), False),  # below 2^-40: not realized
     ("mrr.postprocess", changed(MRR, "mrr.postprocess", "clip"), True),
     ("numeric.handling", changed(LDP, "numeric.handling", "bucket"), True),
     ("numeric.handling", changed(GAUSSIAN, "features", CATEGORICAL), False),
@@ -89,6 +100,18 @@ def test_every_configuration_error_names_its_field(field, config, settings):
         assert info.value.field == field
     elif isinstance(config, dict):
         check_settings(config)
+
+
+def test_browser_bound_is_stated_and_the_bound_itself_passes():
+    """The refusal states the bound; ε just below it builds (issue 11 item 4)."""
+    from aggregator.privacy.browser_arithmetic import max_supported_epsilon
+
+    with pytest.raises(ConfigError, match=r"ε = 27\.73 .* choose ε ≤ 27\.72"):
+        build(changed(LDP, "ldp.epsilon", 28.0))
+    build(changed(LDP, "ldp.epsilon", 27.7))
+    de = changed(changed(changed(LDP, "validation.share", 0), "ldp.encoding", "de"), "ldp.epsilon", 29.0)
+    build(changed(de, "class", {**CLASS, "values": ["a", "b", "c", "d", "e", "f", "g", "h"]}))  # ln(7·(2^40−1)) ≈ 29.7
+    assert max_supported_epsilon("de", 8) > 29.0 > max_supported_epsilon("de", 2)
 
 
 def test_every_listed_field_has_a_case():

@@ -44,7 +44,9 @@ def test_encode_fold_estimate_round_trip(name, mode, extra):
     model = protocol.estimate(stats)
     assert model.accuracy(protocol.to_model_input(test.X), test.y) > test.majority_accuracy() + 0.05
     json.dumps(protocol.public())
-    assert protocol.privacy()["epsilon_per_respondent"] > 0
+    privacy = protocol.privacy()
+    json.dumps(privacy, allow_nan=False)  # JSON-ready: ∞ is "Infinity" (issue 11 item 4; SHE's pure ε is ∞)
+    assert float(privacy["epsilon_per_respondent"]) > 0
 
 
 @pytest.mark.parametrize("config, message", [

@@ -2,7 +2,7 @@
 // (tests/engine/rfc9474_vectors.json, from Debian's golang-github-cloudflare-circl-dev: RFC 9474 Appendix A's
 // RSABSSA-SHA384-PSS-Deterministic vector and circl's PSSZERO-Deterministic one; also reproduced by
 // aggregator/privacy/blind_rsa.py), its Randomized variant (ours) is the 32-byte prefix then the Deterministic steps,
-// and static/js/credential.mjs produces standard RSA-PSS signatures. The Python ⇄ JS exchange is tested in
+// and static/js/credentials/blind.mjs produces standard RSA-PSS signatures. The Python ⇄ JS exchange is tested in
 // tests/js/test_blind_rsa_interop.py.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { BlindRSA, getSuiteByName, RSABSSA } from "../../static/vendor/blindrsa-ts/index.js";
 import {
   finishCredential, fromBase64url, startCredential, toBase64url, VARIANT,
-} from "../../static/js/credential.mjs";
+} from "../../static/js/credentials/blind.mjs";
 
 const { vectors } = JSON.parse(readFileSync(new URL("../engine/rfc9474_vectors.json", import.meta.url), "utf8"));
 const hex = (s) => Uint8Array.from(Buffer.from(s, "hex"));
@@ -120,7 +120,7 @@ test("Randomized variant: 32 random bytes || msg, then the Deterministic steps; 
   }
 });
 
-test("credential.mjs: a fresh credential is a standard RSA-PSS signature on its value", async () => {
+test("credentials/blind.mjs: a fresh credential is a standard RSA-PSS signature on its value", async () => {
   const keys = await crypto.subtle.generateKey(
     { name: "RSA-PSS", modulusLength: 2048, publicExponent: Uint8Array.of(1, 0, 1), hash: "SHA-384" },
     true, ["sign", "verify"]);
@@ -146,7 +146,7 @@ test("credential.mjs: a fresh credential is a standard RSA-PSS signature on its 
   assert.notEqual(second.blindedMsg, blindedMsg);
 });
 
-test("credential.mjs: base64url is strict and round-trips", () => {
+test("credentials/blind.mjs: base64url is strict and round-trips", () => {
   for (let n = 0; n < 70; n++) {
     const bytes = crypto.getRandomValues(new Uint8Array(n));
     assert.deepEqual(fromBase64url(toBase64url(bytes)), bytes);

@@ -1,5 +1,5 @@
 // One step of the RFC 9474 exchange in JavaScript, for tests/js/test_blind_rsa_interop.py: reads a JSON request on
-// stdin, writes the JSON answer on stdout. Client steps go through static/js/credential.mjs; the server step and the
+// stdin, writes the JSON answer on stdout. Client steps go through static/js/credentials/blind.mjs; the server step and the
 // verification through the vendored @cloudflare/blindrsa-ts and WebCrypto. Byte strings are unpadded base64url.
 //   {"op": "start", "spki"}                        -> {"blindedMsg", "pending"}
 //   {"op": "finish", "pending", "blindSig"}        -> {"value", "signature"}
@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { RSABSSA } from "../../static/vendor/blindrsa-ts/index.js";
 import {
   finishCredential, fromBase64url, importPublicKey, startCredential, toBase64url,
-} from "../../static/js/credential.mjs";
+} from "../../static/js/credentials/blind.mjs";
 
 const request = JSON.parse(readFileSync(0, "utf8"));
 const suite = RSABSSA.SHA384.PSS.Randomized();

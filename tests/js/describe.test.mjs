@@ -116,6 +116,25 @@ test("MRR, two groups: each group's θ and members are stated", () => {
   assert.match(text, /“Q-smoker\?” and “Q-sick\?” \(true with probability 40 %\); “Q-diet\?” and “Q-age\?” \(true with probability 75 %\)/);
 });
 
+test("MRR: a single answer has its group's ε, as the server's exact figures say (issue 11 item 4)", () => {
+  const one = vectors["mrr-one-group"].protocol;
+  const privacy = { epsilon_per_respondent: 6.04, groups: [{ attributes: ["smoker", "diet", "age", "sick"], epsilon: 6.04 }] };
+  assert.match(flat(describe(one, privacy, display(one)).overview),
+               /A single answer has the same ε as the whole record, because the record is sent true or replaced as a whole/);
+  const two = vectors["mrr-two-groups"].protocol;
+  const groups = two.mrr.groups.map((members, g) => ({
+    attributes: members.map((i) => [...two.features.map((f) => f.name), two.class.name][i]), epsilon: [1.25, "Infinity"][g] }));
+  const text = flat(describe(two, { epsilon_per_respondent: "Infinity", groups }, display(two)).overview);
+  assert.match(text, /A single answer has the ε of its group, because a group is sent true or replaced as a whole: “Q-smoker\?” and “Q-sick\?”, ε = 1\.25; “Q-diet\?” and “Q-age\?”, no finite ε/);
+});
+
+test("LDP: the server's note on the ε of bounded noise (SHE/THE) is shown", () => {
+  const { protocol } = vectors["ldp-she-one-report"];
+  const note = "SHE adds Laplace noise that the browser computes with bounded draws: no finite ε holds strictly";
+  assert.match(flat(describe(protocol, { epsilon_per_respondent: "Infinity", epsilon_note: note }, display(protocol)).overview),
+               /bounded draws: no finite ε holds strictly\./);
+});
+
 test("MRR validation respondent: randomized like any record, used only to check accuracy", () => {
   const { protocol } = vectors["respond-mrr-one-group"];
   const words = describe(protocol, null, display(protocol));
@@ -203,37 +222,39 @@ class Storage {
   removeItem(k) { this.items.delete(k); }
 }
 
-test("memo: bound to the protocol version (SHA-256 of its JSON) and the invitation; only the report is kept", async () => {
+test("memo: bound to the protocol version (SHA-256 of its JSON); the report and, by invitation, its credential kept, never the token", async () => {
   const { protocol } = vectors["ldp-oue-one-report"];
   const storage = new Storage();
-  const bind = await memos.binding("s1", protocol, "tok-123", storage);
+  const bind = await memos.binding("s1", protocol, false, storage);
   assert.equal(bind.key, "coinflip:report:s1");
   assert.match(bind.version, /^[0-9a-f]{64}$/);
-  assert.notEqual(bind.token, "tok-123");
   assert.ok(memos.write(storage, bind, { input: 1, report: "AA==" }, 1000));
-  const stored = storage.getItem(bind.key);
-  assert.ok(!stored.includes("tok-123"));
-  assert.deepEqual(Object.keys(JSON.parse(stored)).sort(), ["protocol", "report", "saved", "token"]);
+  assert.deepEqual(Object.keys(JSON.parse(storage.getItem(bind.key))).sort(), ["protocol", "report", "saved"]);
   assert.deepEqual(memos.read(storage, bind, 2000), { memo: { report: { input: 1, report: "AA==" }, saved: 1000 }, discarded: null });
+
+  const invited = await memos.binding("s1", protocol, true, storage);
+  const pending = { spki: "S", value: "V", inv: "I", blindedMsg: "B", key_id: "K" };
+  assert.ok(memos.write(storage, invited, { input: 1, report: "AA==" }, 1000, { pending }));
+  assert.deepEqual(memos.read(storage, invited, 2000).memo, { report: { input: 1, report: "AA==" }, saved: 1000, pending });
+  const credential = { value: "V", signature: "G", key_id: "K" };
+  assert.ok(memos.write(storage, invited, { input: 1, report: "AA==" }, 1000, { pending, credential }));
+  const stored = JSON.parse(storage.getItem(invited.key));
+  assert.deepEqual(Object.keys(stored).sort(), ["credential", "protocol", "report", "saved"]);  // the pending state is dropped
+  assert.deepEqual(memos.read(storage, invited, 2000).memo.credential, credential);
   memos.clear(storage, bind);
   assert.equal(storage.getItem(bind.key), null);
 });
 
-test("memo: another protocol version, another invitation, an expired or old-format memo is deleted, never returned", async () => {
+test("memo: another protocol version, an expired, malformed or old-format memo is deleted, never returned", async () => {
   const { protocol } = vectors["ldp-oue-one-report"];
   const changed = { ...protocol, ldp: { ...protocol.ldp, epsilon: 3 } };
   const storage = new Storage();
-  const old = await memos.binding("s1", protocol, null, storage);
-  const now = await memos.binding("s1", changed, null, storage);
+  const old = await memos.binding("s1", protocol, false, storage);
+  const now = await memos.binding("s1", changed, false, storage);
   assert.notEqual(old.version, now.version);
   memos.write(storage, old, { input: 0, report: "AA==" }, 0);
   assert.deepEqual(memos.read(storage, now, 10), { memo: null, discarded: "version" });
   assert.equal(storage.getItem(now.key), null);
-
-  const mine = await memos.binding("s1", protocol, "a", storage);
-  const theirs = await memos.binding("s1", protocol, "b", storage);
-  memos.write(storage, mine, { input: 0, report: "AA==" }, 0);
-  assert.equal(memos.read(storage, theirs, 10).discarded, "token");
 
   memos.write(storage, old, { input: 0, report: "AA==" }, 0);
   const day = 24 * 3600 * 1000;
@@ -243,16 +264,23 @@ test("memo: another protocol version, another invitation, an expired or old-form
   storage.setItem(old.key, JSON.stringify({ input: 0, report: "AA==" }));  // the memo of earlier pages: a bare report
   assert.equal(memos.read(storage, old, 10).discarded, "unreadable");
   assert.equal(storage.getItem(old.key), null);
+  // the token-bound memo of earlier pages, and a credential missing its signature
+  storage.setItem(old.key, JSON.stringify({ protocol: old.version, token: "ab", saved: 0, report: { input: 0 } }));
+  assert.equal(memos.read(storage, old, 10).discarded, "unreadable");
+  storage.setItem(old.key, JSON.stringify({ protocol: old.version, saved: 0, report: { input: 0 }, credential: { value: "V", key_id: "K" } }));
+  assert.equal(memos.read(storage, old, 10).discarded, "unreadable");
 });
 
 test("memo words: purpose, content and deletion stated; never that nothing is kept when something may be", async () => {
   const { protocol } = vectors["ldp-oue-one-report"];
-  const bind = await memos.binding("s1", protocol, "t", new Storage());
-  const text = memos.words(bind);
+  const text = memos.words(await memos.binding("s1", protocol, false, new Storage()));
   assert.match(text, /only that report, never your true answers/);
   assert.match(text, /trying again sends that same report rather than a freshly randomized one, which would tell more/);
   assert.match(text, new RegExp(`deleted as soon as the report is received or refused, when the survey's settings change, or after ${memos.MEMO_DAYS} days`));
-  assert.match(text, /and to your invitation/);
+  const invited = memos.words(await memos.binding("s1", protocol, true, new Storage()));
+  assert.match(invited, /only that report and the credential that goes with it, never your true answers/);
+  assert.match(invited, /the invitation code itself is never kept, and once redeemed it is not needed again/);
+  assert.doesNotMatch(text, /credential/);
   assert.doesNotMatch(text, /keeps: nothing/);
   assert.match(memos.words(null), /keeps: nothing/);  // only when no storage or no hashing is available
   assert.match(memos.discardedWords("version"), /earlier version of this survey's settings: it has been deleted and will not be sent/);

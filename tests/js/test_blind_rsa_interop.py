@@ -1,6 +1,6 @@
 """RFC 9474 blind signatures across the language boundary: a credential blinded and finalized in the browser's code
-(static/js/credential.mjs) is signed by the Python server half and verifies with ``cryptography``; a message blinded
-and finalized by the Python client half is signed by the vendored JS library and verifies with WebCrypto."""
+(static/js/credentials/blind.mjs) is signed by the Python server half and verifies with ``cryptography``; a message
+blinded and finalized by the Python client half is signed by the vendored JS library and verifies with WebCrypto."""
 import json
 import secrets
 import shutil

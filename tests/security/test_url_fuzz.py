@@ -55,7 +55,7 @@ def clients(db):
 def _fill(route: str, values: list, slug: str) -> str:
     """The route with its converters filled: ``slug`` for a slug, ``values`` in order for the others."""
     names = re.findall(r"{(\w+)}", route)
-    filled = {name: (slug if name == "slug" else v) for name, v in zip(names, values)}
+    filled = {name: (slug if name == "slug" else v) for name, v in zip(names, values, strict=False)}
     return "/" + route.format(**{n: quote(str(filled.get(n, "x")), safe="") for n in names})
 
 
@@ -64,7 +64,8 @@ def test_every_route_with_hostile_path_and_query_values_answers_below_500(client
     by_name, slug = clients
     hostile_query = "&".join(f"{quote(k)}={quote(v, safe='')}" for k in PARAMS for v in ("\x00", "²"))
     for who, client in by_name.items():
-        urls = [_fill(route, [value] * 3, slug if keep_slug else value) for value in CORE for keep_slug in (True, False)]
+        urls = [_fill(route, [value] * 3, slug if keep_slug else value)
+                for value in CORE for keep_slug in (True, False)]
         urls.append(_fill(route, ["1"] * 3, slug) + "?" + hostile_query)
         for url in urls:
             status = client.get(url).status_code
@@ -74,7 +75,8 @@ def test_every_route_with_hostile_path_and_query_values_answers_below_500(client
 @settings(max_examples=200, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(route=st.sampled_from(ROUTES), values=st.lists(text, min_size=3, max_size=3),
-       query=st.lists(st.tuples(st.sampled_from(PARAMS), text), max_size=3), who=st.sampled_from(["anonymous", "staff"]))
+       query=st.lists(st.tuples(st.sampled_from(PARAMS), text), max_size=3),
+       who=st.sampled_from(["anonymous", "staff"]))
 def test_no_url_answers_500(clients, route, values, query, who):
     by_name, slug = clients
     path = _fill(route, values, slug if values[0] else values[1])

@@ -2,10 +2,11 @@
 import pytest
 from rest_framework.test import APIClient
 
-from survey_app.models import InvitationToken, Report
+from survey_app.credentials import finish_credential, start_credential
+from survey_app.models import InvitationToken, Report, SpentCredential
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
-from tests.factories import make_survey, simulated_reports
+from tests.factories import make_survey, redeem_credential, simulated_reports
 
 pytestmark = pytest.mark.django_db
 
@@ -87,25 +88,36 @@ def test_unknown_draft_and_closed_surveys(client):
 
 
 def test_tokens_one_use_and_unlinked(client):
+    """The token flow over HTTP (issue 11): redeem (token + blinded message) → blind signature; the report carries
+    the credential, never the token; each token redeems once, each credential adds one report."""
     survey = make_survey(access="tokens")
     token = generate_tokens(survey, 1)[0].token
     report = simulated_reports(survey, n=1)[0]
-    assert post(client, survey, {"report": report}).status_code == 403  # no token
-    assert post(client, survey, {"report": report, "token": "made-up"}).status_code == 403
-    assert post(client, survey, {"report": report, "token": token}).status_code == 201
-    assert post(client, survey, {"report": report, "token": token}).status_code == 409
+    assert post(client, survey, {"report": report}).status_code == 403  # no credential
+    assert post(client, survey, {"report": report, "token": token}).status_code == 400  # never the token
+    protocol = client.get(f"/api/surveys/{survey.slug}/protocol/").json()
+    url = f"/api/surveys/{survey.slug}/invitations/redeem/"
+    blinded, pending = start_credential(protocol["credential"])
+    assert client.post(url, {"token": "made-up", "blinded_msg": blinded}, format="json").status_code == 403
+    answer = client.post(url, {"token": token, "blinded_msg": blinded, "key_id": pending.key_id}, format="json")
+    assert answer.status_code == 200 and answer.json()["key_id"] == pending.key_id
+    assert client.post(url, {"token": token, "blinded_msg": blinded}, format="json").status_code == 409
+    credential = finish_credential(pending, answer.json()["blind_signature"])
+    assert post(client, survey, {"report": report, "credential": credential}).status_code == 201
+    assert post(client, survey, {"report": report, "credential": credential}).status_code == 409
     assert Report.objects.count() == 1
     assert InvitationToken.objects.get(token=token).used
     stored = Report.objects.get()
-    assert {f.name for f in Report._meta.get_fields()} == {"id", "survey", "payload", "received_on"}
-    assert token not in str(stored.payload)
+    assert token not in str(stored.payload) and credential["value"] not in str(stored.payload)
 
 
-def test_invalid_report_does_not_consume_the_token(client):
+def test_invalid_report_does_not_spend_the_credential(client):
     survey = make_survey(access="tokens")
-    token = generate_tokens(survey, 1)[0].token
-    assert post(client, survey, {"report": {"input": 99}, "token": token}).status_code == 400
-    assert not InvitationToken.objects.get(token=token).used
+    credential = redeem_credential(survey)
+    assert post(client, survey, {"report": {"input": 99}, "credential": credential}).status_code == 400
+    assert not SpentCredential.objects.exists()
+    report = simulated_reports(survey, n=1)[0]
+    assert post(client, survey, {"report": report, "credential": credential}).status_code == 201
 
 
 def test_respondent_pages(client):

@@ -1,5 +1,7 @@
 """The ingestion service (survey_app.reports): each outcome of ``submit_report``, what it stores, and the view's
 mapping of every outcome onto a status code."""
+import hashlib
+
 import numpy as np
 import pytest
 from rest_framework.exceptions import ParseError
@@ -7,11 +9,13 @@ from rest_framework.test import APIClient
 
 from aggregator.models import ModelVersion
 from survey_app import api
-from survey_app.models import InvitationToken, Report, Survey
+from aggregator.privacy.blind_rsa import b64url_decode, b64url_encode
+from survey_app.credentials import rotate_key
+from survey_app.models import InvitationToken, Report, SpentCredential, Survey, SurveyKey
 from survey_app.protocol import get_protocol
-from survey_app.reports import STORED, Outcome, Result, Submission, submit_report
+from survey_app.reports import MESSAGES, STORED, Outcome, Result, Submission, submit_report
 from survey_app.services import generate_tokens
-from tests.factories import make_survey
+from tests.factories import make_survey, redeem_credential
 
 pytestmark = pytest.mark.django_db
 
@@ -75,28 +79,67 @@ def test_validation_report_for_an_unpublished_version():
     assert Report.objects.get().payload == validation
 
 
-def test_token_outcomes_and_exactly_one_consumption():
+def test_token_survey_report_outcomes_and_exactly_one_spending():
+    """A token survey's report carries a credential (survey_app/credentials.py): missing → 403-kind refusal, the token
+    itself → 400 explaining the flow (the token is left unused), an invalid report spends nothing, a valid one is
+    stored once, and the same credential again is ``CREDENTIAL_USED``."""
     survey = make_survey(access="tokens")
     token = generate_tokens(survey, 1)[0].token
     report = a_report(survey)
-    assert submit_report(survey.slug, Submission(report)) == Outcome(Result.TOKEN_MISSING,
-                                                                     "This survey needs an invitation token.")
-    assert submit_report(survey.slug, Submission(report, "made-up")) == Outcome(Result.TOKEN_UNKNOWN,
-                                                                                "Unknown invitation token.")
-    bad = submit_report(survey.slug, Submission({"input": 7, "report": 1}, token))
-    assert bad.result is Result.INVALID and not InvitationToken.objects.get(token=token).used  # checks come first
-    assert submit_report(survey.slug, Submission(report, token)).stored
-    assert submit_report(survey.slug, Submission(report, token)) == Outcome(Result.TOKEN_USED,
-                                                                            "This invitation has already been used.")
-    assert InvitationToken.objects.get(token=token).used
-    assert Report.objects.filter(survey=survey).count() == 1
-
-
-def test_a_token_of_another_survey_is_unknown():
-    survey, other = make_survey(access="tokens"), make_survey(slug="other", access="tokens")
-    token = generate_tokens(other, 1)[0].token
-    assert submit_report(survey.slug, Submission(a_report(survey), token)).result is Result.TOKEN_UNKNOWN
+    assert submit_report(survey.slug, Submission(report)) == Outcome.of(Result.CREDENTIAL_MISSING)
+    refused = submit_report(survey.slug, Submission(report, token))
+    assert (refused.result, refused.field) == (Result.INVALID, "token")
+    assert "never the invitation token" in refused.message and f"/api/surveys/{survey.slug}/invitations/redeem/" \
+        in refused.message
     assert not InvitationToken.objects.get(token=token).used
+    credential = redeem_credential(survey, token)
+    assert InvitationToken.objects.get(token=token).used
+    bad = submit_report(survey.slug, Submission({"input": 7, "report": 1}, credential=credential))
+    assert bad.result is Result.INVALID and SpentCredential.objects.count() == 0  # checks come first
+    with_token = submit_report(survey.slug, Submission(report, token, credential))
+    assert with_token.field == "token" and SpentCredential.objects.count() == 0  # never token and value together
+    assert submit_report(survey.slug, Submission(report, credential=credential)).stored
+    assert submit_report(survey.slug, Submission(report, credential=credential)) == Outcome(
+        Result.CREDENTIAL_USED, "This credential has already been used: its report was received.")
+    assert Report.objects.filter(survey=survey).count() == 1
+    assert list(SpentCredential.objects.values_list("digest", flat=True)) == [
+        hashlib.sha256(b64url_decode(credential["value"])).hexdigest()]
+
+
+def test_a_credential_of_another_survey_or_forged_is_refused():
+    survey, other = make_survey(access="tokens"), make_survey(slug="other", access="tokens")
+    foreign = redeem_credential(other)
+    outcome = submit_report(survey.slug, Submission(a_report(survey), credential=foreign))
+    assert (outcome.result, outcome.field) == (Result.INVALID, "credential.key_id")
+    own = redeem_credential(survey)
+    forged = {**own, "value": b64url_encode(b"\x00" * 64)}  # a value the key never signed
+    outcome = submit_report(survey.slug, Submission(a_report(survey), credential=forged))
+    assert (outcome.result, outcome.field) == (Result.INVALID, "credential.signature")
+    swapped = {**own, "signature": foreign["signature"]}
+    assert submit_report(survey.slug, Submission(a_report(survey), credential=swapped)).field == "credential.signature"
+    for broken, field in [("nope", "credential"), ({**own, "extra": 1}, "credential.extra"),
+                          ({**own, "value": "a+b="}, "credential.value"), ({**own, "signature": ""},
+                                                                            "credential.signature"),
+                          ({**own, "key_id": "ABC"}, "credential.key_id")]:
+        outcome = submit_report(survey.slug, Submission(a_report(survey), credential=broken))
+        assert (outcome.result, outcome.field) == (Result.INVALID, field), broken
+    assert Report.objects.count() == 0 and SpentCredential.objects.count() == 0
+    assert submit_report(survey.slug, Submission(a_report(survey), credential=own)).stored
+
+
+def test_a_credential_signed_by_a_retired_key_still_counts_once():
+    survey = make_survey(access="tokens")
+    before = redeem_credential(survey)
+    rotate_key(survey)
+    after = redeem_credential(survey)
+    assert before["key_id"] != after["key_id"]
+    assert SurveyKey.objects.filter(survey=survey).count() == 2
+    assert SurveyKey.objects.get(survey=survey, active=True).key_id == after["key_id"]
+    for credential in (before, after):
+        assert submit_report(survey.slug, Submission(a_report(survey), credential=credential)).stored
+        assert submit_report(survey.slug, Submission(a_report(survey), credential=credential)).result \
+            is Result.CREDENTIAL_USED
+    assert Report.objects.filter(survey=survey).count() == 2
 
 
 def test_a_body_reader_is_called_at_most_once_and_its_error_comes_after_404_and_410():
@@ -130,19 +173,22 @@ def test_a_body_reader_is_called_at_most_once_and_its_error_comes_after_404_and_
 
 def test_the_view_answers_every_outcome():
     """Every refusal has an answer (``api.REFUSALS``), with the status code of the API's documentation."""
-    refusals = set(Result) - {Result.STORED, Result.INVALID}
+    refusals = set(Result) - {Result.STORED, Result.INVALID, Result.SIGNED}
     assert set(api.REFUSALS) == refusals
     codes = {result: api.REFUSALS[result]().status_code for result in refusals}
-    assert codes == {Result.NOT_FOUND: 404, Result.CLOSED: 410, Result.TOKEN_MISSING: 403, Result.TOKEN_UNKNOWN: 403,
-                     Result.TOKEN_USED: 409}
+    assert codes == {Result.NOT_FOUND: 404, Result.CLOSED: 410, Result.TOKEN_UNKNOWN: 403, Result.TOKEN_USED: 409,
+                     Result.CREDENTIAL_MISSING: 403, Result.CREDENTIAL_USED: 409, Result.NO_INVITATIONS: 404}
     survey = make_survey(access="tokens")
     token = generate_tokens(survey, 1)[0].token
     client, url = APIClient(), f"/api/surveys/{survey.slug}/reports/"
     response = client.post(url, {"report": {"input": 7, "report": 1}, "token": token}, format="json")
     assert response.status_code == 400 and list(response.json()) == ["report.input"]
+    response = client.post(url, {"report": a_report(survey), "token": token}, format="json")
+    assert response.status_code == 400 and list(response.json()) == ["token"]
     response = client.post(url, {"report": a_report(survey)}, format="json")
-    assert response.json() == {"detail": "This survey needs an invitation token."}
-    response = client.post(url, {"report": a_report(survey), "token": token}, format="json")
+    assert (response.status_code, response.json()) == (403, {"detail": MESSAGES[Result.CREDENTIAL_MISSING]})
+    credential = redeem_credential(survey, token)
+    response = client.post(url, {"report": a_report(survey), "credential": credential}, format="json")
     assert (response.status_code, response.json()) == (201, {"status": "stored"})
-    response = client.post(url, {"report": a_report(survey), "token": token}, format="json")
-    assert (response.status_code, response.json()) == (409, {"detail": "This invitation has already been used."})
+    response = client.post(url, {"report": a_report(survey), "credential": credential}, format="json")
+    assert (response.status_code, response.json()) == (409, {"detail": MESSAGES[Result.CREDENTIAL_USED]})

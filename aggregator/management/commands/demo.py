@@ -42,7 +42,7 @@ class Command(BaseCommand):
                 survey.validation_share = DEMO_VALIDATION_SHARE
                 survey.status = Survey.Status.OPEN
                 survey.save()
-            if not survey.reports.exists():
+            if not survey.has_reports():
                 # Two waves: the second wave's validation share evaluates the model the first wave trained.
                 first = opts["respondents"] * 3 // 4
                 for seed, count in ((1, first), (2, opts["respondents"] - first)):
@@ -51,7 +51,7 @@ class Command(BaseCommand):
                     retrain(survey)
             retrain(survey)
             latest = latest_version(survey)
-            self.stdout.write(f"{slug}: {survey.reports.count()} reports, model version "
+            self.stdout.write(f"{slug}: {survey.report_total()} reports, model version "
                               f"{latest.version if latest else 'none yet'} — /s/{slug}/, dashboard /dashboard/")
         User = get_user_model()
         if not User.objects.filter(username="demo").exists():

@@ -2,6 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregator import services
+from aggregator.privacy.jsonable import format_epsilon
 from survey_app.models import Survey
 
 
@@ -28,5 +29,5 @@ class Command(BaseCommand):
         epsilon = version.privacy.get("epsilon_per_respondent")
         self.stdout.write(self.style.SUCCESS(
             f"Published version {version.version} of {survey.slug!r}: {version.report_count} reports "
-            f"({folded} new), ε = {epsilon:g} per respondent"
+            f"({folded} new), ε = {format_epsilon(epsilon, 'g')} per respondent"
         ))

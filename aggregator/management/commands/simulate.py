@@ -16,7 +16,7 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregator.lab.datasets import load_table
-from survey_app.models import Question, Report, Survey
+from survey_app.models import PendingReport, Question, Survey
 from survey_app.protocol import get_protocol
 
 BATCH = 2000
@@ -104,7 +104,8 @@ class Command(BaseCommand):
             self.post_all(survey, reports, opts["url"])
         else:
             for start in range(0, n, BATCH):
-                Report.objects.bulk_create([Report(survey=survey, payload=r) for r in reports[start:start + BATCH]])
+                PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=r)  # the inbox, as the API
+                                                   for r in reports[start:start + BATCH]])
         where = opts["url"] or "the database"
         self.stdout.write(self.style.SUCCESS(f"Sent {n} simulated reports for {survey.slug!r} to {where}."))
 

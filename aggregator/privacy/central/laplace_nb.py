@@ -95,7 +95,7 @@ def laplace_scales(attributes: Sequence[Attribute], class_counts, epsilon: float
     """The Laplace scales b = s/ε' of SPEC §6 (private, since they depend on n_c: for tests and the lab only):
     ``"count"`` → 1/ε'; each numeric attribute's name → (mean scales, sd scales), one per class."""
     eps_p = epsilon_prime(epsilon, attributes)
-    out = {"count": 1.0 / eps_p}
+    out: dict[str, float | tuple[np.ndarray, np.ndarray]] = {"count": 1.0 / eps_p}
     for a in attributes:
         if isinstance(a, Numeric):
             mean_s, sd_s = sensitivities(a, class_counts)

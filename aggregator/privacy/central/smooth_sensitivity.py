@@ -241,11 +241,11 @@ class _SdProblem:
         return math.sqrt(ss / self.n) * self.unit * self.scale
 
     # -- building blocks ----------------------------------------------------------------------------------------
-    def _window_sums(self, a, p):
+    def _window_sums(self, a, p) -> tuple[np.ndarray, np.ndarray]:
         """Integer sums over the windows t[a : a + p]."""
         return self.ps[a + p] - self.ps[a], self.pq[a + p] - self.pq[a]
 
-    def _pool_sums(self, i, a, b):
+    def _pool_sums(self, i, a, b) -> tuple[np.ndarray, np.ndarray]:
         """Integer sums of t without index i over pool positions [a, b): pool[j] = t[j] for j < i, t[j + 1] for
         j ≥ i, so the pool's prefix over its first j values is prefix_t[j] (j ≤ i), else prefix_t[j + 1] − tᵢ."""
         own = self.xi[i]

@@ -1,4 +1,5 @@
-"""ε-DP linear SVM by objective perturbation (SPEC §7; seed 003 Algorithm 2, after Chaudhuri, Monteleoni & Sarwate 2011).
+"""ε-DP linear SVM by objective perturbation (SPEC §7; seed 003 Algorithm 2, after Chaudhuri, Monteleoni &
+Sarwate 2011).
 
 Trusted-curator setting, for the comparison lab only. The model minimises the Huber-loss SVM objective plus a random
 linear term::

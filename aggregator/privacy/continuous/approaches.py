@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from .. import noise
-from ..oracles.wire import check_grid_values, is_int, is_number
+from ..oracles.wire import check_grid_values, grid_numbers_schema, integer_schema, is_int, is_number, tuple_schema
 
 __all__ = ["VectorApproach", "AllVectors", "OneBit", "OneVector", "APPROACH_CLASSES", "approach_class", "get_approach"]
 
@@ -82,6 +82,10 @@ class VectorApproach:
         """JSON values → validated engine reports; ``ValueError`` with a readable message."""
         raise NotImplementedError
 
+    def wire_schema(self) -> dict:
+        """JSON Schema (2020-12) of one wire report, admitting what ``from_wire`` accepts (``oracles.wire``)."""
+        raise NotImplementedError
+
     def params(self) -> dict:
         """This approach's part of the browser's parameters."""
         return {"laplace_scale": self.laplace_scale, "grid": noise.GRID}
@@ -124,6 +128,11 @@ class AllVectors(VectorApproach):
             raise ValueError(f"an Approach 1 report is an {m}×{k} list of finite numbers")
         V = np.asarray(values, dtype=np.float64).reshape(len(values), m, k)
         return self.validate(check_grid_values(V, self.laplace_scale, "Approach 1 report"))
+
+    def wire_schema(self) -> dict:
+        """m lists of k grid numbers."""
+        return {"type": "array", "items": grid_numbers_schema(self.laplace_scale, self.k), "minItems": self.m,
+                "maxItems": self.m}
 
 
 class _IndexedApproach(VectorApproach):
@@ -197,6 +206,10 @@ class OneBit(_IndexedApproach):
             raise ValueError("an Approach 2 report is [entry, ±1] with integers")
         return self.validate((first, np.asarray([v[1] for v in values], dtype=np.int64)))
 
+    def wire_schema(self) -> dict:
+        """[entry in [0, m·k), ±1]."""
+        return tuple_schema([integer_schema(0, self.m * self.k - 1), {"enum": [-1, 1]}])
+
     def params(self) -> dict:
         return {"onebit_magnitude": self.magnitude}
 
@@ -252,6 +265,10 @@ class OneVector(_IndexedApproach):
             raise ValueError(f"an Approach 3 report is [attribute, [{k} finite numbers]]")
         vec = np.asarray([v[1] for v in values], dtype=np.float64).reshape(len(values), k)
         return self.validate((first, check_grid_values(vec, self.laplace_scale, "Approach 3 report")))
+
+    def wire_schema(self) -> dict:
+        """[attribute in [0, m), k grid numbers]."""
+        return tuple_schema([integer_schema(0, self.m - 1), grid_numbers_schema(self.laplace_scale, self.k)])
 
 
 #: The approaches by number (SPEC §5b).

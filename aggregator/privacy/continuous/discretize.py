@@ -54,9 +54,9 @@ def _fmt(v: float) -> str:
 def ewd_attribute(attr: Numeric, bins: int) -> Categorical:
     """The categorical attribute of the bins, same name, labelled "[l, l+w)", …, "[u−w, u]"."""
     edges = ewd_edges(attr, bins)
-    labels = [f"[{_fmt(a)}, {_fmt(b)})" for a, b in zip(edges[:-2], edges[1:-1])]
+    labels = [f"[{_fmt(a)}, {_fmt(b)})" for a, b in zip(edges[:-2], edges[1:-1], strict=True)]
     labels.append(f"[{_fmt(edges[-2])}, {_fmt(edges[-1])}]")
     if len(set(labels)) != len(labels):  # bins narrower than 6 significant digits: print more digits
-        labels = [f"[{a!r}, {b!r})" for a, b in zip(edges[:-2].tolist(), edges[1:-1].tolist())]
+        labels = [f"[{a!r}, {b!r})" for a, b in zip(edges[:-2].tolist(), edges[1:-1].tolist(), strict=True)]
         labels.append(f"[{edges[-2].item()!r}, {edges[-1].item()!r}]")
     return Categorical(attr.name, tuple(labels))

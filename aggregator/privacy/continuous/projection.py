@@ -64,7 +64,8 @@ class Projection:
     def attributes(self, prefix: str | None = None) -> list[Numeric]:
         """The components as public numeric attributes (``pc1``… or ``dc1``…)."""
         prefix = prefix or ("pc" if self.method == "pca" else "dc")
-        return [Numeric(f"{prefix}{i + 1}", float(lo), float(hi)) for i, (lo, hi) in enumerate(zip(self.low, self.high))]
+        return [Numeric(f"{prefix}{i + 1}", float(lo), float(hi))
+                for i, (lo, hi) in enumerate(zip(self.low, self.high, strict=True))]
 
     def to_dict(self) -> dict:
         return {

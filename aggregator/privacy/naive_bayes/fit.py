@@ -55,4 +55,5 @@ def fit_nonprivate(
             conditionals.append(np.vstack([mu, sd]))
         else:
             raise ValueError(f"unsupported attribute {attr!r}")
-    return NaiveBayesModel(class_attribute, attributes, class_counts, conditionals, metadata={"mechanism": "nonprivate"})
+    return NaiveBayesModel(class_attribute, attributes, class_counts, conditionals,
+                           metadata={"mechanism": "nonprivate"})

@@ -49,7 +49,8 @@ STRATEGIES = ("one-report", "split")
 @dataclass(frozen=True)
 class LDPNBReports:
     """Reports of n respondents: ``per_input[j]`` holds input j's oracle reports (in respondent order);
-    ``assigned`` is the public input of each respondent (one-report) or ``None`` (split: everyone reports every input)."""
+    ``assigned`` is the public input of each respondent (one-report) or ``None`` (split: everyone reports every
+    input)."""
 
     n: int
     per_input: tuple
@@ -88,7 +89,7 @@ class LDPNaiveBayes:
         epsilon: float,
         oracle: str = "oue",
         strategy: str = "one-report",
-        assignment: Sequence[float] | None = None,
+        assignment: Sequence[float] | np.ndarray | None = None,
         postprocess: str = "norm-sub",
         pooled_prior: bool = True,
         **oracle_params,
@@ -115,7 +116,8 @@ class LDPNaiveBayes:
         per_input_epsilon = self.epsilon if strategy == "one-report" else self.epsilon / inputs
         k = class_attribute.size
         self.domains = (k,) + tuple(a.size * k for a in attributes)
-        self.oracles = tuple(oracles.get(oracle, epsilon=per_input_epsilon, domain=d, **oracle_params) for d in self.domains)
+        self.oracles = tuple(oracles.get(oracle, epsilon=per_input_epsilon, domain=d, **oracle_params)
+                             for d in self.domains)
         if assignment is None:
             assignment = np.full(inputs, 1.0 / inputs)
         self.assignment = check_probabilities(assignment, inputs, "assignment")
@@ -178,7 +180,8 @@ class LDPNaiveBayes:
         if self.strategy == "one-report":
             assigned = assign(n, self.assignment, rng)
             per_input = tuple(
-                fo.perturb(self.input_values(j, X[assigned == j], y[assigned == j]), rng) for j, fo in enumerate(self.oracles)
+                fo.perturb(self.input_values(j, X[assigned == j], y[assigned == j]), rng)
+                for j, fo in enumerate(self.oracles)
             )
             return LDPNBReports(n, per_input, assigned)
         per_input = tuple(fo.perturb(self.input_values(j, X, y), rng) for j, fo in enumerate(self.oracles))
@@ -207,12 +210,12 @@ class LDPNaiveBayes:
     def aggregate(self, reports: LDPNBReports) -> LDPNBStats:
         if len(reports.per_input) != len(self.oracles):
             raise ValueError(f"reports must hold {len(self.oracles)} inputs, got {len(reports.per_input)}")
-        return LDPNBStats(tuple(fo.aggregate(r) for fo, r in zip(self.oracles, reports.per_input)))
+        return LDPNBStats(tuple(fo.aggregate(r) for fo, r in zip(self.oracles, reports.per_input, strict=True)))
 
     def _check_stats(self, stats: LDPNBStats) -> None:
         if not isinstance(stats, LDPNBStats) or len(stats.per_input) != len(self.oracles):
             raise ValueError(f"stats must be LDPNBStats over {len(self.oracles)} inputs")
-        for j, (fo, c) in enumerate(zip(self.oracles, stats.per_input)):
+        for j, (fo, c) in enumerate(zip(self.oracles, stats.per_input, strict=True)):
             if c.domain != fo.domain:
                 raise ValueError(f"stats of input {j} have domain {c.domain}, expected {fo.domain}")
 
@@ -221,8 +224,10 @@ class LDPNaiveBayes:
 
         Input 0: Ê_c / N_0; input i + 1: Σ_a Ê_{a,c} / N_{i+1} (only when ``pooled_prior``)."""
         k = self.k
-        out = {"inputs": [], "estimates": [], "weight_variances": [], "perturbation_variances": [], "n": []}
-        for j, (fo, counts) in enumerate(zip(self.oracles, stats.per_input)):
+        out: dict[str, list] = {
+            "inputs": [], "estimates": [], "weight_variances": [], "perturbation_variances": [], "n": []
+        }
+        for j, (fo, counts) in enumerate(zip(self.oracles, stats.per_input, strict=False)):
             n_j = counts.n
             if n_j == 0 or (j > 0 and not self.pooled_prior):
                 continue
@@ -282,7 +287,8 @@ class LDPNaiveBayes:
             col = joint.sum(axis=0)
             # A class whose whole column was projected away gets a uniform conditional (no information).
             cond = np.where(col > 0, joint / np.where(col > 0, col, 1.0), 1.0 / attr.size)
-            # Delta method for R = Ê_{a,c} / T_c, T_c = Σ_h Ê_{h,c}: gradient (e_a − R·1)/T_c over the values of class c.
+            # Delta method for R = Ê_{a,c} / T_c, T_c = Σ_h Ê_{h,c}: gradient (e_a − R·1)/T_c over the values of
+            # class c.
             se = np.empty((attr.size, k))
             for c in range(k):
                 idx = np.arange(attr.size) * k + c

@@ -43,7 +43,7 @@ class NaiveBayesModel:
 
     def __init__(
         self,
-        class_attribute: Categorical,
+        class_attribute: Attribute,  # validated below: must be Categorical (``from_dict`` passes any attribute)
         attributes: Sequence[Attribute],
         prior,
         conditionals: Sequence,
@@ -63,7 +63,7 @@ class NaiveBayesModel:
         if len(conditionals) != len(self.attributes):
             raise ValueError(f"expected {len(self.attributes)} conditional tables, got {len(conditionals)}")
         tables = []
-        for attr, table in zip(self.attributes, conditionals):
+        for attr, table in zip(self.attributes, conditionals, strict=True):
             table = np.asarray(table, dtype=np.float64)
             if isinstance(attr, Categorical):
                 if table.shape != (attr.size, k):
@@ -108,7 +108,7 @@ class NaiveBayesModel:
         """(n, k) array of log P(c) + Σ_i log P(x_i | c)."""
         X = self._check_X(X)
         out = np.tile(np.log(np.maximum(self.prior, PROB_FLOOR)), (X.shape[0], 1))
-        for j, (attr, table) in enumerate(zip(self.attributes, self.conditionals)):
+        for j, (attr, table) in enumerate(zip(self.attributes, self.conditionals, strict=True)):
             if isinstance(attr, Categorical):
                 out += np.log(np.maximum(table, PROB_FLOOR))[X[:, j].astype(np.int64)]
             else:

@@ -17,8 +17,8 @@ from .olh import OptimizedLocalHashing
 from .unary import OptimizedUnaryEncoding, SymmetricUnaryEncoding
 
 __all__ = [
-    "get", "names", "register", "choose", "FrequencyOracle", "PureProtocol", "DirectEncoding",
-    "SymmetricUnaryEncoding", "OptimizedUnaryEncoding", "SummationHistogram", "ThresholdingHistogram",
+    "get", "names", "register", "unregister", "lookup", "oracle_class", "choose", "FrequencyOracle", "PureProtocol",
+    "DirectEncoding", "SymmetricUnaryEncoding", "OptimizedUnaryEncoding", "SummationHistogram", "ThresholdingHistogram",
     "OptimizedLocalHashing",
 ]
 
@@ -26,13 +26,39 @@ _REGISTRY: dict[str, type] = {}
 
 
 def register(cls):
-    """Class decorator / call registering an oracle (a class, or a factory with a ``name`` attribute)."""
+    """Class decorator / call registering an oracle (a class, or a factory with ``name`` and ``label`` attributes)
+    under its ``name``; everything generic (surveys' ``ldp.encoding``, wire codec, plausibility, browser arithmetic,
+    the lab's methods) then finds it here."""
     _REGISTRY[cls.name] = cls
     return cls
 
 
-def names() -> list[str]:
-    return sorted(_REGISTRY)
+def unregister(name: str) -> None:
+    """Remove the oracle registered as ``name`` (e.g. a test's throwaway oracle); ``ValueError`` if there is none."""
+    if _REGISTRY.pop(str(name).lower(), None) is None:
+        raise ValueError(f"no frequency oracle {name!r} is registered")
+
+
+def names(*, sort: bool = True) -> list[str]:
+    """The registered names, sorted, or (``sort=False``) in registration order: SPEC §3's table, then additions."""
+    return sorted(_REGISTRY) if sort else list(_REGISTRY)
+
+
+def lookup(name: str):
+    """The class (or factory, as ``adaptive``) registered as ``name``, case-insensitive; ``ValueError`` if unknown."""
+    key = str(name).lower()
+    if key not in _REGISTRY:
+        raise ValueError(f"unknown frequency oracle {name!r}; choose one of {', '.join(names())}")
+    return _REGISTRY[key]
+
+
+def oracle_class(name: str) -> type[FrequencyOracle]:
+    """The ``FrequencyOracle`` class registered as ``name``, for its classmethods (``realized_epsilon``,
+    ``max_supported_epsilon``); ``ValueError`` if unknown, or a factory choosing a class by ε and d (``adaptive``)."""
+    found = lookup(name)
+    if not (isinstance(found, type) and issubclass(found, FrequencyOracle)):
+        raise ValueError(f"{name!r} is not one frequency oracle but a choice among them by ε and domain")
+    return found
 
 
 def get(name: str, *, epsilon: float, domain: int, **params) -> FrequencyOracle:
@@ -43,9 +69,7 @@ def get(name: str, *, epsilon: float, domain: int, **params) -> FrequencyOracle:
     ``choose(ε, d)`` names: DE, OLH or OUE). Unknown names or parameters raise ``ValueError``.
     """
     key = str(name).lower()
-    if key not in _REGISTRY:
-        raise ValueError(f"unknown frequency oracle {name!r}; choose one of {', '.join(names())}")
-    factory = _REGISTRY[key]
+    factory = lookup(name)
     try:
         inspect.signature(factory).bind(epsilon=epsilon, domain=domain, **params)
     except TypeError:

@@ -40,3 +40,5 @@ def adaptive(*, epsilon: float, domain: int) -> FrequencyOracle:
 
 
 adaptive.name = "adaptive"  # type: ignore[attr-defined]  # the registry's key for this factory
+adaptive.label = "the least-variance oracle per input"  # type: ignore[attr-defined]
+adaptive.title = "Adaptive — least variance for each question"  # type: ignore[attr-defined]

@@ -11,11 +11,16 @@ A ``FrequencyOracle`` is configured by ``epsilon`` and ``domain`` (d) and offers
   ``exact_variance(n, counts)`` — per value, with the frequency term, ``counts`` being the true (or, for
   standard errors, the estimated) counts; ``count_covariance(n, counts)`` — the (d, d) covariance of the estimates.
 * wire codec (``oracles/wire.py``): ``to_wire(reports) -> list`` (one JSON value per respondent) and
-  ``from_wire(values) -> reports`` (checked, then ``validate``d; ``ValueError`` with a readable message).
+  ``from_wire(values) -> reports`` (checked, then ``validate``d; ``ValueError`` with a readable message);
+  ``wire_schema()`` — the JSON Schema of one wire value (the API's typed report schema, issue 14).
 * plausibility (``privacy/plausibility.py``): ``support_blocks(reports, rows)`` — the 0/1 sets of values each report
   supports, ``report_totals(reports)`` — each report's total S_r, ``honest_moments()`` — (μ, σ², κ₄) of an honest
   S_r, ``estimate_sum(mean_total)`` — Σ_v f̂_v from the mean total, and the flags ``honest_variance_exact`` (the
   spread check applies) and ``supports_pair_check`` (honest supports independent given the true value).
+* browser arithmetic (``privacy/browser_arithmetic.py``): the classmethods ``realized_epsilon(params)`` — exact ε as
+  the browser runs it from the published parameters — and ``max_supported_epsilon(domain)``.
+* data poisoning (``aggregator/lab/poisoning.py``, optional): ``craft(attack, targets, m, rng)`` and
+  ``crafted_support(attack, r)``; the base raises ``NotImplementedError``.
 
 ``PureProtocol`` covers the "pure" protocols of Wang et al. (DE, SUE, OUE, THE, OLH): a report supports a
 set of values; the support count c_v satisfies E[c_v] = n_v·p + (n - n_v)·q, hence Ê_v = (c_v - n·q)/(p - q).
@@ -60,6 +65,10 @@ class FrequencyOracle(ABC):
     """Base of every frequency oracle; see the module docstring for the contract."""
 
     name: ClassVar[str]
+    #: A few words naming the protocol (the lab's method summaries, ``aggregator/lab/methods.py``).
+    label: ClassVar[str] = ""
+    #: The survey form's text for choosing it (``Survey.encoding``), e.g. "OUE — optimized unary encoding".
+    title: ClassVar[str] = ""
 
     def __init__(self, epsilon: float, domain: int):
         epsilon = float(epsilon)
@@ -128,6 +137,11 @@ class FrequencyOracle(ABC):
         """Validated engine reports from a list of JSON values, one per respondent; ``ValueError`` (with a
         readable message) on malformed input."""
 
+    def wire_schema(self) -> dict:
+        """JSON Schema (2020-12) of one wire value, admitting exactly what ``from_wire`` accepts (``oracles.wire``'s
+        helpers). This default, any JSON value, is for an oracle that declares none; the built-in ones do."""
+        return {}
+
     # -- plausibility (privacy/plausibility.py) ---------------------------------------------------
     #: The spread check applies: ``honest_moments``' σ² and κ₄ are exact (not for OLH's hashing).
     honest_variance_exact: ClassVar[bool] = True
@@ -159,6 +173,35 @@ class FrequencyOracle(ABC):
     def params(self) -> dict:
         """JSON-able parameters the browser needs (published in the survey protocol)."""
         return {"name": self.name, "epsilon": self.epsilon, "domain": self.domain}
+
+    # -- browser arithmetic (privacy/browser_arithmetic.py) ---------------------------------------
+    @classmethod
+    @abstractmethod
+    def realized_epsilon(cls, params: dict) -> float:
+        """Exact ε of the protocol as the browser runs it (``random() = U/2^53``), from its published ``params()``
+        (SPEC §2 "Exact ε"; ``browser_arithmetic.realized_bernoulli``)."""
+
+    @classmethod
+    @abstractmethod
+    def max_supported_epsilon(cls, domain: int | None = None) -> float:
+        """The largest ε the browser's arithmetic honours on ``domain`` values: every probability a draw relies on,
+        and its complement, at least ``browser_arithmetic.MIN_PROBABILITY`` (SPEC §2)."""
+
+    def browser_unmatched_mass(self) -> float:
+        """Probability per report of an output only one true value can give in the browser (its pure ε is then
+        ∞, ``realized_epsilon``): the δ beside the ideal ε; 0 for protocols without bounded noise."""
+        return 0.0
+
+    # -- data poisoning (aggregator/lab/poisoning.py; Cao, Jia & Gong 2021) ------------------------
+    def craft(self, attack: str, targets: np.ndarray, m: int, rng: np.random.Generator, **options) -> Any:
+        """``m`` fake users' reports (engine form) for ``attack``: "mga" (maximal gain: support as many of the
+        sorted distinct ``targets`` as possible) or "rpa" (a uniformly random report). Options an oracle does not
+        use are ignored. Not implemented here: ``NotImplementedError``."""
+        raise NotImplementedError(f"data-poisoning attacks are not implemented for oracle {self.name!r}")
+
+    def crafted_support(self, attack: str, r: int) -> float:
+        """Σ_{t∈T} s_t in theory: how many of the ``r`` targets a ``craft``ed report supports on average."""
+        raise NotImplementedError(f"data-poisoning attacks are not implemented for oracle {self.name!r}")
 
 
 class PureProtocol(FrequencyOracle):

@@ -11,15 +11,33 @@ import math
 
 import numpy as np
 
+from ..browser_arithmetic import MIN_PROBABILITY, log_ratio, realized_bernoulli
 from ..stats import Counts
 from .base import PureProtocol, check_values
-from .wire import check_list, is_int
+from .wire import check_list, integer_schema, is_int
 
-__all__ = ["DirectEncoding"]
+__all__ = ["DirectEncoding", "realized_rr_epsilon", "max_rr_epsilon"]
+
+
+def realized_rr_epsilon(p: float, k: int) -> float:
+    """Exact ε of k-ary randomized response as the browser runs it: keep w.p. P = ⌈p·2^53⌉/2^53, else one of the
+    k − 1 others uniformly ⇒ ε = ln(P(k−1)/(1−P)) (SPEC §2 "Exact ε"; DE, and OLH over its g buckets)."""
+    P = realized_bernoulli(p)
+    others = int(k) - 1
+    if others < 1:
+        return 0.0
+    return max(log_ratio(P * others, 1 - P), log_ratio(1 - P, P * others))
+
+
+def max_rr_epsilon(k: int) -> float:
+    """k-ary randomized response: (k−1)/(e^ε+k−1) ≥ 2^-40 ⇒ ε ≤ ln((k−1)(2^40−1)) (``browser_arithmetic``)."""
+    return math.log((int(k) - 1) * (1.0 / MIN_PROBABILITY - 1.0))
 
 
 class DirectEncoding(PureProtocol):
     name = "de"
+    label = "direct encoding"
+    title = "DE — direct encoding (k-ary randomized response)"
 
     @property
     def p(self) -> float:
@@ -78,6 +96,10 @@ class DirectEncoding(PureProtocol):
             raise ValueError(f"a DE report is an integer in [0, {self.domain})")
         return self.validate(np.asarray(values, dtype=np.int64))
 
+    def wire_schema(self) -> dict:
+        """An integer in [0, d)."""
+        return integer_schema(0, self.domain - 1)
+
     # -- plausibility ------------------------------------------------------------------------------
     def support_blocks(self, reports, rows: int):
         for start in range(0, reports.shape[0], rows):
@@ -92,3 +114,31 @@ class DirectEncoding(PureProtocol):
     def honest_moments(self) -> tuple[float, float, float]:
         """S ≡ 1: (1, 0, 0)."""
         return 1.0, 0.0, 0.0
+
+    # -- browser arithmetic ------------------------------------------------------------------------
+    @classmethod
+    def realized_epsilon(cls, params: dict) -> float:
+        return realized_rr_epsilon(params["p"], params["domain"])
+
+    @classmethod
+    def max_supported_epsilon(cls, domain: int | None = None) -> float:
+        if domain is None or int(domain) < 2:
+            raise ValueError("DE's bound needs its domain size (≥ 2)")
+        return max_rr_epsilon(int(domain))
+
+    # -- data poisoning ----------------------------------------------------------------------------
+    def craft(self, attack: str, targets: np.ndarray, m: int, rng: np.random.Generator, **options) -> np.ndarray:
+        """MGA: a random target; RPA: a uniformly random value."""
+        if attack == "mga":
+            return rng.choice(targets, size=m)
+        if attack == "rpa":
+            return rng.integers(0, self.domain, size=m)
+        return super().craft(attack, targets, m, rng, **options)
+
+    def crafted_support(self, attack: str, r: int) -> float:
+        """MGA 1, RPA r/d."""
+        if attack == "mga":
+            return 1.0
+        if attack == "rpa":
+            return r / self.domain
+        return super().crafted_support(attack, r)

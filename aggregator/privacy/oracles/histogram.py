@@ -30,10 +30,10 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from .. import noise
+from .. import browser_arithmetic, noise
 from ..stats import Counts
 from .base import FrequencyOracle, PureProtocol, check_values
-from .wire import check_grid_values, check_list, is_number
+from .wire import check_grid_values, check_list, grid_numbers_schema, is_number
 
 __all__ = ["SummationHistogram", "ThresholdingHistogram", "the_probabilities", "optimal_threshold",
            "laplace_fourth_cumulant"]
@@ -101,6 +101,22 @@ class _HistogramClient(FrequencyOracle):
     def params(self) -> dict:
         return {**super().params(), "laplace_scale": self.laplace_scale, "grid": noise.GRID}
 
+    # -- browser arithmetic ------------------------------------------------------------------------
+    @classmethod
+    def realized_epsilon(cls, params: dict) -> float:
+        """∞: the browser's grid Laplace is bounded (``browser_arithmetic``'s module docstring; the unmatched mass
+        ``grid_laplace_unmatched_mass`` is the δ beside the ideal ε)."""
+        return math.inf
+
+    @classmethod
+    def max_supported_epsilon(cls, domain: int | None = None) -> float:
+        """Grid Laplace of scale 2/ε on the 2^-10 grid: ``browser_arithmetic``'s "laplace" bound."""
+        return browser_arithmetic.max_supported_epsilon("laplace")
+
+    def browser_unmatched_mass(self) -> float:
+        """``browser_arithmetic.grid_laplace_unmatched_mass`` of this noise (a one-hot shift of 1)."""
+        return browser_arithmetic.grid_laplace_unmatched_mass(self.laplace_scale, noise.GRID)
+
     # -- wire codec --------------------------------------------------------------------------------
     def to_wire(self, reports) -> list:
         return np.asarray(reports, dtype=np.float64).tolist()
@@ -115,9 +131,15 @@ class _HistogramClient(FrequencyOracle):
         matrix = np.asarray(values, dtype=np.float64).reshape(len(values), d)
         return self.validate(check_grid_values(matrix, self.laplace_scale, f"{name} report"))
 
+    def wire_schema(self) -> dict:
+        """d numbers on the noise grid within ``wire.grid_noise_bound`` of the Laplace scale 2/ε."""
+        return grid_numbers_schema(self.laplace_scale, self.domain)
+
 
 class SummationHistogram(_HistogramClient):
     name = "she"
+    label = "summation with histogram encoding"
+    title = "SHE — summation with histogram encoding"
 
     def zero_stats(self) -> Counts:
         return Counts.zero(self.domain, dtype=np.float64)
@@ -202,6 +224,8 @@ def optimal_threshold(epsilon: float) -> float:
 
 class ThresholdingHistogram(_HistogramClient, PureProtocol):
     name = "the"
+    label = "thresholding with histogram encoding, variance-optimal threshold"
+    title = "THE — thresholding with histogram encoding"
 
     def __init__(self, epsilon: float, domain: int, threshold: float | None = None):
         super().__init__(epsilon, domain)

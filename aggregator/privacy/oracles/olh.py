@@ -30,13 +30,16 @@ import numpy as np
 
 from ..stats import Counts
 from .base import PureProtocol, check_values
-from .wire import check_list, is_int
+from .de import max_rr_epsilon, realized_rr_epsilon
+from .wire import check_list, integer_schema, is_int, tuple_schema
 
 __all__ = ["OptimizedLocalHashing", "PRIME", "olh_hash", "olh_buckets"]
 
 PRIME = (1 << 31) - 1
 # Reports folded per block in ``aggregate`` (the block's running hash values are kept as uint32).
 _BLOCK = 65536
+#: Fake users crafted per block by the MGA seed search (tries × r hashes each; ``craft``).
+_CRAFT_BLOCK = 512
 
 
 def olh_buckets(epsilon: float) -> int:
@@ -55,6 +58,8 @@ def olh_hash(a, b, values, g: int) -> np.ndarray:
 
 class OptimizedLocalHashing(PureProtocol):
     name = "olh"
+    label = "optimized local hashing"
+    title = "OLH — optimized local hashing"
 
     def __init__(self, epsilon: float, domain: int):
         super().__init__(epsilon, domain)
@@ -155,6 +160,10 @@ class OptimizedLocalHashing(PureProtocol):
         arr = np.asarray(values, dtype=np.int64).reshape(len(values), 3)
         return self.validate((arr[:, 0], arr[:, 1], arr[:, 2]))
 
+    def wire_schema(self) -> dict:
+        """[a, b, y]: a in [1, P), b in [0, P), y in [0, g) (``validate``'s ranges)."""
+        return tuple_schema([integer_schema(1, PRIME - 1), integer_schema(0, PRIME - 1), integer_schema(0, self.g - 1)])
+
     # -- plausibility: supports of three values are correlated (hashing is only pairwise independent), so
     # honest_moments' σ² and κ₄ are not exact and no pairs are checked (privacy/plausibility.py).
     honest_variance_exact = False
@@ -165,3 +174,49 @@ class OptimizedLocalHashing(PureProtocol):
         for start in range(0, a.shape[0], rows):
             s = slice(start, start + rows)
             yield (olh_hash(a[s, None], b[s, None], values[None, :], self.g) == y[s, None]).astype(np.uint8)
+
+    # -- browser arithmetic ------------------------------------------------------------------------
+    @classmethod
+    def realized_epsilon(cls, params: dict) -> float:
+        """(a, b) uniform and public, then DE over [g] on h(v) ⇒ ε = ln(P(g−1)/(1−P)) (a pair with h(v) ≠ h(v')
+        exists for g ≥ 2)."""
+        return realized_rr_epsilon(params["p"], params["g"])
+
+    @classmethod
+    def max_supported_epsilon(cls, domain: int | None = None) -> float:
+        """g = min(2^31−1, ⌊e^ε+1.5⌋) ⇒ ln((2^31−2)(2^40−1)) ≈ 49.2."""
+        return max_rr_epsilon(PRIME)
+
+    # -- data poisoning ----------------------------------------------------------------------------
+    def craft(self, attack: str, targets: np.ndarray, m: int, rng: np.random.Generator, *, seed_tries: int = 1000,
+              **options):
+        """MGA: per fake user, of ``seed_tries`` random seeds (a, b) the one whose hash puts most targets in one
+        bucket, and y = that bucket. RPA: a random seed and bucket."""
+        g = self.g
+        if attack == "rpa":
+            return rng.integers(1, PRIME, size=m), rng.integers(0, PRIME, size=m), rng.integers(0, g, size=m)
+        if attack != "mga":
+            return super().craft(attack, targets, m, rng, **options)
+        a_out, b_out, y_out = (np.empty(m, dtype=np.int64) for _ in range(3))
+        for start in range(0, m, _CRAFT_BLOCK):
+            k = min(_CRAFT_BLOCK, m - start)
+            a = rng.integers(1, PRIME, size=(k, seed_tries), dtype=np.int64)
+            b = rng.integers(0, PRIME, size=(k, seed_tries), dtype=np.int64)
+            h = olh_hash(a[..., None], b[..., None], targets[None, None, :], g)          # (k, tries, r)
+            together = (h[..., :, None] == h[..., None, :]).sum(axis=-1)                 # targets sharing each bucket
+            best_target = together.argmax(axis=-1)                                       # (k, tries)
+            best_count = np.take_along_axis(together, best_target[..., None], axis=-1)[..., 0]
+            seed = best_count.argmax(axis=1)                                             # first seed with the most
+            rows = np.arange(k)
+            a_out[start:start + k] = a[rows, seed]
+            b_out[start:start + k] = b[rows, seed]
+            y_out[start:start + k] = h[rows, seed, best_target[rows, seed]]
+        return a_out, b_out, y_out
+
+    def crafted_support(self, attack: str, r: int) -> float:
+        """MGA r (a seed mapping every target to one bucket was found), RPA r/g."""
+        if attack == "mga":
+            return float(r)
+        if attack == "rpa":
+            return r / self.g
+        return super().crafted_support(attack, r)

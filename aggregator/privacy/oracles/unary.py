@@ -20,13 +20,15 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .. import bits
+from ..browser_arithmetic import MIN_PROBABILITY, log_ratio, realized_bernoulli
 from ..stats import Counts
 from .base import PureProtocol, check_values
-from .wire import check_list
+from .wire import base64_schema, check_list
 
 __all__ = ["UnaryEncoding", "SymmetricUnaryEncoding", "OptimizedUnaryEncoding"]
 
@@ -103,6 +105,11 @@ class UnaryEncoding(PureProtocol):
         packed = np.vstack(rows) if rows else np.empty((0, width), dtype=np.uint8)
         return self.validate(packed)
 
+    def wire_schema(self) -> dict:
+        """Canonical base64 of ceil(d/8) bytes whose padding bits beyond d are zero (``wire.base64_pattern``)."""
+        width = bits.packed_width(self.domain)
+        return base64_schema(width, 8 * width - self.domain)
+
     # -- plausibility ------------------------------------------------------------------------------
     supports_pair_check = True
 
@@ -110,9 +117,60 @@ class UnaryEncoding(PureProtocol):
         for start in range(0, reports.shape[0], rows):
             yield bits.unpack(reports[start:start + rows], self.domain)
 
+    # -- browser arithmetic ------------------------------------------------------------------------
+    @classmethod
+    def realized_epsilon(cls, params: dict) -> float:
+        """Every bit B(Q), the own bit B(P) (P, Q as the browser realizes them): two reports' likelihoods differ in
+        bits v and v' only ⇒ ε = the largest log-ratio over their 4 patterns, ln(P(1−Q)/(Q(1−P)))."""
+        P, Q = realized_bernoulli(params["p"]), realized_bernoulli(params["q"])
+        best = 0.0
+        for bv in (0, 1):
+            for bw in (0, 1):
+                under_v: Fraction = (P if bv else 1 - P) * (Q if bw else 1 - Q)
+                under_w: Fraction = (Q if bv else 1 - Q) * (P if bw else 1 - P)
+                if under_v > 0 or under_w > 0:
+                    best = max(best, log_ratio(under_v, under_w), log_ratio(under_w, under_v))
+        return best
+
+    # -- data poisoning ----------------------------------------------------------------------------
+    def craft(self, attack: str, targets: np.ndarray, m: int, rng: np.random.Generator, *, pad: bool = True,
+              **options) -> np.ndarray:
+        """MGA: every target bit set and, with ``pad`` (as the paper does against detection by the number of
+        ones), l = round(p + (d−1)q − r) random non-target bits, so the report has the expected number of ones.
+        RPA: every bit 1 with probability 1/2."""
+        d, r = self.domain, targets.size
+        if attack == "rpa":
+            return bits.pack((rng.random((m, d)) < 0.5).astype(np.uint8))
+        if attack != "mga":
+            return super().craft(attack, targets, m, rng, **options)
+        onebits = np.zeros((m, d), dtype=np.uint8)
+        onebits[:, targets] = 1
+        extra = max(0, int(round(self.p + (d - 1) * self.q - r))) if pad else 0
+        others = np.setdiff1d(np.arange(d), targets)
+        extra = min(extra, others.size)
+        if extra:
+            chosen = np.argsort(rng.random((m, others.size)), axis=1)[:, :extra]  # l distinct non-targets per report
+            onebits[np.arange(m)[:, None], others[chosen]] = 1
+        return bits.pack(onebits)
+
+    def crafted_support(self, attack: str, r: int) -> float:
+        """MGA r, RPA r/2."""
+        if attack == "mga":
+            return float(r)
+        if attack == "rpa":
+            return r / 2
+        return super().crafted_support(attack, r)
+
 
 class SymmetricUnaryEncoding(UnaryEncoding):
     name = "sue"
+    label = "symmetric unary encoding"
+    title = "SUE — symmetric unary encoding (basic RAPPOR)"
+
+    @classmethod
+    def max_supported_epsilon(cls, domain: int | None = None) -> float:
+        """q = 1/(e^{ε/2}+1) ≥ 2^-40 ⇒ ε ≤ 2·ln(2^40−1)."""
+        return 2.0 * math.log(1.0 / MIN_PROBABILITY - 1.0)
 
     @property
     def p(self) -> float:
@@ -126,6 +184,13 @@ class SymmetricUnaryEncoding(UnaryEncoding):
 
 class OptimizedUnaryEncoding(UnaryEncoding):
     name = "oue"
+    label = "optimal unary encoding"
+    title = "OUE — optimized unary encoding"
+
+    @classmethod
+    def max_supported_epsilon(cls, domain: int | None = None) -> float:
+        """q = 1/(e^ε+1) ≥ 2^-40 ⇒ ε ≤ ln(2^40−1) ≈ 27.73."""
+        return math.log(1.0 / MIN_PROBABILITY - 1.0)
 
     @property
     def p(self) -> float:

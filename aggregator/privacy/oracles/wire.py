@@ -20,6 +20,12 @@ numpy), numbers must be finite float64 (``is_number``; booleans and strings are 
 ``TAIL_SCALES`` Laplace scales, which honest discrete-Laplace noise exceeds with probability < 2⁻⁶⁴ per component
 (P(|γK| > t) = 2α^(⌊t/γ⌋+1)/(1+α) < 2e^(−t/b), ``noise.discrete_laplace_tail``). Without the bound one report
 holding 1e300 would wipe out every estimate of a summing protocol.
+
+JSON Schema (issue 14): each oracle's ``wire_schema()`` is the JSON Schema (2020-12) of one wire value, built from
+the helpers below with the same bounds as its ``from_wire`` checks, so that a value the schema admits is one
+``from_wire`` accepts and the other way round (``integer_schema``, ``grid_numbers_schema``, ``tuple_schema``,
+``base64_schema``; the survey protocols compose them, ``protocol.schemas``). The base class's default, any JSON
+value, is for an oracle that declares no schema: ``from_wire`` alone then judges.
 """
 from __future__ import annotations
 
@@ -30,11 +36,13 @@ import numpy as np
 from .. import noise
 
 __all__ = ["to_wire", "from_wire", "check_list", "is_int", "is_number", "grid_noise_bound", "check_grid_values",
-           "TAIL_SCALES"]
+           "TAIL_SCALES", "integer_schema", "grid_numbers_schema", "tuple_schema", "base64_schema", "INT64_MAX"]
 
 #: Laplace scales beyond which honest noise lies with probability < 2⁻⁶⁴ (per component; module docstring).
 TAIL_SCALES = 65 * math.log(2)
 _INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
+INT64_MAX = _INT64_END - 1
+_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
 def is_int(x) -> bool:
@@ -83,3 +91,54 @@ def to_wire(oracle, reports) -> list:
 def from_wire(oracle, values: list):
     """``oracle.from_wire(values)``: engine reports from wire values, ``ValueError`` on malformed input."""
     return oracle.from_wire(values)
+
+
+# -- JSON Schema of wire values (module docstring) ---------------------------------------------------------------
+
+def integer_schema(low: int = _INT64_MIN, high: int = INT64_MAX) -> dict:
+    """A JSON integer in [low, high] (``is_int``: within int64)."""
+    return {"type": "integer", "minimum": int(low), "maximum": int(high)}
+
+
+def grid_numbers_schema(scale: float, count: int) -> dict:
+    """A list of ``count`` numbers on the 2⁻¹⁰ grid within ±``grid_noise_bound(scale)`` (``check_grid_values``)."""
+    bound = grid_noise_bound(scale)
+    number = {"type": "number", "multipleOf": noise.GRID, "minimum": -bound, "maximum": bound}
+    return {"type": "array", "items": number, "minItems": int(count), "maxItems": int(count)}
+
+
+def tuple_schema(items: list) -> dict:
+    """A list of exactly ``len(items)`` values, the i-th admitted by ``items[i]``."""
+    return {"type": "array", "prefixItems": list(items), "items": False, "minItems": len(items)}
+
+
+def base64_pattern(width: int, zero_bits: int = 0) -> str:
+    """Regular expression of the canonical base64 (standard alphabet, padded) of ``width`` bytes whose last byte has
+    its ``zero_bits`` most significant bits zero (``bits.pack``'s padding beyond the domain), and whose filler bits
+    (beyond the data, before "=") are zero."""
+    data_bits = 8 * width
+    zero = set(range(data_bits - 8, data_bits - 8 + zero_bits))  # MSB first: the last byte's high bits
+    chars = -(-data_bits // 6)
+    zero |= set(range(data_bits, 6 * chars))
+    parts: list[str] = []
+    free = 0
+    for j in range(chars):
+        masks = [1 << (5 - (s - 6 * j)) for s in range(6 * j, 6 * j + 6) if s in zero]
+        if not masks:
+            free += 1
+            continue
+        if free:
+            parts.append(f"[A-Za-z0-9+/]{{{free}}}" if free > 1 else "[A-Za-z0-9+/]")
+            free = 0
+        allowed = "".join(c for v, c in enumerate(_BASE64) if not any(v & m for m in masks))
+        parts.append(allowed if len(allowed) == 1 else f"[{allowed}]")
+    if free:
+        parts.append(f"[A-Za-z0-9+/]{{{free}}}" if free > 1 else "[A-Za-z0-9+/]")
+    parts.append("=" * (-chars % 4))
+    return "^" + "".join(parts) + "$"
+
+
+def base64_schema(width: int, zero_bits: int = 0) -> dict:
+    """A base64 string of ``width`` bytes (``base64_pattern``)."""
+    return {"type": "string", "contentEncoding": "base64", "pattern": base64_pattern(width, zero_bits),
+            "minLength": 4 * -(-width // 3), "maxLength": 4 * -(-width // 3)}

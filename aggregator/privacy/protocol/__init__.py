@@ -24,7 +24,10 @@ Numeric features are discretized into equal-width bins over their public bounds 
   ``parse_one(payload)`` — one report as the API receives it, also refusing keys the wire format does not have
   (``report_keys``, ``validation_keys``: the API stores the payload verbatim, so nothing else may ride along);
 * ``fold(payloads)`` → additive statistics; ``stats_to_dict`` / ``stats_from_dict``; ``zero_stats()``;
-* ``estimate(stats)`` → ``NaiveBayesModel``; ``privacy()`` → ε per question and per respondent (and PSE for MRR).
+* ``estimate(stats)`` → ``NaiveBayesModel``; ``privacy()`` → ε per question and per respondent (and PSE for MRR);
+* ``report_schema()`` → the JSON Schema of one report (issue 14; ``schemas``: built from the oracles'
+  ``wire_schema()``), and ``report_shapes()`` (per class, and for all in this package) → the generic shapes the
+  OpenAPI document types the report body with.
 
 The validation share (``privacy/validation.py``): a share of respondents sends ``{"validation": …}`` instead of a
 training report — MRR: ``{"validation": {"answers": […]}}`` (a randomized record, as for training); LDP:
@@ -56,7 +59,18 @@ from .ldp import LDPProtocol
 from .mrr import MRRProtocol
 
 __all__ = ["ReportError", "ConfigError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol", "build",
-           "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY"]
+           "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY", "report_shapes"]
+
+
+def report_shapes() -> dict[str, dict]:
+    """Every mechanism's generic report shapes by component name (``SurveyProtocol.report_shapes``; a name two
+    mechanisms share, as LDP and Gaussian NB's validation report, is one shape)."""
+    shapes: dict[str, dict] = {}
+    for cls in (LDPProtocol, GaussianProtocol, MRRProtocol):
+        for name, shape in cls.report_shapes().items():
+            if shapes.setdefault(name, shape) != shape:
+                raise ValueError(f"two mechanisms define the report shape {name!r} differently")
+    return shapes
 
 
 def build(config: dict) -> SurveyProtocol:

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..browser_arithmetic import check_supported_epsilon
 from ..continuous.discretize import ewd_attribute, ewd_codes
 from ..continuous.projection import Projection
 from ..mrr import conditional_standard_error_bound
@@ -17,6 +18,7 @@ from ..oracles.wire import from_wire, is_int
 from ..schema import Categorical, Numeric, attribute_from_dict
 from ..validation import AccuracyEstimate, VersionCounts, correct_oracle, ldp_accuracy
 from .config import ConfigError, check_settings, numeric_settings, validation_share
+from .schemas import document, ldp_validation_inner, validation_shape
 
 __all__ = ["ReportError", "SurveyProtocol", "LDPValidation", "VALIDATION_KEY"]
 
@@ -104,6 +106,21 @@ class SurveyProtocol(ABC):
     accuracy_at_publication: bool
     #: True: a validation respondent needs a published model (to evaluate).
     validation_needs_model: bool
+    #: The settings (keys of the mode's configuration section) that set the privacy level, the level first: MRR's
+    #: ("theta",) (SPEC §2), LDP's ("epsilon", "encoding") (SPEC §3). Decided by the mode alone (``for_mode``).
+    privacy_settings: tuple[str, ...]
+    #: True (MRR, SPEC §2): questions are randomized in groups; ``privacy()`` gives ε and PSE per group, and ε per
+    #: respondent adds the groups' ε. False (LDP): one ε covers everything a respondent sends; no PSE.
+    grouped_privacy: bool
+
+    @staticmethod
+    def for_mode(mode: str) -> type[SurveyProtocol]:
+        """A protocol class of survey mode ``mode`` (the classes of one mode agree on what the mode decides:
+        ``privacy_settings``, ``grouped_privacy``), for surveys too incomplete to build; ``ConfigError`` on "mode"."""
+        for cls in SurveyProtocol.__subclasses__():
+            if cls.mode == mode:
+                return cls
+        raise ConfigError("mode", "mode must be 'mrr' or 'ldp'")
 
     @abstractmethod
     def validated_version(self, payload) -> int | None:
@@ -196,6 +213,27 @@ class SurveyProtocol(ABC):
     @abstractmethod
     def report_keys(self) -> frozenset:
         """Keys of a training report (the API stores the payload verbatim, so nothing else may ride along)."""
+
+    # -- report schemas (``protocol.schemas``) ------------------------------------------------------------------
+    @abstractmethod
+    def training_schema(self) -> dict:
+        """JSON Schema of one training report (``parse_one``'s keys and bounds, the oracles' ``wire_schema()``)."""
+
+    @abstractmethod
+    def validation_schema(self) -> dict:
+        """JSON Schema of a validation report's inner object (``{"validation": <this>}``)."""
+
+    @classmethod
+    @abstractmethod
+    def report_shapes(cls) -> dict[str, dict]:
+        """Generic shapes (OpenAPI 3.0 schemas by component name) of this mechanism's reports, whatever the survey."""
+
+    def report_schema(self) -> dict:
+        """The JSON Schema (2020-12) of one report this survey accepts (issue 14; ``protocol.schemas``): a training
+        report, or with a validation share either kind — served with the protocol so that clients and fuzzers can
+        build valid reports."""
+        validation = validation_shape(self.validation_schema()) if self.validation_share > 0 else None
+        return document(self.training_schema(), validation, f"One report to this survey ({type(self).__name__})")
 
     # -- per mode -------------------------------------------------------------------------------------------
     @abstractmethod
@@ -348,8 +386,25 @@ class LDPValidation:
         version = inner.get("version") if isinstance(inner, dict) else None
         return version if isinstance(version, int) and is_int(version) else None
 
+    def check_browser_epsilon(self, mechanisms: Sequence[tuple[str, float, int | None]], note: str = "") -> None:
+        """``ConfigError`` on "ldp.epsilon", stating the bound, when the browser's arithmetic cannot honour one of
+        ``mechanisms`` ((name, ε, domain) as ``browser_arithmetic.check_supported_epsilon`` takes them) or, with a
+        validation share, the validation report's binary randomized response at the respondent's ε (SPEC §2)."""
+        checks = [(m, note) for m in mechanisms]
+        if self.validation_share > 0:
+            checks.append((("binary-rr", self.epsilon_per_respondent, None), " (the validation report)"))
+        for (name, epsilon, domain), where in checks:
+            try:
+                check_supported_epsilon(name, epsilon, domain)
+            except ValueError as exc:
+                raise ConfigError("ldp.epsilon", f"{exc}{where}") from None
+
     def public_validation(self) -> dict:
         return {"share": self.validation_share, "oracle": correct_oracle(self.epsilon_per_respondent).params()}
+
+    def validation_schema(self) -> dict:
+        """``{"version": v ≥ 1, "report": <binary RR's wire value>}``."""
+        return ldp_validation_inner(correct_oracle(self.epsilon_per_respondent).wire_schema())
 
     def parse_validation(self, inner: list) -> tuple[np.ndarray, np.ndarray]:
         versions = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from .. import oracles
+from ..browser_arithmetic import check_supported_epsilon
 from ..continuous.approaches import APPROACH_CLASSES
 from ..continuous.projection import Projection
 from ..naive_bayes.ldp import STRATEGIES
@@ -140,9 +141,29 @@ def _postprocess(settings: dict, field: str) -> None:
         raise ConfigError(field, f"the post-processing method must be one of {', '.join(METHODS)}")
 
 
-def _check_ldp(config: dict) -> None:
+def _check_browser_bound(config: dict, epsilon: float, share: float) -> None:
+    """The part of the browser's ε bound (``browser_arithmetic.max_supported_epsilon``, SPEC §2) that needs no
+    questions: the validation report's binary RR at ε, the Gaussian approaches' noise at ε and, for one report per
+    respondent, an encoding whose bound does not depend on the domain. The protocol checks the rest (DE's and the
+    adaptive choice's domains, split's ε/(m + 1)) once it has the questions."""
     ldp = section(config, "ldp")
-    ldp_epsilon(config)
+    handling, _, approach = numeric_settings(config)
+    checks = [("binary-rr", " (the validation report)")] if share > 0 else []
+    if handling == "gaussian":
+        checks.append(("duchi" if approach == 2 else "laplace", f" (Gaussian Approach {approach})"))
+    elif ldp.get("strategy", "one-report") == "one-report" and str(ldp.get("encoding", "adaptive")).lower() in (
+            "oue", "sue", "olh", "she", "the"):
+        checks.append((str(ldp["encoding"]).lower(), ""))
+    for mechanism, where in checks:
+        try:
+            check_supported_epsilon(mechanism, epsilon)
+        except ValueError as exc:
+            raise ConfigError("ldp.epsilon", f"{exc}{where}") from None
+
+
+def _check_ldp(config: dict, share: float = 0.0) -> None:
+    ldp = section(config, "ldp")
+    epsilon = ldp_epsilon(config)
     encoding = ldp.get("encoding", "adaptive")
     if str(encoding).lower() not in oracles.names():
         raise ConfigError("ldp.encoding", f"unknown frequency oracle {encoding!r}; choose one of "
@@ -151,6 +172,7 @@ def _check_ldp(config: dict) -> None:
     if ldp.get("strategy", "one-report") not in STRATEGIES:
         raise ConfigError("ldp.strategy", f"the strategy must be one of {', '.join(STRATEGIES)}")
     _postprocess(ldp, "ldp.postprocess")
+    _check_browser_bound(config, epsilon, share)
 
 
 def _check_mrr(config: dict, share: float) -> None:
@@ -168,7 +190,8 @@ def _check_mrr(config: dict, share: float) -> None:
 def check_settings(config: dict) -> None:
     """Check every setting of ``config`` that does not need its questions; ``ConfigError`` naming the first bad
     field. Mode, numeric handling (bins, Gaussian approach), validation share, the projection's form (LDP only),
-    then LDP's ε, encoding, THE threshold ∈ [0, 1], strategy and post-processing, or MRR's θ ∈ (0, 1], groups,
+    then LDP's ε (within what the browser can honour, as far as it is known without the questions), encoding, THE
+    threshold ∈ [0, 1], strategy and post-processing, or MRR's θ ∈ (0, 1], groups,
     personal distributions, post-processing, and the one-group rule of its validation share (SPEC §2: accuracy on
     randomized test records needs every question in one group)."""
     survey_mode = mode(config)
@@ -182,6 +205,6 @@ def check_settings(config: dict) -> None:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ConfigError("projection", str(exc)) from None
     if survey_mode == "ldp":
-        _check_ldp(config)
+        _check_ldp(config, share)
     else:
         _check_mrr(config, share)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import oracles
+from ..continuous.approaches import APPROACH_CLASSES
 from ..continuous.gaussian import GaussianReports, GaussianStats, LDPGaussianNB
+from ..jsonable import json_safe
 from ..oracles.wire import from_wire, to_wire
 from ..schema import Numeric
 from .base import LDPValidation, ReportError, SurveyProtocol, as_model
 from .config import ConfigError, ldp_epsilon, numeric_settings, section
+from .ldp import LDPProtocol
+from .schemas import any_of, any_oracle_wire, keyed_cases, loosen, obj
 
 __all__ = ["GaussianProtocol"]
 
@@ -21,6 +25,8 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
 
     mode = "ldp"
     stats_type = GaussianStats
+    privacy_settings = ("epsilon", "encoding")  # the encoding of the class prior's oracle
+    grouped_privacy = False
     report_keys = frozenset({"group", "report"})
 
     def __init__(self, config: dict):
@@ -36,6 +42,9 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
             self.class_attribute, self.features, epsilon, approach=numeric_settings(config)[2],
             prior_oracle=prior_oracle, postprocess=ldp.get("postprocess", "norm-sub"),
         )
+        fo = self.gnb.prior_oracle
+        self.check_browser_epsilon([(fo.name, fo.epsilon, fo.domain),
+                                    ("duchi" if self.gnb.approach == 2 else "laplace", epsilon, None)])
 
     def to_model_input(self, X) -> np.ndarray:
         return self.project(X)
@@ -105,12 +114,32 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
         return GaussianReports(np.asarray(groups, dtype=np.int64), prior, self._vectors_from_wire(per[1]),
                                self._vectors_from_wire(per[2]))
 
+    # -- report schemas ---------------------------------------------------------------------------------------
+    def training_schema(self) -> dict:
+        """``{"group": 0, "report": <prior oracle's wire value>}`` or ``{"group": 1 | 2, "report": <the approach's
+        wire report>}`` (``continuous.approaches``)."""
+        vectors = self.gnb.vectors.wire_schema()
+        return keyed_cases("group", [(0, self.gnb.prior_oracle.wire_schema()), (1, vectors), (2, vectors)], "report")
+
+    @classmethod
+    def report_shapes(cls) -> dict[str, dict]:
+        approaches = [loosen(c(2, 2, 1.0).wire_schema()) for c in APPROACH_CLASSES.values()]
+        wire = any_oracle_wire()
+        report = any_of([*(wire["anyOf"] if "anyOf" in wire else [wire]), *approaches])
+        return {"GaussianReport": obj({"group": {"type": "integer", "enum": [0, 1, 2]}, "report": report}),
+                "LDPValidation": LDPProtocol.report_shapes()["LDPValidation"]}
+
     # -- privacy ----------------------------------------------------------------------------------------------
     def privacy(self, prior_by_attribute: dict | None = None) -> dict:
+        """The configured ε per question and per respondent: every report (prior group or vector group) is ε-LDP
+        in the ideal arithmetic, so ε bounds each question and the respondent. Not the exact per-question figure
+        (docs/privacy-figures.md, "Gaussian Naive Bayes": e.g. Approach 1 with m ≥ 2 gives one question less)."""
         names = [self.class_attribute.name] + [a.name for a in self.features]
-        return {
+        return json_safe({
             "mode": "ldp",
             "epsilon_per_question": {n: self.gnb.epsilon for n in names},
             "epsilon_per_respondent": self.gnb.epsilon,
+            "epsilon_configured": self.gnb.epsilon,
+            "epsilon_exact": False,
             "approach": self.gnb.approach,
-        }
+        })

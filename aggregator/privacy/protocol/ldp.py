@@ -6,14 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from ..browser_arithmetic import check_supported_epsilon, realized_oracle_epsilon
+from ..browser_arithmetic import realized_oracle_epsilon
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
 from ..naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
 from ..oracles.wire import from_wire, to_wire
 from ..validation import correct_oracle
 from .base import LDPValidation, ReportError, SurveyProtocol, discrete_conditional_standard_errors
-from .config import ConfigError, ldp_epsilon, ldp_threshold, section
+from .config import ldp_epsilon, ldp_threshold, section
+from .schemas import INDEX, any_oracle_wire, array_of, keyed_cases, ldp_validation_inner, loosen, obj, validation_shape
 
 __all__ = ["LDPProtocol"]
 
@@ -27,6 +28,8 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
 
     mode = "ldp"
     stats_type = LDPNBStats
+    privacy_settings = ("epsilon", "encoding")
+    grouped_privacy = False
 
     def __init__(self, config: dict):
         super().__init__(config)
@@ -42,7 +45,10 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
             postprocess=ldp.get("postprocess", "norm-sub"),
             **params,
         )
-        self.check_browser_epsilon([(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles])
+        self.check_browser_epsilon(
+            [(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles],
+            "" if self.nb.strategy == "one-report" else
+            f" (split: each of the {len(self.nb.oracles)} inputs gets ε/{len(self.nb.oracles)})")
 
     @property
     def report_keys(self) -> frozenset:
@@ -115,6 +121,21 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
                 raise ReportError("report" if self.nb.strategy == "one-report" else f"reports[{j}]", str(exc)) from None
         return LDPNBReports(len(payloads), tuple(parsed), np.asarray(assigned, dtype=np.int64) if assigned else None)
 
+    # -- report schemas ---------------------------------------------------------------------------------------
+    def training_schema(self) -> dict:
+        """One-report: ``{"input": j, "report": <oracle j's wire value>}``; split: ``{"reports": [one per input]}``."""
+        wires = [fo.wire_schema() for fo in self.nb.oracles]
+        if self.nb.strategy == "one-report":
+            return keyed_cases("input", list(enumerate(wires)))
+        return obj({"reports": array_of(wires)})
+
+    @classmethod
+    def report_shapes(cls) -> dict[str, dict]:
+        wire = any_oracle_wire()
+        return {"LDPOneReport": obj({"input": INDEX, "report": wire}),
+                "LDPSplitReports": obj({"reports": {"type": "array", "items": wire}}),
+                "LDPValidation": validation_shape(loosen(ldp_validation_inner({"enum": [0, 1]})))}
+
     # -- privacy ----------------------------------------------------------------------------------------------
     def exact_epsilons(self) -> dict:
         """``exact_epsilon.ldp_nb_exact_epsilons`` of the oracles as the browser runs them, with the validation
@@ -134,11 +155,21 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
         "Infinity" (``json_safe``); ``epsilon_configured`` is the ε the survey asked for."""
         figs = self.exact_epsilons()
         names = [self.class_attribute.name] + [a.name for a in self.features]
-        return json_safe({
+        out = {
             "mode": "ldp",
             "epsilon_per_question": dict(zip(names, figs["per_question"], strict=True)),
             "epsilon_per_respondent": figs["per_respondent"],
             "epsilon_configured": self.nb.epsilon_per_respondent,
+            "epsilon_exact": True,
             "strategy": self.nb.strategy,
             "encodings": {n: fo.name for n, fo in zip(names, self.nb.oracles, strict=True)},
-        })
+        }
+        grid = [fo for fo in self.nb.oracles if fo.browser_unmatched_mass() > 0]
+        if grid:
+            mass = sum(fo.browser_unmatched_mass() for fo in grid)
+            out["epsilon_note"] = (
+                f"{grid[0].name.upper()} adds Laplace noise that the browser computes with bounded draws: a value at "
+                f"the very edge of the noise can only come from one answer, so no finite ε holds strictly; such "
+                f"outputs have probability about {mass:.1g} per respondent (with ideal noise: ε = "
+                f"{self.nb.epsilon_per_respondent:g}, {', '.join(f'{fo.epsilon:g}' for fo in grid[:1])} per input)")
+        return json_safe(out)

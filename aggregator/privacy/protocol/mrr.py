@@ -10,11 +10,12 @@ from ..exact_epsilon import mrr_exact_epsilons
 from ..jsonable import json_safe
 from ..mrr import MRRScheme, MRRStats, randomized_accuracy
 from ..naive_bayes.model import NaiveBayesModel
-from ..oracles.wire import is_int
+from ..oracles.wire import integer_schema, is_int
 from ..pse import pse_after_mining, pse_after_mining_bayes, pse_entry
 from ..validation import AccuracyEstimate, RecordHistogram
 from .base import VALIDATION_KEY, ReportError, SurveyProtocol, discrete_conditional_standard_errors
 from .config import ConfigError, mrr_groups, mrr_theta, section
+from .schemas import INDEX, array_of, obj, validation_shape
 
 __all__ = ["MRRProtocol"]
 
@@ -29,6 +30,8 @@ class MRRProtocol(SurveyProtocol):
     report_keys = validation_keys = frozenset({"answers"})
     accuracy_at_publication = True
     validation_needs_model = False
+    privacy_settings = ("theta",)
+    grouped_privacy = True
 
     def __init__(self, config: dict):
         super().__init__(config)
@@ -100,6 +103,20 @@ class MRRProtocol(SurveyProtocol):
             return self.scheme.validate(np.asarray(rows, dtype=np.int64).reshape(len(rows), m))
         except ValueError as exc:
             raise ReportError("answers", str(exc)) from None
+
+    # -- report schemas ---------------------------------------------------------------------------------------
+    def training_schema(self) -> dict:
+        """``{"answers": [a code in [0, size) per question, features then class]}``."""
+        return obj({"answers": array_of([integer_schema(0, a.size - 1) for a in self.scheme.attributes])})
+
+    def validation_schema(self) -> dict:
+        """A validation record is randomized as a training one."""
+        return self.training_schema()
+
+    @classmethod
+    def report_shapes(cls) -> dict[str, dict]:
+        record = obj({"answers": {"type": "array", "items": INDEX}})
+        return {"MRRReport": record, "MRRValidation": validation_shape(record)}
 
     # -- the validation share ---------------------------------------------------------------------------------
     def parse_validation(self, inner: list) -> np.ndarray:
@@ -173,6 +190,7 @@ class MRRProtocol(SurveyProtocol):
             "epsilon_per_respondent": ex["per_respondent"],
             "epsilon_per_question_known_personal": dict(zip(names, ex["per_question_known_personal"], strict=True)),
             "epsilon_per_respondent_known_personal": ex["per_respondent_known_personal"],
+            "epsilon_exact": True,
             "real_personal": [n for n in names if self.personal_mode[n] == "real"],
             "pse_per_question": pse,
             "groups": groups,

@@ -201,22 +201,69 @@ const horizontal = (title, labels, datasets, axis) => ({
   options: { ...base(title), indexAxis: 'y', scales: { x: { beginAtZero: true, ...axis } } },
 });
 
-/** ε per question (horizontal bars: question names are long); null without privacy figures. */
+/** Bar data of ε figures: ∞ (flagged by charts.py, JSON has no ∞) is drawn to `cap`, the chart's edge. */
+function epsilonBars(values, infinite, cap) {
+  return values.map((v, i) => (infinite && infinite[i] ? cap : v));
+}
+
+/** ε per question (horizontal bars: question names are long); null without privacy figures. ∞ reaches the edge of
+ * the chart and says so in its tooltip; with a real personal question (MRR) a second bar per question gives the ε
+ * against someone who knows the personal answers, and the subtitle says which is which (issue 11 item 4). */
 export function epsilonConfig(privacy) {
   if (!privacy || privacy.labels.length === 0) return null;
-  const config = horizontal('ε per question (smaller is more private)', privacy.labels,
-    [{ label: 'ε', data: privacy.epsilon, backgroundColor: COLORS.training }], { title: { display: true, text: 'ε' } });
-  config.options.plugins.legend = { display: false };
+  const known = privacy.epsilon_known_personal;
+  const finite = [...privacy.epsilon, ...(known || [])].filter((v) => v != null && Number.isFinite(v));
+  const anyInfinite = [...(privacy.epsilon_infinite || []), ...(privacy.epsilon_known_personal_infinite || [])].some(Boolean);
+  const cap = finite.length ? Math.max(...finite) * 1.25 || 1 : 1;
+  const datasets = [{
+    label: known ? 'against someone who does not know the personal answers' : 'ε',
+    data: epsilonBars(privacy.epsilon, privacy.epsilon_infinite, cap),
+    infinite: privacy.epsilon_infinite || [],
+    backgroundColor: COLORS.training,
+  }];
+  if (known) {
+    datasets.push({ label: 'against someone who knows them', data: epsilonBars(known, privacy.epsilon_known_personal_infinite, cap),
+      infinite: privacy.epsilon_known_personal_infinite || [], backgroundColor: COLORS.validation });
+  }
+  const config = horizontal('ε per question (smaller is more private)', privacy.labels, datasets,
+    { title: { display: true, text: 'ε' }, ...(anyInfinite ? { max: cap } : {}) });
+  config.options.plugins.legend = { display: Boolean(known), position: 'bottom' };
+  config.options.plugins.tooltip = { callbacks: { label: (item) => epsilonLabel(datasets[item.datasetIndex], item.dataIndex) } };
+  const notes = [];
+  if (anyInfinite) notes.push('A bar reaching the edge is ∞: no finite ε holds.');
+  if (privacy.epsilon_note) notes.push(privacy.epsilon_note);
+  if (privacy.epsilon_exact === false) notes.push('Each figure is the configured ε, an upper bound for one question.');
+  if (notes.length) config.options.plugins.subtitle = { display: true, text: notes.join(' ') };
   return config;
 }
 
-/** PSE per question before and after mining (MRR only); null where the figures do not exist. */
+/** "ε = 6.04" or "ε = ∞ (no finite ε)" for bar `i` of an epsilonConfig dataset. */
+export function epsilonLabel(dataset, i) {
+  const prefix = dataset.label === 'ε' ? '' : `${dataset.label}: `;
+  return dataset.infinite[i] ? `${prefix}ε = ∞ (no finite ε)` : `${prefix}ε = ${fixed(dataset.data[i], 2)}`;
+}
+
+/** PSE per question before and after mining (MRR only); null where the figures do not exist. "After mining" is the
+ * informative figure (a Bayes adversary with the model and the whole record; ± its standard error when estimated by
+ * Monte Carlo); the paper-literal one (seed 004 §4.2) is a third, hidden dataset the legend can show. */
 export function pseConfig(privacy) {
   if (!privacy || !privacy.pse_before) return null;
-  return horizontal('PSE per question (larger is more private)', privacy.labels, [
+  const datasets = [
     { label: 'before mining', data: privacy.pse_before, backgroundColor: COLORS.training },
-    { label: 'after mining', data: privacy.pse_after, backgroundColor: COLORS.validation },
-  ], { title: { display: true, text: 'PSE' } });
+    { label: 'after mining', data: privacy.pse_after, se: privacy.pse_after_se || null, backgroundColor: COLORS.validation },
+  ];
+  if (privacy.pse_after_paper) {
+    datasets.push({ label: 'after mining (paper-literal)', data: privacy.pse_after_paper, backgroundColor: COLORS.interval, hidden: true });
+  }
+  const config = horizontal('PSE per question (larger is more private)', privacy.labels, datasets, { title: { display: true, text: 'PSE' } });
+  config.options.plugins.tooltip = { callbacks: { label: (item) => pseLabel(datasets[item.datasetIndex], item.dataIndex) } };
+  return config;
+}
+
+/** "after mining: 0.123 ± 0.004" (the standard error only where it is not 0, i.e. a Monte Carlo estimate). */
+export function pseLabel(dataset, i) {
+  const se = dataset.se && dataset.se[i] ? ` ± ${fixed(dataset.se[i])}` : '';
+  return `${dataset.label}: ${fixed(dataset.data[i])}${se}`;
 }
 
 /** Height in pixels that gives a horizontal chart's bars (`barsPerLabel` per question) room for their labels. */

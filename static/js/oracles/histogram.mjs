@@ -1,9 +1,20 @@
 // SHE / THE (aggregator/privacy/oracles/histogram.py): one-hot vector plus discrete Laplace noise of scale 2/ε on
 // every component (on the 2^-10 grid); the server sums (SHE) or thresholds (THE). Wire: list of d numbers.
 import { discreteLaplace } from "../noise.mjs";
+import { figure } from "../words.mjs";
 
 export function perturb(params, value, rng) {
   const noisy = discreteLaplace(rng, params.laplace_scale, params.domain, params.grid);
   noisy[value] += 1;
   return noisy;
+}
+
+/** The disguise of ONE value, in plain words with the published Laplace scale (words.mjs's conventions). */
+export function describe(params) {
+  return `It is sent as a list of ${params.domain} numbers, one per possible value — 1 for your value, 0 for the others — each with random noise added (Laplace noise of scale ${figure(params.laplace_scale)}, so typically about ${figure(params.laplace_scale)} away from the exact number).`;
+}
+
+/** How the wire form of a report reads. */
+export function describeWire() {
+  return "the list of noisy numbers";
 }

@@ -1,6 +1,7 @@
 // Optimized local hashing (aggregator/privacy/oracles/olh.py): h(v) = ((a·v + b) mod P) mod g with a ∈ [1, P),
 // b ∈ [0, P) per report, then DE over [g]. a·v + b can exceed 2^53, so the hash uses BigInt.
 // Draws: a, b, keep, other — in that order (other always drawn). Wire: [a, b, y].
+import { percent } from "../words.mjs";
 
 export function hash(a, b, value, g, prime) {
   return Number(((BigInt(a) * BigInt(value) + BigInt(b)) % BigInt(prime)) % BigInt(g));
@@ -15,4 +16,14 @@ export function perturb(params, value, rng) {
   let other = rng.integers(0, g - 1);
   if (other >= hashed) other += 1;
   return [a, b, keep ? hashed : other];
+}
+
+/** The disguise of ONE value, in plain words with the published p and g (words.mjs's conventions). */
+export function describe(params) {
+  return `Your browser picks a random hash function (its two numbers are in the report) that sorts the ${params.domain} possible values into ${params.g} buckets, and sends the bucket of your value with probability ${percent(params.p)}; otherwise one of the ${params.g - 1} other buckets, picked at random.`;
+}
+
+/** How the wire form of a report reads. */
+export function describeWire() {
+  return "the hash function's two numbers, then the bucket sent";
 }

@@ -163,4 +163,3 @@ export class BlindRSA {
         return crypto.subtle.verify({ name: BlindRSA.NAME, saltLength: this.params.saltLength }, publicKey, signature, message);
     }
 }
-//# sourceMappingURL=blindrsa.js.map

@@ -108,4 +108,3 @@ export function getSuiteByName(newT, name, params = { supportsRSARAW: false }) {
     }
     throw new Error(`wrong suite name: ${name}`);
 }
-//# sourceMappingURL=index.js.map

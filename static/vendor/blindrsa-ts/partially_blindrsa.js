@@ -317,4 +317,3 @@ export class PartiallyBlindRSA {
         return { privateKey: sk, publicKey: pk };
     }
 }
-//# sourceMappingURL=partially_blindrsa.js.map

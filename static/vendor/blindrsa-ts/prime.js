@@ -91,4 +91,3 @@ export function generateSafePrime(bitLength, NUM_TRIES_PRIMALITY = 20) {
     }
     return prime;
 }
-//# sourceMappingURL=prime.js.map

@@ -280,4 +280,3 @@ export function prepare_sjcl_random_generator() {
         sjcl.random.addEntropy(Array.from(crypto.getRandomValues(new Uint32Array(4))), 128, source);
     }
 }
-//# sourceMappingURL=util.js.map

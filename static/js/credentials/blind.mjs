@@ -7,7 +7,9 @@
 // The value is 32 random bytes from crypto.getRandomValues, prepared with a further 32 random bytes (RFC 9474 §4.1);
 // the server signs it blind and never sees it until the report arrives. ``pending`` holds the blinding inverse: it
 // must stay on this device. Every byte string is unpadded base64url.
-import { RSABSSA } from "../vendor/blindrsa-ts/index.js";
+// Not yet imported by the survey page: issue 11 wires the invitation redemption (survey_app) to it, and then the
+// integrity graph (survey_app/integrity.py) and tests/deploy/test_integrity.py include it and the vendored library.
+import { RSABSSA } from "../../vendor/blindrsa-ts/index.js";
 
 export const VARIANT = "RSABSSA-SHA384-PSS-Randomized";
 const VALUE_BYTES = 32;

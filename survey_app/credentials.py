@@ -1,0 +1,233 @@
+"""Unlinkable invitations (issue 11; RFC 9474 blind RSA signatures, the Privacy Pass pattern): the service.
+
+A token survey's respondent takes part in two requests the server cannot link:
+
+1. **Redeem** (``redeem``): the invitation token and a *blinded* message the browser made from a random value only
+   it knows (``static/js/credentials/blind.mjs``). The token is marked used by the conditional UPDATE of
+   ``survey_app.reports.consume_token`` in a transaction of its own, and the survey's active key signs the blinded
+   message (``aggregator.privacy.blind_rsa.blind_sign``). The blinded message is uniformly distributed whatever the
+   value (RFC 9474 §7), so nothing stored or answered here says anything about the value.
+2. **Report** (``survey_app.reports.submit_report`` → ``admit`` → ``spend``): the report with the credential
+   ``{"value", "signature", "key_id"}`` (the prepared value and the unblinded signature, base64url). The signature is
+   a standard RSA-PSS signature, checked with the survey key named by ``key_id`` (any key of the survey: a rotation
+   never strands a respondent between the two requests); the SHA-256 of the value is inserted into
+   ``SpentCredential`` in the report's transaction, so each credential adds one report (a second use is refused).
+
+The server never sees a token and a value together; a report body of a token survey that carries a token is refused
+(``TOKEN_IN_REPORT``). Keys: ``active_key`` makes one on first use (a survey opened with token access has one as soon
+as its protocol, page or redemption is first asked for); ``rotate_key`` retires the active key for a new one.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
+
+from aggregator.privacy import blind_rsa
+
+from .models import SpentCredential, Survey, SurveyKey
+from .reports import Outcome, Result, consume_token, find_public_survey
+
+__all__ = ["Credential", "Redemption", "active_key", "rotate_key", "public_credential", "redeem", "parse_credential",
+           "spend", "credential_digest", "PendingCredential", "start_credential", "finish_credential"]
+
+#: Longest base64url text accepted for a value or signature: a 4096-bit signature is 683 characters.
+MAX_FIELD_CHARS = 1024
+
+
+# -- keys ------------------------------------------------------------------------------------------------------------
+
+def _new_key(survey: Survey) -> SurveyKey:
+    private = blind_rsa.generate_key()
+    public = private.public_key()
+    return SurveyKey.objects.create(
+        survey=survey, key_id=blind_rsa.key_id(public), public_spki=blind_rsa.public_key_to_spki(public),
+        private_pem=blind_rsa.private_key_to_pem(private).decode("ascii"), active=True)
+
+
+def active_key(survey: Survey) -> SurveyKey:
+    """The survey's active signing key, made on first use. Concurrent first uses make one key: the partial unique
+    constraint ``one_active_key_per_survey`` refuses the others, which then read the winner's."""
+    key = SurveyKey.objects.filter(survey=survey, active=True).first()
+    if key is not None:
+        return key
+    try:
+        with transaction.atomic():
+            return _new_key(survey)
+    except IntegrityError:
+        return SurveyKey.objects.get(survey=survey, active=True)
+
+
+def rotate_key(survey: Survey) -> SurveyKey:
+    """Retire the active key (it still verifies credentials it signed) and make a new active one."""
+    with transaction.atomic():
+        Survey.objects.select_for_update().filter(pk=survey.pk).values_list("pk").first()  # serialises rotations
+        SurveyKey.objects.filter(survey=survey, active=True).update(active=False)
+        return _new_key(survey)
+
+
+def public_credential(survey: Survey) -> dict | None:
+    """What the protocol publishes for a token survey (``None`` for an open-link one): the variant and the active
+    key, ``{"variant", "key_id", "spki"}`` (SPKI DER, base64url; ``key_id`` its hex SHA-256)."""
+    if survey.access != Survey.Access.TOKENS:
+        return None
+    key = active_key(survey)
+    return {"variant": blind_rsa.VARIANT, "key_id": key.key_id, "spki": key.public_spki}
+
+
+@functools.lru_cache(maxsize=256)
+def _private_key(key_id: str, pem: str):
+    return blind_rsa.private_key_from_pem(pem)
+
+
+@functools.lru_cache(maxsize=1024)
+def _public_key(key_id: str, spki: str):
+    return blind_rsa.public_key_from_spki(spki)
+
+
+# -- redemption ------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Redemption:
+    """The outcome of ``redeem``: ``outcome`` says what happened; when it is ``SIGNED``, ``blind_signature``
+    (base64url) and the ``key_id`` of the key that signed."""
+
+    outcome: Outcome
+    blind_signature: str | None = None
+    key_id: str | None = None
+
+
+def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -> Redemption:
+    """Spend the invitation ``token`` of survey ``slug`` for a blind signature on ``blinded_msg`` (base64url).
+
+    Checks, in order: the survey (``NOT_FOUND``; ``CLOSED``; ``NO_INVITATIONS`` for an open-link survey), the
+    blinded message and ``key_id`` (``INVALID``: the message must be the key's size and below its modulus; a
+    ``key_id`` other than the active key's means the browser blinded for a retired key), then the token
+    (``TOKEN_UNKNOWN``, ``TOKEN_USED``). The token's UPDATE and the signature share one transaction, so a failed
+    signature leaves the token unused; the token is the only thing written."""
+    survey = find_public_survey(slug)
+    if survey is None:
+        return Redemption(Outcome.of(Result.NOT_FOUND))
+    if survey.status != Survey.Status.OPEN:
+        return Redemption(Outcome.of(Result.CLOSED))
+    if survey.access != Survey.Access.TOKENS:
+        return Redemption(Outcome.of(Result.NO_INVITATIONS))
+    key = active_key(survey)
+    if key_id is not None and key_id != key.key_id:
+        return Redemption(Outcome.invalid(
+            "key_id", "This survey's key has changed since the page was loaded: reload the page and send again."))
+    private = _private_key(key.key_id, key.private_pem)
+    try:
+        message = blind_rsa.b64url_decode(blinded_msg) if len(blinded_msg) <= MAX_FIELD_CHARS else None
+    except blind_rsa.BlindRSAError:
+        message = None
+    n = private.public_key().public_numbers().n
+    if message is None or len(message) != (n.bit_length() + 7) // 8 or int.from_bytes(message, "big") >= n:
+        return Redemption(Outcome.invalid(
+            "blinded_msg", f"Not a blinded message for this survey's key ({blind_rsa.VARIANT}, unpadded base64url "
+                           f"of {(n.bit_length() + 7) // 8} bytes below the modulus)."))
+    with transaction.atomic():
+        refused = consume_token(survey, token)
+        if refused is not None:
+            return Redemption(refused)
+        signature = blind_rsa.blind_sign(private, message)  # raises only on a faulty computation: rolls back
+    return Redemption(Outcome.of(Result.SIGNED), blind_rsa.b64url_encode(signature), key.key_id)
+
+
+# -- reports ---------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Credential:
+    """An unblinded credential as a report carries it: the prepared value and its signature (bytes), the key id."""
+
+    value: bytes
+    signature: bytes
+    key_id: str
+
+
+def parse_credential(data) -> Credential | Outcome:
+    """The ``Credential`` of a report body's ``"credential"`` object, or an ``INVALID`` outcome naming the field."""
+    if not isinstance(data, dict):
+        return Outcome.invalid("credential", "Expected an object {value, signature, key_id}.")
+    unknown = sorted(str(k) for k in data if k not in ("value", "signature", "key_id"))
+    if unknown:
+        return Outcome.invalid(f"credential.{unknown[0][:40]}", "Unexpected field; a credential holds only value, "
+                                                                  "signature and key_id.")
+    decoded = {}
+    for name in ("value", "signature"):
+        text = data.get(name)
+        if not isinstance(text, str) or not text or len(text) > MAX_FIELD_CHARS:
+            return Outcome.invalid(f"credential.{name}", "Expected unpadded base64url text.")
+        try:
+            decoded[name] = blind_rsa.b64url_decode(text)
+        except blind_rsa.BlindRSAError as exc:
+            return Outcome.invalid(f"credential.{name}", f"Expected unpadded base64url text ({exc}).")
+    key_id = data.get("key_id")
+    if not isinstance(key_id, str) or len(key_id) != 64 or key_id.strip("0123456789abcdef"):
+        return Outcome.invalid("credential.key_id", "Expected the survey key's id (64 lowercase hex digits).")
+    return Credential(decoded["value"], decoded["signature"], key_id)
+
+
+def credential_digest(value: bytes) -> str:
+    """What ``SpentCredential`` keeps of a spent credential: the hex SHA-256 of its prepared value."""
+    return hashlib.sha256(value).hexdigest()
+
+
+def spend(survey: Survey, credential: Credential) -> Outcome | None:
+    """``None`` if ``credential`` is a valid, unspent credential of ``survey`` — now spent — else the refusal:
+    ``INVALID`` (``credential.key_id``: no such key of this survey; ``credential.signature``: the signature does not
+    verify) or ``CREDENTIAL_USED``. Call inside the transaction that stores the report: the digest's INSERT … ON
+    CONFLICT DO NOTHING waits for a concurrent insert of the same digest and then adds nothing, so of concurrent
+    reports with one credential exactly one is stored (tests/survey/test_credential_race.py)."""
+    spki = SurveyKey.objects.filter(survey=survey, key_id=credential.key_id).values_list("public_spki", flat=True)
+    spki = spki.first()
+    if spki is None:
+        return Outcome.invalid("credential.key_id", "No such key for this survey: the credential was not signed for "
+                                                    "it.")
+    if not blind_rsa.verify(_public_key(credential.key_id, spki), credential.value, credential.signature):
+        return Outcome.invalid("credential.signature", "The signature does not verify: not a credential of this "
+                                                       "survey.")
+    quote, meta = connection.ops.quote_name, SpentCredential._meta
+    columns = ", ".join(quote(meta.get_field(name).column) for name in ("digest", "survey"))
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                       [credential_digest(credential.value), survey.pk])
+        if cursor.rowcount != 1:
+            return Outcome.of(Result.CREDENTIAL_USED)
+    return None
+
+
+# -- the client half, as the browser does it (static/js/credentials/blind.mjs): simulate and tests -------------------
+
+@dataclass(frozen=True)
+class PendingCredential:
+    """What a client keeps between blinding and the server's answer: the key, the prepared value, the inverse."""
+
+    key_id: str
+    spki: str
+    value: bytes
+    inv: int
+
+
+def start_credential(credential: dict) -> tuple[str, PendingCredential]:
+    """For the protocol's ``credential`` ({"variant", "key_id", "spki"}): a fresh random value, prepared and blinded
+    (RFC 9474 §4.1–4.2) → (blinded message, base64url; the pending state)."""
+    if credential.get("variant") != blind_rsa.VARIANT:
+        raise blind_rsa.BlindRSAError(f"unsupported variant {credential.get('variant')!r}")
+    public = blind_rsa.public_key_from_spki(credential["spki"])
+    if blind_rsa.key_id(public) != credential["key_id"]:
+        raise blind_rsa.BlindRSAError("the key id is not the key's SHA-256")
+    value = blind_rsa.prepare(secrets.token_bytes(blind_rsa.MSG_LEN))
+    blinded, inv = blind_rsa.blind(public, value)
+    return blind_rsa.b64url_encode(blinded), PendingCredential(credential["key_id"], credential["spki"], value, inv)
+
+
+def finish_credential(pending: PendingCredential, blind_signature: str) -> dict:
+    """Unblind the server's answer and check it (RFC 9474 §4.4): the report's ``credential`` object."""
+    public = blind_rsa.public_key_from_spki(pending.spki)
+    signature = blind_rsa.finalize(public, pending.value, blind_rsa.b64url_decode(blind_signature), pending.inv)
+    return {"value": blind_rsa.b64url_encode(pending.value), "signature": blind_rsa.b64url_encode(signature),
+            "key_id": pending.key_id}
