@@ -40,7 +40,8 @@ class SurveyStatistics(models.Model):
         verbose_name_plural = "survey statistics"
 
     def __str__(self) -> str:
-        return f"statistics of {self.survey_id}: {self.report_count} training, {self.validation_count} validation reports"
+        return (f"statistics of {self.survey_id}: {self.report_count} training, "
+                f"{self.validation_count} validation reports")
 
 
 class PartialStatistics(models.Model):

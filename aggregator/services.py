@@ -307,16 +307,19 @@ def latest_version(survey: Survey) -> ModelVersion | None:
     return ModelVersion.objects.filter(survey=survey).order_by("-version").first()
 
 
-def publish_model(survey: Survey) -> ModelVersion | None:
+def publish_model(survey: Survey, skipped=None) -> ModelVersion | None:
     """Estimate a model from the stored statistics and store it as the next version.
 
     ``None`` (nothing published) when no report is folded yet, nothing changed since the latest version, or the
     reports do not yet allow an estimate (e.g. an input of a one-report survey has no report yet: the engine raises
-    ``ValueError``); the periodic task then simply tries again later."""
+    ``ValueError``); the periodic task then simply tries again later. ``skipped(sentence)``, if given, hears why
+    nothing was published, in words for the dashboard."""
+    skipped = skipped or (lambda sentence: None)
     protocol = get_protocol(survey)
     with transaction.atomic():
         row = _locked_statistics(survey)  # the lock also serialises concurrent publishes
         if row.report_count == 0 or row.stats is None:
+            skipped("No model yet: no report has been received.")
             return None
         latest = latest_version(survey)
         # Accuracy computed at publication (MRR) is on the validation records folded so far, so new validation records
@@ -324,11 +327,13 @@ def publish_model(survey: Survey) -> ModelVersion | None:
         unchanged_validation = (not protocol.accuracy_at_publication or latest is None
                                 or latest.metrics.get("validation_count", 0) == row.validation_count)
         if latest is not None and latest.report_count == row.report_count and unchanged_validation:
+            skipped(f"Nothing new since version {latest.version}: the current model stands.")
             return None
         try:
             model = protocol.estimate(protocol.stats_from_dict(row.stats))
         except ValueError as exc:
             logger.info("survey %s: no model yet (%s)", survey.slug, exc)
+            skipped(f"No model published: the reports so far do not allow an estimate ({exc}).")
             return None
         version = (latest.version if latest else 0) + 1
         checks = PlausibilityStats.from_dict(row.plausibility) if row.plausibility is not None else None
@@ -378,13 +383,14 @@ def latest_accuracy(survey: Survey) -> tuple[int, dict] | None:
     return version, by_version[version]
 
 
-def retrain(survey: Survey, progress=None) -> ModelVersion | None:
+def retrain(survey: Survey, progress=None, skipped=None) -> ModelVersion | None:
     """Fold the new reports, then publish a version if anything changed.
 
-    ``progress(fraction, message)``, if given, hears about the fold (90 % of the work) and the estimate."""
+    ``progress(fraction, message)``, if given, hears about the fold (90 % of the work) and the estimate;
+    ``skipped(sentence)`` why nothing was published (``publish_model``)."""
     fold = ((lambda done, total: progress(0.9 * done / max(total, 1), f"Folded {done} of {total} new reports"))
             if progress else None)
     fold_new_reports(survey, progress=fold)
     if progress:
         progress(0.9, "Estimating the model")
-    return publish_model(survey)
+    return publish_model(survey, skipped=skipped)

@@ -85,9 +85,12 @@ def retrain_job(job_id: int) -> None:
     with Redis down ``jobs.start`` fails at once instead of first retrying the result backend for ~20 s."""
     def work(reporter: jobs.Reporter) -> None:
         reporter.update(0.0, "Folding new reports")
-        version = services.retrain(Job.objects.select_related("survey").get(pk=job_id).survey, progress=reporter.update)
+        why: list[str] = []
+        version = services.retrain(Job.objects.select_related("survey").get(pk=job_id).survey, progress=reporter.update,
+                                   skipped=why.append)
         if version is None:
-            reporter.done({"version": None}, "Nothing new: the current model stands.")
+            reason = why[-1] if why else "Nothing new: the current model stands."
+            reporter.done({"version": None, "reason": reason}, reason)
         else:
             reporter.done({"version": version.version},
                           f"Published version {version.version} ({version.report_count} reports).")

@@ -1,11 +1,22 @@
 """Top-level URL configuration."""
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import TemplateView
+from django.views.generic import RedirectView, TemplateView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+
+class FaviconView(RedirectView):
+    """``/favicon.ico``, which browsers ask for on every page without a ``<link rel="icon">`` (the admin's, the API
+    docs'): the static file at its current (in production, hashed) URL, so the redirect itself is not permanent."""
+
+    def get_redirect_url(self, *args, **kwargs) -> str:
+        return static("favicon.ico")
+
 
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("favicon.ico", FaviconView.as_view(), name="favicon"),
     path("admin/", admin.site.urls),
     path("", include("survey_app.urls")),
     path("", include("aggregator.urls")),

@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.protocol import SurveyProtocol
 
+from .credentials import active_key, rotate_key
 from .models import Choice, InvitationToken, Question, Survey
 from .permissions import can_manage, surveys_for
 from .protocol import get_protocol
@@ -24,7 +25,8 @@ SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
 
 
 class ImportForm(forms.Form):
-    csv_file = forms.FileField(label="CSV table", help_text="One column per question and a header row; the class column last unless named below.")
+    csv_file = forms.FileField(label="CSV table", help_text="One column per question and a header row; the class "
+                                                         "column last unless named below.")
     slug = forms.SlugField(max_length=80)
     title = forms.CharField(max_length=200, required=False)
     mode = forms.ChoiceField(choices=Survey.Mode.choices, initial=Survey.Mode.LDP)
@@ -55,10 +57,13 @@ class LockedInlineMixin:
         return not _locked(obj) and super().has_delete_permission(request, obj)
 
 
-class QuestionInline(LockedInlineMixin, admin.TabularInline):
+class QuestionInline(LockedInlineMixin, admin.StackedInline):
+    """One block per question, its fields in small groups: a table of eleven columns made the survey page 2,300 px
+    wide at a 1,280 px window (issue 12)."""
     model = Question
     extra = 0
-    fields = ("position", "section", "name", "text", "kind", "is_class", "low", "high", "prefer_not_to_say", "group", "edit_link")
+    fieldsets = ((None, {"fields": (("position", "section"), ("name", "kind", "is_class"), "text",
+                                    ("low", "high"), ("prefer_not_to_say", "group"), "edit_link")}),)
     readonly_fields = ("edit_link",)
     show_change_link = True
 
@@ -77,17 +82,23 @@ class SurveyAdmin(admin.ModelAdmin):
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [QuestionInline]
-    readonly_fields = ("privacy_report",)
+    readonly_fields = ("privacy_report", "invitation_key")
     change_list_template = "admin/survey_app/survey/change_list.html"
-    actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links"]
+
+    class Media:
+        css = {"all": ("css/admin.css",)}  # e.g. no capital "Ε" in the privacy table's headings
+    actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys"]
     fieldsets = (
-        (None, {"fields": ("title", "slug", "description", "status", "access", "retrain_minutes")}),
+        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "retrain_minutes")}),
         ("Privacy", {
-            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "postprocess", "validation_share", "privacy_report"),
-            "description": "MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports (clone it to change).",
+            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "postprocess",
+                       "validation_share", "privacy_report"),
+            "description": "MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports "
+                           "(clone it to change).",
         }),
         ("Numeric questions (LDP)", {
-            "fields": ("numeric_handling", "numeric_bins", "gaussian_approach", "projection", "projection_components", "reference_sample"),
+            "fields": ("numeric_handling", "numeric_bins", "gaussian_approach", "projection", "projection_components",
+                       "reference_sample"),
             "classes": ("collapse",),
         }),
     )
@@ -115,6 +126,20 @@ class SurveyAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         if not change:
             obj.designers.add(request.user)
+        if obj.access == Survey.Access.TOKENS:
+            active_key(obj)  # a token survey signs invitations with its own key (survey_app/credentials.py)
+
+    @admin.display(description="Invitation key")
+    def invitation_key(self, obj: Survey) -> str:
+        """The active key's fingerprint (what respondents' pages show), for a token survey."""
+        if obj is None or obj.pk is None or obj.access != Survey.Access.TOKENS:
+            return "— (token surveys only)"
+        key = obj.keys.filter(active=True).first()
+        if key is None:
+            return "Made when the survey is saved or first used."
+        retired = obj.keys.filter(active=False).count()
+        return format_html("<code>{}</code> (RSA, RFC 9474; since {}){}", key.key_id, key.created_on,
+                           f"; {retired} retired key(s) still verify credentials" if retired else "")
 
     @admin.display(description="Privacy")
     def privacy_summary(self, obj: Survey) -> str:
@@ -135,7 +160,8 @@ class SurveyAdmin(admin.ModelAdmin):
         if survey.projection != Survey.Projection.NONE and not survey.has_reports():
             try:
                 fit_projection(survey)
-                self.message_user(request, f"{survey.projection.upper()} fitted on the reference sample.", messages.SUCCESS)
+                self.message_user(request, f"{survey.projection.upper()} fitted on the reference sample.",
+                                  messages.SUCCESS)
             except ValueError as exc:
                 self.message_user(request, f"PCA/DCA not fitted: {exc}", messages.ERROR)
 
@@ -154,14 +180,27 @@ class SurveyAdmin(admin.ModelAdmin):
             ((name, format_epsilon(eps), f"{pse[name]:.3f}" if name in pse else "—")
              for name, eps in privacy["epsilon_per_question"].items()),
         )
+        epsilon = privacy["epsilon_per_respondent"]
+        notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
+        if "epsilon_per_respondent_known_personal" in privacy:
+            notes.append("Against someone who knows a respondent's answers to the real unrelated questions: ε = "
+                         f"{format_epsilon(privacy['epsilon_per_respondent_known_personal'])} per respondent.")
+        if obj.access == Survey.Access.LINK:
+            notes.append("Open link: nothing stops one person from answering several times, and a person who answers "
+                         f"k times gives up to k·ε about themselves (twice: ε = {format_epsilon(2 * float(epsilon))}). "
+                         "Invitation tokens admit one report each.")
+        else:
+            notes.append("By invitation: each invitation admits one report, so ε per respondent holds per invitation.")
         return format_html(
-            "<p><strong>ε per respondent: {}</strong> (smaller is more private)</p>"
-            "<table><thead><tr><th>question</th><th>ε</th><th>PSE (uniform prior)</th></tr></thead><tbody>{}</tbody></table>",
-            format_epsilon(privacy["epsilon_per_respondent"]), rows,
+            "<p><strong>ε per respondent: {}</strong> (smaller is more private)</p>{}"
+            '<table class="privacy-report"><thead><tr><th>question</th><th>ε</th><th>PSE (uniform prior)</th></tr>'
+            "</thead><tbody>{}</tbody></table>",
+            format_epsilon(epsilon), format_html_join("", "<p>{}</p>", ((n,) for n in notes)), rows,
         )
 
     def get_urls(self):
-        return [path("import/", self.admin_site.admin_view(self.import_view), name="survey_app_survey_import")] + super().get_urls()
+        importer = path("import/", self.admin_site.admin_view(self.import_view), name="survey_app_survey_import")
+        return [importer] + super().get_urls()
 
     def import_view(self, request):
         """Create a draft survey from an uploaded CSV (the same as ``manage.py create_survey``)."""
@@ -183,7 +222,8 @@ class SurveyAdmin(admin.ModelAdmin):
                 form.add_error(None, str(exc))
             else:
                 survey.designers.add(request.user)
-                self.message_user(request, f"Created draft survey {survey.slug} with {survey.questions.count()} questions.")
+                self.message_user(request, f"Created draft survey {survey.slug} with "
+                                           f"{survey.questions.count()} questions.")
                 return HttpResponseRedirect(reverse("admin:survey_app_survey_change", args=[survey.pk]))
         context = {**self.admin_site.each_context(request), "form": form, "title": "Import a survey from a CSV table",
                    "opts": self.model._meta}
@@ -224,6 +264,17 @@ class SurveyAdmin(admin.ModelAdmin):
         for survey in queryset:
             generate_tokens(survey, 100)
             self.message_user(request, f"100 tokens added to {survey.slug}.", messages.SUCCESS)
+
+    @admin.action(description="Rotate the invitation key (token surveys)")
+    def rotate_keys(self, request, queryset):
+        for survey in queryset:
+            if survey.access != Survey.Access.TOKENS:
+                self.message_user(request, f"{survey.slug} is an open-link survey: it has no invitation key.",
+                                  messages.WARNING)
+                continue
+            key = rotate_key(survey)
+            self.message_user(request, f"{survey.slug}: new invitation key {key.key_id[:16]}…; the previous keys "
+                                       "still verify the credentials they signed.", messages.SUCCESS)
 
     @admin.action(description="Export unused invitation links (CSV)")
     def export_token_links(self, request, queryset):
@@ -279,7 +330,8 @@ class QuestionAdmin(OfDesignedSurveyMixin, admin.ModelAdmin):
         return not _locked(obj) and super().has_delete_permission(request, obj)
 
     fieldsets = (
-        (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "is_class", "prefer_not_to_say")}),
+        (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "is_class",
+                           "prefer_not_to_say")}),
         ("Numeric bounds (public)", {"fields": ("low", "high")}),
         ("Unrelated-question model (MRR)", {"fields": ("group", "personal_mode", "personal_text")}),
     )

@@ -4,7 +4,8 @@
 * ``POST /api/surveys/<slug>/reports/`` — one randomized report: a training report, or a validation report
   ``{"validation": …}`` from the validation share (``aggregator.privacy.validation``). 201 stored; 400 malformed
   (the message names the field); 403 no credential (token survey); 409 credential already used; 410 survey closed;
-  404 unknown or draft survey. A token survey's report carries ``{"credential": {value, signature, key_id}}`` and never the token (400).
+  404 unknown or draft survey. A token survey's report carries ``{"credential": {value, signature, key_id}}`` and
+  never the token (400).
 * ``POST /api/surveys/<slug>/invitations/redeem/`` — a token survey's invitation token and blinded message in, a
   blind signature out (``RedeemView``; survey_app/credentials.py): the credential's first half, in its own request.
 
@@ -13,29 +14,49 @@ The views keep to HTTP: ``ReportView`` parses the body (``read_submission``), ha
 status code. Nothing but the report itself and a coarse date is stored: the token is consumed by a conditional UPDATE
 (``used`` false → true) in the same transaction as the insert, never written beside the report.
 
-Hostile input (issue 5, tests/security/): bodies are JSON only (``BoundedJSONParser``: anything else is 415) of at most
-``MAX_REPORT_BYTES`` (413 beyond; the predict API uses Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``), NaN/±Infinity
+Hostile input (issue 5, tests/security/): bodies are UTF-8 JSON only (``JSONBodyView``: a Content-Type other than
+``application/json`` is 415, a parameter other than ``charset=utf-8`` 400, issue 14) of at most ``MAX_REPORT_BYTES``
+(413 beyond, chunked bodies included; the predict API uses Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``), NaN/±Infinity
 constants are refused by DRF's strict JSON, nesting too deep for the decoder is a 400, and keys beyond ``report``
 and ``token`` — or beyond the report's wire format (``SurveyProtocol.parse_one``) — are refused, since the payload
 is stored verbatim.
+
+The report's type (issue 14): the engine knows each mechanism's wire format; a survey's exact JSON Schema of one report
+is served with its protocol (``report_schema``), and the OpenAPI document types the body's ``report`` as a ``oneOf``
+of the mechanisms' generic shapes, one component each (``ReportFieldSchema``), both from
+``aggregator.privacy.protocol`` (``SurveyProtocol.report_schema``, ``report_shapes``).
 """
 from __future__ import annotations
 
 import io
 
 from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream
 from django.urls import reverse
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound, ParseError, PermissionDenied, ValidationError
+from rest_framework.exceptions import (
+    APIException,
+    NotFound,
+    ParseError,
+    PermissionDenied,
+    UnsupportedMediaType,
+    ValidationError,
+)
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from aggregator.privacy.protocol import report_shapes
+
+from .credentials import public_credential, redeem
 from .models import Survey
 from .protocol import get_protocol
-from .credentials import public_credential, redeem
 from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report
 
 #: Largest report body accepted: 512 KiB, ten times the largest honest report measured on the bundled data sets
@@ -50,27 +71,104 @@ class PayloadTooLarge(APIException):
     default_code = "too_large"
 
 
+def body_limit(view) -> int:
+    """The most bytes a view's body may have: its ``max_body_bytes``, else Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``
+    (DRF itself applies no limit to JSON bodies)."""
+    return getattr(view, "max_body_bytes", None) or settings.DATA_UPLOAD_MAX_MEMORY_SIZE or MAX_REPORT_BYTES
+
+
+def media_type_parameters(media_type: str) -> list[tuple[str, str]]:
+    """The (name lowercased, value unquoted) parameters of a Content-Type, in order, repeats kept; ``ParseError``
+    for a parameter that is not ``name=value``."""
+    out = []
+    for part in media_type.split(";")[1:]:
+        name, sep, value = part.strip().partition("=")
+        if not sep or not name.strip():
+            raise ParseError(f"Malformed Content-Type parameter {part.strip()[:40]!r}.")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        out.append((name.strip().lower(), value))
+    return out
+
+
+class StrictContentNegotiation(DefaultContentNegotiation):
+    """A parser only for its exact media type, compared case-insensitively (RFC 9110 §8.3.1): DRF's default also
+    gives ``application/*`` and ``*/*`` bodies to the JSON parser. Anything else is a 415."""
+
+    def select_parser(self, request, parsers):
+        media_type = (request.content_type or "").split(";", 1)[0].strip().lower()
+        return next((parser for parser in parsers if parser.media_type == media_type), None)
+
+
+class BodyRequest(Request):
+    """DRF's request, also reading a chunked body (``Transfer-Encoding: chunked``, no ``Content-Length``): Django
+    reads a body without CONTENT_LENGTH as empty and DRF then skips parsing. Under a server that de-chunks the WSGI
+    input and ends it with the body (gunicorn: ``wsgi.input_terminated``), the body is the input up to its end; it is
+    read through a ``LimitedStream`` of the view's ``body_limit`` + 1 bytes, so ``BoundedJSONParser`` sees at most
+    one byte beyond the limit (413)."""
+
+    def _load_stream(self):
+        super()._load_stream()
+        request, meta = self._request, self._request.META
+        environ = getattr(request, "environ", {})
+        chunked = "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower() or environ.get("wsgi.input_terminated")
+        if (self._stream is None and chunked and not meta.get("CONTENT_LENGTH") and "wsgi.input" in environ
+                and not request._read_started):
+            request._stream = LimitedStream(environ["wsgi.input"], body_limit(self.parser_context.get("view")) + 1)
+            self._stream = request
+
+    def _parse(self):
+        """415 for a Content-Type no parser takes, whatever the body: also when a middleware already read a form
+        body (``coinflip.middleware.NulByteMiddleware`` reads ``request.POST``), where DRF would parse "nothing"."""
+        if self.content_type and self.negotiator.select_parser(self, self.parsers) is None:
+            raise UnsupportedMediaType(self.content_type)
+        return super()._parse()
+
+
 class BoundedJSONParser(JSONParser):
-    """DRF's strict JSON parser reading at most the view's ``max_body_bytes`` (default Django's
-    ``DATA_UPLOAD_MAX_MEMORY_SIZE``; DRF itself applies no limit to JSON bodies): 413 beyond, and 400 (not a
-    ``RecursionError`` or ``LookupError``) for nesting too deep to decode or an unknown charset."""
+    """DRF's strict JSON parser for UTF-8 bodies of at most the view's ``body_limit``: 413 beyond (declared or
+    read, chunked bodies too: ``BodyRequest``); 400 for a Content-Type parameter other than one ``charset=utf-8``
+    (RFC 8259 §8.1: JSON exchanged between systems is UTF-8; case-insensitive, quoted or not), for a body that is not
+    UTF-8, cannot be read to its end, or nests too deeply to decode (not a ``RecursionError``)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        context = parser_context or {}
-        limit = getattr(context.get("view"), "max_body_bytes", None) or settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        context = dict(parser_context or {})
+        for name, value in media_type_parameters(media_type or ""):
+            if name != "charset":
+                raise ParseError(f"Unsupported Content-Type parameter {name[:40]!r}: send application/json.")
+            if value.lower() != "utf-8":
+                raise ParseError(f"Unsupported charset {value[:40]!r}: send the JSON body in UTF-8.")
+        if len(media_type_parameters(media_type or "")) > 1:
+            raise ParseError("Repeated Content-Type parameter: send application/json; charset=utf-8 at most.")
+        limit = body_limit(context.get("view"))
         request = context.get("request")
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
-        if limit is not None and declared and str(declared).isdigit() and int(declared) > limit:
-            raise PayloadTooLarge()
-        body = stream.read(limit + 1) if limit is not None else stream.read()
-        if limit is not None and len(body) > limit:
+        if declared and str(declared).isdigit() and int(declared) > limit:
             raise PayloadTooLarge()
         try:
-            return super().parse(io.BytesIO(body), media_type, parser_context)
+            body = stream.read(limit + 1)
+        except Exception:  # a broken chunked encoding or a client gone mid-body (any server's error): a 400
+            raise ParseError("The request body could not be read to its end.") from None
+        if len(body) > limit:
+            raise PayloadTooLarge()
+        context["encoding"] = "utf-8"
+        try:
+            return super().parse(io.BytesIO(body), media_type, context)
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply.") from None
-        except LookupError:  # codecs: an unknown charset in the Content-Type
-            raise ParseError("JSON parse error - unknown charset.") from None
+
+
+class JSONBodyView(APIView):
+    """An API view taking a JSON body: strict media type (``StrictContentNegotiation``), ``BoundedJSONParser``, and
+    chunked bodies read (``BodyRequest``)."""
+
+    parser_classes = [BoundedJSONParser]
+    content_negotiation_class = StrictContentNegotiation
+
+    def initialize_request(self, request, *args, **kwargs):
+        return BodyRequest(request, parsers=self.get_parsers(), authenticators=self.get_authenticators(),
+                           negotiator=self.get_content_negotiator(), parser_context=self.get_parser_context(request))
 
 
 #: Documented error bodies: ``{"detail": …}``, or for 400 ``{field: [messages]}``.
@@ -130,8 +228,32 @@ class CredentialSerializer(serializers.Serializer):
     key_id = serializers.CharField(help_text="Hex SHA-256 of the survey key's SPKI that signed it.")
 
 
+class ReportField(serializers.JSONField):
+    """The report: any JSON value to DRF (the survey's protocol judges it: ``SurveyProtocol.parse_one``), typed in
+    the OpenAPI document as one of the mechanisms' report shapes (``ReportFieldSchema``)."""
+
+
+class ReportFieldSchema(OpenApiSerializerFieldExtension):
+    """OpenAPI type of ``ReportField``: a ``oneOf`` of one component per generic report shape of the engine
+    (``aggregator.privacy.protocol.report_shapes``: LDP one-report, split and validation, Gaussian NB, MRR record
+    and validation).
+    A survey's exact schema is served with its protocol (``ProtocolView``: ``report_schema``)."""
+
+    target_class = ReportField
+
+    def map_serializer_field(self, auto_schema, direction):
+        refs = []
+        for name, shape in report_shapes().items():
+            component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=shape)
+            auto_schema.registry.register_on_missing(component)
+            refs.append(component.ref)
+        return {"oneOf": refs, "description": "The randomized report in the survey's wire format: one of these "
+                                              "shapes; the survey's exact JSON Schema is its protocol's "
+                                              "report_schema (GET /api/surveys/{slug}/protocol/)."}
+
+
 class ReportSerializer(serializers.Serializer):
-    report = serializers.JSONField(help_text="The randomized report, in the wire format of the survey's protocol.")
+    report = ReportField(help_text="The randomized report, in the wire format of the survey's protocol.")
     credential = serializers.JSONField(
         required=False, help_text="Token surveys: the credential from redeeming the invitation, "
                                   "{value, signature, key_id} (see CredentialSerializer).")
@@ -143,6 +265,16 @@ class ReportSerializer(serializers.Serializer):
         if unknown:
             raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report and credential."]})
         return attrs
+
+
+class ReportSerializerSchema(OpenApiSerializerExtension):
+    """``ReportSerializer`` as drf-spectacular maps it, closed: a body holding another key is a 400."""
+
+    target_class = ReportSerializer
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        return {**schema, "additionalProperties": False}
 
 
 def usual_report(data):
@@ -185,7 +317,9 @@ class ProtocolView(APIView):
     @extend_schema(
         summary="The survey's questions and public randomization protocol",
         parameters=[SlugParameter],
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="Questions, protocol and privacy figures"),
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="Questions, protocol, report_schema (the "
+                                                                         "JSON Schema of one report) and privacy "
+                                                                         "figures"),
                    404: OpenApiResponse(ErrorSchema, description="Unknown or draft survey"),
                    410: OpenApiResponse(ErrorSchema, description="Survey closed")},
     )
@@ -199,16 +333,16 @@ class ProtocolView(APIView):
                        "access": survey.access},
             "questions": question_display(survey),
             "protocol": protocol.public(),
+            "report_schema": protocol.report_schema(),
             "privacy": protocol.privacy(),
             "model_url": reverse("api-model", kwargs={"slug": survey.slug}),
             **({"credential": public_credential(survey)} if survey.access == Survey.Access.TOKENS else {}),
         })
 
 
-class ReportView(APIView):
+class ReportView(JSONBodyView):
     authentication_classes: list = []
     permission_classes: list = []
-    parser_classes = [BoundedJSONParser]
     max_body_bytes = MAX_REPORT_BYTES
 
     @extend_schema(
@@ -217,13 +351,16 @@ class ReportView(APIView):
         request=ReportSerializer,
         responses={
             201: inline_serializer("ReportAccepted", {"status": serializers.CharField()}),
-            400: OpenApiResponse(FieldErrors, description="Malformed report; the message names the field"),
+            400: OpenApiResponse(FieldErrors, description="Malformed report (the message names the field), or a body "
+                                                          "that is not UTF-8 JSON: a Content-Type parameter other "
+                                                          "than charset=utf-8, invalid UTF-8 or JSON"),
             403: OpenApiResponse(ErrorSchema, description="Unknown invitation token"),
             404: OpenApiResponse(ErrorSchema, description="Unknown survey"),
             409: OpenApiResponse(ErrorSchema, description="Invitation token already used"),
             410: OpenApiResponse(ErrorSchema, description="Survey closed"),
-            413: OpenApiResponse(ErrorSchema, description=f"Body larger than {MAX_REPORT_BYTES} bytes"),
-            415: OpenApiResponse(ErrorSchema, description="Not application/json"),
+            413: OpenApiResponse(ErrorSchema, description=f"Body larger than {MAX_REPORT_BYTES} bytes (declared, or "
+                                                          "read from a chunked body)"),
+            415: OpenApiResponse(ErrorSchema, description="Content-Type other than application/json"),
         },
     )
     def post(self, request, slug: str):

@@ -106,8 +106,9 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -
     Checks, in order: the survey (``NOT_FOUND``; ``CLOSED``; ``NO_INVITATIONS`` for an open-link survey), the
     blinded message and ``key_id`` (``INVALID``: the message must be the key's size and below its modulus; a
     ``key_id`` other than the active key's means the browser blinded for a retired key), then the token
-    (``TOKEN_UNKNOWN``, ``TOKEN_USED``). The token's UPDATE and the signature share one transaction, so a failed
-    signature leaves the token unused; the token is the only thing written."""
+    (``TOKEN_UNKNOWN``, ``TOKEN_USED`` — unless the token was redeemed with this very blinded message: a retry after a
+    lost answer is signed again, the same signature, no second credential). The token's UPDATE and the signature
+    share one transaction, so a failed signature leaves the token unused; the token is the only thing written."""
     survey = find_public_survey(slug)
     if survey is None:
         return Redemption(Outcome.of(Result.NOT_FOUND))
@@ -130,7 +131,7 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -
             "blinded_msg", f"Not a blinded message for this survey's key ({blind_rsa.VARIANT}, unpadded base64url "
                            f"of {(n.bit_length() + 7) // 8} bytes below the modulus)."))
     with transaction.atomic():
-        refused = consume_token(survey, token)
+        refused = consume_token(survey, token, hashlib.sha256(message).hexdigest())
         if refused is not None:
             return Redemption(refused)
         signature = blind_rsa.blind_sign(private, message)  # raises only on a faulty computation: rolls back

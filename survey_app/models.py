@@ -23,6 +23,13 @@ from django.utils import timezone
 PREFER_NOT_TO_SAY = "Prefer not to say"
 
 
+def encoding_choices() -> list[tuple[str, str]]:
+    """(name, title) of every registered frequency oracle, in registration order (issue 10: one home per oracle)."""
+    from aggregator.privacy import oracles
+
+    return [(name, oracles.lookup(name).title) for name in oracles.names(sort=False)]
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -37,14 +44,9 @@ class Survey(models.Model):
         MRR = "mrr", "Unrelated-question randomized response (θ)"
         LDP = "ldp", "Local differential privacy (ε)"
 
-    class Encoding(models.TextChoices):
-        DE = "de", "DE — direct encoding (k-ary randomized response)"
-        SUE = "sue", "SUE — symmetric unary encoding (basic RAPPOR)"
-        OUE = "oue", "OUE — optimized unary encoding"
-        SHE = "she", "SHE — summation with histogram encoding"
-        THE = "the", "THE — thresholding with histogram encoding"
-        OLH = "olh", "OLH — optimized local hashing"
-        ADAPTIVE = "adaptive", "Adaptive — least variance for each question"
+    #: The frequency oracles, from the engine's registry (``aggregator.privacy.oracles``): registering an oracle adds it
+    #: here, with no migration (the field's choices are the callable ``encoding_choices``).
+    Encoding = models.TextChoices("Encoding", [(name.upper(), (name, title)) for name, title in encoding_choices()])
 
     class Strategy(models.TextChoices):
         ONE_REPORT = "one-report", "One report per person, full ε (recommended)"
@@ -69,7 +71,9 @@ class Survey(models.Model):
         NEG_TO_ONE = "neg-to-one", "Negative counts set to 1 (as in the paper)"
 
     title = models.CharField(max_length=200)
-    slug = models.SlugField(max_length=80, unique=True, help_text="Used in the survey's public link: /s/<slug>/.")
+    slug = models.SlugField(max_length=80, unique=True,
+                            help_text="Used in the survey's public link: /s/ followed by the slug and a slash "
+                                      "(e.g. /s/health/).")
     description = models.TextField(blank=True, help_text="Shown to respondents above the questions.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
@@ -84,7 +88,7 @@ class Survey(models.Model):
         null=True, blank=True,
         help_text="LDP: privacy budget per respondent (ε > 0). Smaller ε: more privacy, less accuracy.",
     )
-    encoding = models.CharField(max_length=10, choices=Encoding.choices, default=Encoding.ADAPTIVE)
+    encoding = models.CharField(max_length=10, choices=encoding_choices, default="adaptive")
     the_threshold = models.FloatField(
         null=True, blank=True, help_text="THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25)."
     )
@@ -315,12 +319,19 @@ def new_token() -> str:
 
 
 class InvitationToken(models.Model):
-    """A one-use invitation. Marked used without any link to the report it allowed."""
+    """A one-use invitation. Marked used without any link to the report it allowed: redeeming it returns a blind
+    signature (``survey_app.credentials``) on a message the server cannot relate to the credential the report later
+    carries (RFC 9474)."""
 
     survey = models.ForeignKey(Survey, related_name="tokens", on_delete=models.CASCADE)
     token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)
     batch = models.CharField(max_length=100, blank=True)
     used = models.BooleanField(default=False)
+    redeemed_with = models.CharField(
+        max_length=64, blank=True, default="", editable=False,
+        help_text="SHA-256 of the blinded message the token was redeemed with: the same message may be signed again "
+                  "(a browser that lost the answer retries), any other is refused. A blinded message is uniformly "
+                  "random, independent of the credential (RFC 9474 §7.2).")
     created_on = models.DateField(default=timezone.localdate, editable=False)
 
     def __str__(self) -> str:

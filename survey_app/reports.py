@@ -168,15 +168,23 @@ def admit(survey: Survey, submission: Submission) -> Outcome | None:
     return spend(survey, credential)
 
 
-def consume_token(survey: Survey, token: str) -> Outcome | None:
+def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcome | None:
     """Mark ``token`` used if it is an unused invitation of ``survey`` (``None``), else ``TOKEN_USED`` or
     ``TOKEN_UNKNOWN``. A conditional UPDATE (used false → true): of concurrent calls with one token, exactly one
-    succeeds (PostgreSQL's row lock; tests/survey/test_token_race.py)."""
-    if InvitationToken.objects.filter(survey=survey, token=token, used=False).update(used=True) == 1:
+    succeeds (PostgreSQL's row lock; tests/survey/test_token_race.py).
+
+    ``redeemed_with`` (the SHA-256 of the blinded message being signed) is stored with the token, and a used token
+    redeemed again with the same non-empty digest is admitted once more (``None``): the same blinded message gets
+    the same signature, so a browser whose first answer was lost can retry without gaining a second credential."""
+    if InvitationToken.objects.filter(survey=survey, token=token, used=False).update(
+            used=True, redeemed_with=redeemed_with) == 1:
         return None
-    if InvitationToken.objects.filter(survey=survey, token=token).exists():
-        return Outcome.of(Result.TOKEN_USED)
-    return Outcome.of(Result.TOKEN_UNKNOWN)
+    used = InvitationToken.objects.filter(survey=survey, token=token).values_list("redeemed_with", flat=True).first()
+    if used is None:
+        return Outcome.of(Result.TOKEN_UNKNOWN)
+    if redeemed_with and used == redeemed_with:
+        return None
+    return Outcome.of(Result.TOKEN_USED)
 
 
 # -- the survey, cached per row version ----------------------------------------------------------------------------

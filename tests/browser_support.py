@@ -24,3 +24,14 @@ def answer_daily_73_yes(page):
     page.get_by_label("Your age (18 to 98)").fill("73.25")
     page.get_by_label("yes").check()
     page.get_by_role("button", name="Review what will be sent").click()
+
+
+def open_page(browser, url: str):
+    """A fresh browser context on ``url``: (context, page, the POST requests it sends, its uncaught errors)."""
+    context = browser.new_context()
+    page = context.new_page()
+    posts, errors = [], []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    return context, page, posts, errors

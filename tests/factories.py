@@ -68,8 +68,8 @@ def simulated_reports(survey: Survey, n=5, seed=0) -> list:
 
 
 def add_reports(survey: Survey, n, seed=0) -> list[PendingReport]:
-    """n simulated training reports stored straight in the inbox, as the report API stores them: smoker ∈ {never, sometimes, daily}, age ∈
-    [18, 98], class sick ∈ {no, yes}, daily smokers sick (a learnable pattern)."""
+    """n simulated training reports stored straight in the inbox (as the report API does): smoker ∈ {never,
+    sometimes, daily}, age ∈ [18, 98], class sick ∈ {no, yes}, daily smokers sick (a learnable pattern)."""
     rng = np.random.default_rng(seed)
     X = health_answers(rng, n)
     y = (X[:, 0] == 2).astype(np.int64)
@@ -102,3 +102,8 @@ def redeem_credential(survey: Survey, token: str | None = None) -> dict:
     if redemption.blind_signature is None:
         raise AssertionError(f"redemption refused: {redemption.outcome}")
     return finish_credential(pending, redemption.blind_signature)
+
+
+#: A small planner form as the dashboard posts it (vote data, OUE and MRR, two settings each, two repetitions).
+PLANNER_FORM = {"dataset": "vote", "methods": ["oue", "mrr"], "epsilons": "1, 4", "thetas": "0.7, 0.9", "reps": "2",
+                "target": "0.8", "class_column": ""}

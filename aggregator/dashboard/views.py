@@ -244,7 +244,7 @@ def predict(request, slug: str):
         X = get_protocol(survey).to_model_input(records_to_matrix(survey, [form.record()]))
         probabilities = model.predict_proba(X)[0]
         result = {"predicted": model.predict_labels(X)[0],
-                  "probabilities": sorted(zip(model.classes, probabilities.tolist()), key=lambda p: -p[1])}
+                  "probabilities": sorted(zip(model.classes, probabilities.tolist(), strict=True), key=lambda p: -p[1])}
     return render(request, "dashboard/predict.html",
                   {"survey": survey, "latest": latest, "form": form, "result": result})
 

@@ -13,6 +13,9 @@ HTTP answer (their outcome is unknown to the client):
   sums (the Gaussian statistics: Approach 2 adds ±C with C not a binary fraction) may differ by the rounding of a
   different summation order, so floats agree to ``REL_TOL`` relative or ``ABS_TOL`` absolute — far below one
   report's contribution, which a lost or doubled report would add to its sums.
+* **invitations** (token surveys) — the used invitation tokens number the 200 answers of the redemption (within
+  its unanswered requests), and the spent credentials (``SpentCredential``) the reports stored during the load:
+  each redemption spent one token, each credential added one report.
 
 The floor peer stores into its own table; its check is the row count per slug against its 201s.
 """
@@ -26,7 +29,7 @@ from django.db import connection
 
 from aggregator.models import SurveyStatistics
 from aggregator.privacy.jsonable import json_safe
-from survey_app.models import PendingReport, Report, Survey
+from survey_app.models import InvitationToken, PendingReport, Report, SpentCredential, Survey
 from survey_app.protocol import get_protocol
 
 from .floor import TABLE as FLOOR_TABLE
@@ -43,6 +46,17 @@ class Check:
     stored: int
     folded: int | None = None
     statistics_equal: bool | None = None
+    invitations: bool = False  #: a token survey: the fields below apply
+    redeemed: int = 0  #: 200 answers of the redemption
+    redeem_unanswered: int = 0
+    tokens_used: int = 0
+    spent: int = 0  #: spent credentials
+
+    @property
+    def tokens_ok(self) -> bool:
+        """Each signed redemption used one token, and nothing else did; each stored report spent one credential."""
+        return (not self.invitations or (self.redeemed <= self.tokens_used <= self.redeemed + self.redeem_unanswered
+                                         and self.spent == self.stored - self.seeded))
 
     @property
     def expected(self) -> int:
@@ -63,7 +77,7 @@ class Check:
 
     @property
     def ok(self) -> bool:
-        return self.stored_ok and (self.folded is None or self.folded_ok)
+        return self.stored_ok and (self.folded is None or self.folded_ok) and self.tokens_ok
 
 
 def per_slug(slugs: list[str], status: np.ndarray, code: int) -> dict[str, int]:
@@ -96,13 +110,21 @@ def from_scratch(survey: Survey, payloads: list) -> tuple[dict, dict]:
 
 
 def check_product(surveys: dict[str, Survey], seeded: dict[str, int], accepted: dict[str, int],
-                  unanswered: dict[str, int], folded: bool = True) -> list[Check]:
-    """The stored (and, with ``folded``, folded) checks of every survey; call after the final fold."""
+                  unanswered: dict[str, int], folded: bool = True, redeemed: dict[str, int] | None = None,
+                  redeem_unanswered: dict[str, int] | None = None) -> list[Check]:
+    """The stored (and, with ``folded``, folded) checks of every survey, and a token survey's invitation checks
+    (``redeemed``: its 200 redemptions); call after the final fold."""
     checks = []
     for slug, survey in surveys.items():
         rows = list(Report.objects.filter(survey=survey).values_list("payload", flat=True))
         pending = PendingReport.objects.filter(survey=survey).count()
         check = Check(slug, seeded[slug], accepted.get(slug, 0), unanswered.get(slug, 0), len(rows) + pending)
+        if survey.access == Survey.Access.TOKENS:
+            check.invitations = True
+            check.redeemed = (redeemed or {}).get(slug, 0)
+            check.redeem_unanswered = (redeem_unanswered or {}).get(slug, 0)
+            check.tokens_used = InvitationToken.objects.filter(survey=survey, used=True).count()
+            check.spent = SpentCredential.objects.filter(survey=survey).count()
         if folded:
             stats = SurveyStatistics.objects.filter(survey=survey).first()
             if stats is not None:

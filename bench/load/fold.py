@@ -2,12 +2,12 @@
 
 Without options: ``manage.py retrain SLUG`` for each survey (fold the new reports, publish a version) — the final
 fold after the load. With ``--every S --for T``: ``aggregator.services.fold_new_reports`` for each survey in turn,
-every S seconds for T seconds — folds racing the report inserts, as the periodic retrain does in production (the
-fold's SHARE lock on the report table holds new inserts back while it runs). Like a Celery worker, which boots once
-and then folds for as long as it runs, it prints ``ready`` once Django is set up and starts its clock when it reads a
-line from stdin (the load's start), so its start-up is not part of the load. Prints one JSON line: how many
-reports each pass folded and how long each fold took, and any error a retrain raised (its fold is committed before
-it publishes, so the fold checks still apply).
+every S seconds for T seconds — drains of the inbox racing the report inserts, as the periodic retrain does in
+production (a drain locks only the survey's statistics row: inserts never wait for it). Like a Celery worker, which
+boots once and then folds for as long as it runs, it prints ``ready`` once Django is set up and starts its clock
+when it reads a line from stdin (the load's start), so its start-up is not part of the load. Prints one JSON line:
+how many reports each pass folded and how long each fold took, and any error a retrain raised (its fold is
+committed before it publishes, so the fold checks still apply).
 
 Run with the product's settings (``DJANGO_SETTINGS_MODULE=coinflip.settings`` and the benchmark's ``DATABASE_URL``).
 """

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from django.db import connection
 
-from . import checks, client, cpu, servers, surveys
+from . import checks, client, cpu, servers, surveys, tokens
 from .database import name_of
 from .servers import Gunicorn
 
@@ -30,6 +30,7 @@ class Options:
     max_requests: int = 200_000  #: bound on the pre-generated stream (bounded in count)
     connections: int = 64
     timeout: float = 10.0  #: seconds a request may take before it counts as unanswered
+    grace: float = 0.0  #: seconds requests already due may still be sent after ``duration`` (the smoke test's)
     warmup: float = 3.0  #: seconds of GETs before each load (workers booted, caches filled)
     quiet_wait: float = 0.0  #: wait up to this long for a quiet machine before each load (shared machine)
     quiet_cores: float = 0.25  #: "quiet": the machine busy less than this many cores over 5 s
@@ -115,21 +116,28 @@ def _load(server: servers.Server, requests: list[bytes], options: Options, datab
     """The load on ``server``, and the cores each process group used meanwhile."""
     before, start = cpu.snapshot(), time.monotonic()
     result = client.run(servers.HOST, server.port, requests, rate=options.rate, duration=options.duration,
-                        connections=options.connections, timeout=options.timeout)
+                        connections=options.connections, timeout=options.timeout, grace=options.grace)
     seconds = time.monotonic() - start
     cores = cpu.usage(before, cpu.snapshot(), roots, database, seconds)
     result.cpu_seconds = {name: value * seconds for name, value in cores.items()}
     return result, cores
 
 
+def product_requests(prepared: surveys.Prepared, port: int) -> list[bytes | client.TwoStep]:
+    """The product's stream: a report POST per link survey respondent, redemption + report per token survey one."""
+    paths = [surveys.REPORTS_PATH.format(slug=s) for s in prepared.slugs]
+    posts = client.build_requests(servers.HOST, port, paths, prepared.bodies)
+    return [post if respondent is None else tokens.two_step(servers.HOST, port, slug, respondent)
+            for post, slug, respondent in zip(posts, prepared.slugs, prepared.respondents, strict=True)]
+
+
 def product_phase(prepared: surveys.Prepared, options: Options, database_url: str, redis_url: str) -> Phase:
     slugs = list(prepared.surveys)
-    paths = [surveys.REPORTS_PATH.format(slug=s) for s in prepared.slugs]
     connection.close()  # the servers and folders use their own connections
     server = servers.start(servers.PRODUCT, options.gunicorn, database_url, redis_url, options.log_dir / "product.log")
     folder = None
     try:
-        requests = client.build_requests(servers.HOST, server.port, paths, prepared.bodies)
+        requests = product_requests(prepared, server.port)
         roots = {"server": server.process.pid}
         if options.fold_every > 0:  # booted before the load, as a worker is
             folder = _fold(slugs, database_url, redis_url,
@@ -148,7 +156,10 @@ def product_phase(prepared: surveys.Prepared, options: Options, database_url: st
     retrains = _folds(final, 900)
     accepted = checks.per_slug(prepared.slugs, result.status, 201)
     unanswered = checks.per_slug(prepared.slugs, result.status, client.NO_ANSWER)
-    found = checks.check_product(prepared.surveys, prepared.seeded, accepted, unanswered)
+    redeemed = checks.per_slug(prepared.slugs, result.first_status, tokens.SIGNED)
+    redeem_unanswered = checks.per_slug(prepared.slugs, result.first_status, client.NO_ANSWER)
+    found = checks.check_product(prepared.surveys, prepared.seeded, accepted, unanswered, redeemed=redeemed,
+                                 redeem_unanswered=redeem_unanswered)
     return Phase("Coinflip", result, cores, found, folds, [r for r in retrains if r["error"]])
 
 

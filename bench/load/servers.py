@@ -23,20 +23,24 @@ HOST = "127.0.0.1"
 PRODUCT = ("coinflip.wsgi:application", "coinflip.settings")
 #: The floor peer: a plain-Django app without DRF (``bench.load.floor``), built by Django's own WSGI factory.
 FLOOR = ("django.core.wsgi:get_wsgi_application()", "bench.load.floor")
+#: The production worker class (docker/gunicorn.conf.py): gthread reading each request whole before a thread takes it.
+PRODUCTION_WORKER = "coinflip.buffering.BufferingThreadWorker"
 
 
 @dataclass(frozen=True)
 class Gunicorn:
-    """gunicorn settings: worker count and class (``sync`` or ``gthread``), threads per worker, keep-alive."""
+    """gunicorn settings: worker count and class (the production ``PRODUCTION_WORKER``, ``gthread`` or ``sync``),
+    threads per worker, keep-alive."""
 
     workers: int = 2
-    worker_class: str = "gthread"
+    worker_class: str = PRODUCTION_WORKER
     threads: int = 1
     keep_alive: int = 30
 
     def describe(self) -> str:
-        threads = f" × {self.threads} threads" if self.worker_class == "gthread" else ""
-        return f"gunicorn {self.workers} {self.worker_class} workers{threads}"
+        threads = f" × {self.threads} thread{'s' * (self.threads != 1)}" if self.worker_class != "sync" else ""
+        name = {PRODUCTION_WORKER: "BufferingThreadWorker (production)"}.get(self.worker_class, self.worker_class)
+        return f"gunicorn {self.workers} {name} workers{threads}"
 
 
 def free_port() -> int:

@@ -4,7 +4,10 @@ Every mechanism the report API accepts gets an open survey: LDP Naive Bayes one-
 of SPEC §3 (DE, SUE, OUE, SHE, THE, OLH), one split survey (every answer reported, ε split; SPEC §4), the three
 Gaussian approaches of SPEC §5b, and the unrelated-question model (MRR, SPEC §2). Their questions come from the
 public data sets (mushroom for the categorical ones, diabetes for the Gaussian ones) through
-``survey_app.services.create_survey_from_table``, as a designer's CSV import would make them.
+``survey_app.services.create_survey_from_table``, as a designer's CSV import would make them. One survey per
+mechanism family — LDP one-report (OUE), split (adaptive), Gaussian (Approach 1) and MRR — is also run with
+invitations (token access, issue 11): its respondents redeem a token for a blind signature, then report with the
+credential (bench/load/tokens.py).
 
 Each survey is *seeded*: a first wave of simulated respondents is stored and folded and a model version published,
 so that the load's validation share (``Survey.validation_share``, 10 %) can evaluate that version, as browsers do
@@ -26,6 +29,8 @@ from survey_app.models import PendingReport, Survey
 from survey_app.protocol import get_protocol
 from survey_app.services import create_survey_from_table
 
+from . import tokens
+
 #: Report API path of a survey (``survey_app.urls``); the floor peer serves the same path.
 REPORTS_PATH = "/api/surveys/{slug}/reports/"
 
@@ -38,6 +43,7 @@ class Mechanism:
     slug: str
     dataset: str
     settings: dict = field(default_factory=dict)
+    invitations: bool = False  #: a token survey: respondents redeem, then report (bench/load/tokens.py)
 
 
 _LDP = {"mode": "ldp", "epsilon": 1.0}
@@ -55,6 +61,13 @@ MECHANISMS: tuple[Mechanism, ...] = (
     Mechanism("Gaussian A2", "load-gauss-2", "diabetes.csv", {**_GAUSSIAN, "gaussian_approach": 2}),
     Mechanism("Gaussian A3", "load-gauss-3", "diabetes.csv", {**_GAUSSIAN, "gaussian_approach": 3}),
     Mechanism("MRR θ = 0.7", "load-mrr", "mushroom.csv", {"mode": "mrr", "theta": 0.7}),
+    # One per mechanism family with invitations: redemption + report per respondent.
+    Mechanism("LDP OUE, invitations", "load-oue-tokens", "mushroom.csv", {**_LDP, "encoding": "oue"}, True),
+    Mechanism("LDP split, invitations", "load-split-tokens", "mushroom.csv",
+              {**_LDP, "encoding": "adaptive", "strategy": "split"}, True),
+    Mechanism("Gaussian A1, invitations", "load-gauss-1-tokens", "diabetes.csv",
+              {**_GAUSSIAN, "gaussian_approach": 1}, True),
+    Mechanism("MRR θ = 0.7, invitations", "load-mrr-tokens", "mushroom.csv", {"mode": "mrr", "theta": 0.7}, True),
 )
 
 #: Settings ``create_survey_from_table`` takes; the others are set on the survey afterwards.
@@ -94,15 +107,21 @@ def seed(survey: Survey, dataset: str, n: int, rng: np.random.Generator) -> int:
 
 @dataclass
 class Prepared:
-    """The benchmark's surveys and request stream: ``bodies[i]`` (JSON bytes) goes to ``slugs[i]``'s report API."""
+    """The benchmark's surveys and request stream: ``bodies[i]`` (JSON bytes ``{"report": …}``) goes to
+    ``slugs[i]``'s report API — unless ``respondents[i]`` is a token survey's respondent, who redeems and then sends
+    that report with its credential (the floor peer gets ``bodies[i]`` alone)."""
 
     surveys: dict[str, Survey]
     seeded: dict[str, int]
     slugs: list[str]
     bodies: list[bytes]
+    respondents: list[tokens.TokenRespondent | None] = field(default_factory=list)
 
     def label(self, slug: str) -> str:
         return next(m.label for m in MECHANISMS if m.slug == slug)
+
+    def invitations(self, slug: str) -> bool:
+        return self.surveys[slug].access == Survey.Access.TOKENS
 
 
 def prepare(total: int, seed_reports: int, rng: np.random.Generator, mechanisms=MECHANISMS) -> Prepared:
@@ -114,8 +133,14 @@ def prepare(total: int, seed_reports: int, rng: np.random.Generator, mechanisms=
         seeded[survey.slug] = seed(survey, mechanism.dataset, seed_reports, rng)
         count = total // len(mechanisms) + (1 if i < total % len(mechanisms) else 0)
         payloads = respondents(survey, mechanism.dataset, count, rng)
-        per_slug[survey.slug] = [json.dumps({"report": p}, separators=(",", ":")).encode() for p in payloads]
+        bodies = [json.dumps({"report": p}, separators=(",", ":")).encode() for p in payloads]
+        if mechanism.invitations:
+            tokens.open_with_tokens(survey)
+            per_slug[survey.slug] = list(zip(bodies, tokens.prepare(survey, payloads), strict=True))
+        else:
+            per_slug[survey.slug] = [(body, None) for body in bodies]
         surveys[survey.slug] = survey
-    stream = [(slug, body) for slug, bodies in per_slug.items() for body in bodies]
+    stream = [(slug, item) for slug, items in per_slug.items() for item in items]
     order = rng.permutation(len(stream))
-    return Prepared(surveys, seeded, [stream[i][0] for i in order], [stream[i][1] for i in order])
+    return Prepared(surveys, seeded, [stream[i][0] for i in order], [stream[i][1][0] for i in order],
+                    [stream[i][1][1] for i in order])

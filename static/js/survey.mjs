@@ -45,12 +45,13 @@ function sections(questions) {
   return [...groups.entries()];
 }
 
-// One radio per answer. No name attribute: nothing here can ever be submitted by a plain form post.
+// One radio per answer, named after its question: one Tab stop per question, arrow keys move between the choices.
+// The form is never submitted (main() prevents it), so no answer can leave in a plain form post.
 function appendChoices(fieldset, labels, id) {
   labels.forEach((label, code) => {
     const optionId = `${id}-${code}`;
     fieldset.append(el("div", { class: "choice" },
-      el("input", { type: "radio", id: optionId, "data-group": id, value: String(code) }),
+      el("input", { type: "radio", id: optionId, name: id, "data-group": id, value: String(code) }),
       el("label", { for: optionId, text: label })));
   });
 }
@@ -100,14 +101,42 @@ function readAnswer(q, index) {
   return { value: Number.parseInt(checked.value, 10) };
 }
 
-function radiosExclusive(container) {
-  container.addEventListener("change", (event) => {
-    const target = event.target;
-    if (target.type !== "radio") return;
-    for (const other of container.querySelectorAll(`input[data-group="${target.dataset.group}"]`)) {
-      if (other !== target) other.checked = false;
-    }
-  });
+/** The element that carries a question's invalid state (a numeric input or a radio group's fieldset), from the
+ * id of its answer field (``q3``, ``p3``). */
+function questionOf(fieldId) {
+  const field = document.getElementById(fieldId) || document.querySelector(`input[data-group="${fieldId}"]`);
+  return field.type === "number" ? field : field.closest("fieldset");
+}
+
+/** Mark one question invalid: aria-invalid, and the message beside it, tied by aria-describedby. */
+function markInvalid(fieldId, message) {
+  const target = questionOf(fieldId);
+  const container = target.closest(".question");
+  const note = el("p", { class: "question-error", id: `${fieldId}-error`, text: message });
+  const heading = container.querySelector(":scope > legend, :scope > label");
+  heading.after(note);
+  target.setAttribute("aria-invalid", "true");
+  const described = (target.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+  target.setAttribute("aria-describedby", [...described, note.id].join(" "));
+}
+
+function clearInvalid(fieldId) {
+  const target = questionOf(fieldId);
+  const note = document.getElementById(`${fieldId}-error`);
+  if (note) note.remove();
+  target.removeAttribute("aria-invalid");
+  const described = (target.getAttribute("aria-describedby") || "").split(" ").filter((id) => id && id !== `${fieldId}-error`);
+  if (described.length) target.setAttribute("aria-describedby", described.join(" "));
+  else target.removeAttribute("aria-describedby");
+}
+
+/** Bring the respondent to a question: its start in view (a phone shows a few questions), focus on its field. */
+function bringTo(fieldId) {
+  const target = questionOf(fieldId);
+  target.closest(".question").scrollIntoView({ block: "start" });
+  const field = target.type === "number" ? target
+    : target.querySelector("input:checked") || target.querySelector("input[type=radio]");
+  field.focus({ preventScroll: true });
 }
 
 async function main() {
@@ -141,8 +170,15 @@ async function main() {
   }
   const pages = sections(questions);
   const form = el("form", { novalidate: true, "aria-describedby": "privacy-figure" });
-  radiosExclusive(form);
-  const progress = el("progress", { max: pages.length + 1, value: 1, "aria-label": "Progress" });
+  // Enter in a field presses the form's default button ("Next", below); the form itself is never submitted.
+  form.addEventListener("submit", (event) => event.preventDefault());
+  // Answering a question marked unanswered clears its mark.
+  form.addEventListener("input", (event) => {
+    const fieldId = event.target.dataset.group || event.target.id;
+    if (fieldId && document.getElementById(`${fieldId}-error`)) clearInvalid(fieldId);
+  });
+  const steps = pages.length + 1;  // the pages of questions, then the review
+  const progress = el("progress", { max: steps, value: 1, "aria-label": "Progress" });
   const status = el("p", { class: "progress-text", "aria-live": "polite" });
   const errors = el("div", { class: "errors", role: "alert" });
   const pageNodes = pages.map(([title, qs], p) => {
@@ -157,7 +193,7 @@ async function main() {
   const review = el("section", { class: "page review", hidden: true, "aria-label": "Review what will be sent" });
   const nav = el("div", { class: "nav" });
   const back = el("button", { type: "button", class: "secondary", text: "Back" });
-  const next = el("button", { type: "button", text: "Next" });
+  const next = el("button", { type: "submit", text: "Next" });
   nav.append(back, next);
   const words = describe(protocol, privacy, questions);
   const figure = el("p", { id: "privacy-figure", class: "privacy-figure", text: words.figure });
@@ -191,22 +227,31 @@ async function main() {
     back.hidden = p === 0 || (memo !== null && p === pages.length);
     next.textContent = p === pages.length ? "Send the randomized report" : p === pages.length - 1 ? "Review what will be sent" : "Next";
     progress.value = p + 1;
-    status.textContent = p === pages.length ? "Last step: check what leaves your browser." : `Part ${p + 1} of ${pages.length}`;
-    const focusable = (p === pages.length ? review : pageNodes[p]).querySelector("input, pre, h2");
-    if (focusable) focusable.focus?.();
+    status.textContent = p === pages.length ? `Step ${steps} of ${steps}: check what leaves your browser.`
+      : `Step ${p + 1} of ${steps}: ${pages[p][0] || "the questions"}`;
+    // The review starts with its heading (focusable by script only), so a second Enter does not send at once.
+    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector("input");
+    if (focusable) focusable.focus();
   }
 
+  /** Check the answers on this page: each unanswered question marked where it is, the summary above, and the
+   * respondent brought to the first of them. */
   function collect(qs) {
     const problems = [];
     for (const q of qs) {
-      const { error } = readAnswer(q, questions.indexOf(q));
-      if (error) problems.push(error);
-      if (asksPersonal(protocol, q)) {
-        const personal = readPersonal(q, questions.indexOf(q));
-        if (personal.error) problems.push(personal.error);
+      const index = questions.indexOf(q);
+      const checks = [[`q${index}`, readAnswer(q, index)]];
+      if (asksPersonal(protocol, q)) checks.push([`p${index}`, readPersonal(q, index)]);
+      for (const [fieldId, { error }] of checks) {
+        clearInvalid(fieldId);
+        if (error) {
+          markInvalid(fieldId, error);
+          problems.push({ fieldId, error });
+        }
       }
     }
-    errors.replaceChildren(...problems.map((m) => el("p", { text: m })));
+    errors.replaceChildren(...problems.map(({ error }) => el("p", { text: error })));
+    if (problems.length) bringTo(problems[0].fieldId);
     return problems.length === 0;
   }
 
@@ -239,7 +284,7 @@ async function main() {
       });
     }
     review.replaceChildren(
-      el("h2", { text: "What leaves your browser" }),
+      el("h2", { tabindex: "-1", text: "What leaves your browser" }),
       ...(memo ? [el("p", { class: "warning", text: memos.keptWords(memo) }), forget] : []),
       ...blocks(words.review(body)),
       el("pre", { class: "payload", tabindex: "0", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }),
@@ -324,7 +369,7 @@ async function main() {
     const final = [400, 403, 404, 409, 410].includes(answer.status);
     if (final) forget();
     problem({
-      409: "This invitation has already been used, so this report was not sent. (If an earlier attempt to send was cut off just as it redeemed the invitation, that attempt used it: ask the survey's organiser for a new invitation.)",
+      409: "This invitation has already been used — from another browser or device, or before this browser's kept report was deleted — so this report was not sent. (A send that was cut off in this browser is retried with the same request and still counts.)",
       410: "This survey is now closed.",
       403: "This invitation is not valid.",
       400: "The survey's invitation key has changed since this page was loaded: reload the page and send again.",

@@ -39,6 +39,28 @@ def test_model_endpoint_serves_the_latest_version(client, trained):
     assert body["privacy"]["mode"] == "mrr"
 
 
+def test_for_validation_the_model_endpoint_serves_the_newest_version_published_before_today(client, trained):
+    """LDP validation respondents evaluate ``?for=validation`` (static/js/survey.mjs): the newest version published
+    before the current UTC day, so the version in their report reveals only its day; the plain URL stays the latest."""
+    import datetime
+
+    from aggregator.models import ModelVersion
+
+    url = "/api/surveys/health/model/"
+    assert client.get(url, {"for": "validation"}).status_code == 404  # version 1 is today's
+    day = datetime.timedelta(days=1)
+    ModelVersion.objects.filter(survey=trained, version=1).update(created_at=services.latest_version(
+        trained).created_at - day)
+    add_reports(trained, 10, seed=1)
+    services.retrain(trained)  # version 2, today
+    assert client.get(url).json()["version"] == 2
+    body = client.get(url, {"for": "validation"}).json()
+    assert body["version"] == 1 and body["report_count"] == 3000
+    assert set(body) == {"version", "report_count", "model", "privacy", "accuracy", "warnings", "created_at"}
+    response = client.get(url, {"for": "training"})
+    assert response.status_code == 400 and "for" in response.json()
+
+
 def test_model_endpoint_404s(client):
     make_survey()
     assert client.get("/api/surveys/health/model/").status_code == 404  # nothing published

@@ -5,8 +5,7 @@ after a network failure.
 """
 import json
 
-from survey_app.models import Report
-from tests.browser_support import BROWSER_TEST, answer_daily_73_yes
+from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page
 from tests.factories import make_habits_survey as make_survey
 
 pytestmark = BROWSER_TEST
@@ -16,12 +15,7 @@ FORBIDDEN = ("averaged away", "answers are not in it", "answers are never sent",
 
 
 def open_survey(browser, live_server, survey):
-    context = browser.new_context()
-    page = context.new_page()
-    posts, errors = [], []
-    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    context, page, posts, errors = open_page(browser, f"{live_server.url}/s/{survey.slug}/")
     page.locator("#privacy-figure").wait_for()  # the protocol is loaded and the mechanism's words are in place
     return context, page, posts, errors
 
@@ -108,7 +102,7 @@ def test_memo_is_written_at_send_and_cleared_after_a_successful_send(browser, li
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     assert memo(page, survey.slug) is None
     assert "keeps no copy" in page.content()
-    assert Report.objects.filter(survey=survey).count() == 1 and errors == []
+    assert survey.report_total() == 1 and errors == []
     context.close()
 
 
@@ -117,7 +111,7 @@ def test_memo_of_another_protocol_version_is_deleted_and_not_resent(browser, liv
     context, page, posts, errors = open_survey(browser, live_server, survey)
     stale = {"input": 0, "report": "AQ=="}
     page.evaluate(f"""localStorage.setItem('coinflip:report:{survey.slug}', JSON.stringify(
-        {{protocol: '{"0" * 64}', token: null, saved: Date.now(), report: {json.dumps(stale)}}}))""")
+        {{protocol: '{"0" * 64}', saved: Date.now(), report: {json.dumps(stale)}}}))""")
     page.reload()
     page.get_by_label("daily").wait_for()
     assert ("earlier version of this survey's settings: it has been deleted and will not be sent"
@@ -143,7 +137,7 @@ def test_after_a_network_failure_the_same_report_is_sent_again(browser, live_ser
     page.get_by_role("button", name="Send the randomized report").click()
     page.get_by_text("could not be sent").wait_for()
     kept = json.loads(memo(page, survey.slug))
-    assert kept["report"] == shown["report"] and set(kept) == {"protocol", "token", "saved", "report"}
+    assert kept["report"] == shown["report"] and set(kept) == {"protocol", "saved", "report"}
     page.unroute(report_url)
     page.reload()  # later, from the same browser: the kept report is offered, not a fresh randomization
     page.locator("section.review").wait_for()
@@ -154,5 +148,5 @@ def test_after_a_network_failure_the_same_report_is_sent_again(browser, live_ser
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     assert json.loads(posts[-1].post_data) == shown
     assert memo(page, survey.slug) is None
-    assert Report.objects.filter(survey=survey).count() == 1 and errors == []
+    assert survey.report_total() == 1 and errors == []
     context.close()

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from survey_app.models import Question, Report, Survey
+from survey_app.models import PendingReport, Question, Survey
 from survey_app.protocol import get_protocol
-from tests.browser_support import BROWSER_TEST, answer_daily_73_yes
+from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page
 from tests.factories import make_habits_survey
 
 pytestmark = BROWSER_TEST
@@ -19,12 +19,7 @@ pytestmark = BROWSER_TEST
 @pytest.mark.parametrize("mode, encoding", [("ldp", "oue"), ("ldp", "olh"), ("ldp", "de"), ("mrr", "oue")])
 def test_fill_survey_sends_only_a_randomized_report(browser, live_server, mode, encoding):
     survey = make_habits_survey(mode, encoding)
-    context = browser.new_context()
-    page = context.new_page()
-    posts, errors = [], []
-    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    context, page, posts, errors = open_page(browser, f"{live_server.url}/s/{survey.slug}/")
     answer_daily_73_yes(page)
     shown = json.loads(page.locator("pre.payload").inner_text())
     page.get_by_role("button", name="Send the randomized report").click()
@@ -39,7 +34,7 @@ def test_fill_survey_sends_only_a_randomized_report(browser, live_server, mode, 
     assert context.cookies() == []
     storage = page.evaluate("JSON.stringify(Object.assign({}, localStorage))")
     assert "73.25" not in storage and "daily" not in storage
-    reports = list(Report.objects.filter(survey=survey))
+    reports = list(PendingReport.objects.filter(survey=survey))  # the inbox, until the next fold
     assert len(reports) == 1 and reports[0].payload == body["report"]
     get_protocol(survey).parse_one(reports[0].payload)  # valid for the engine
     context.close()
@@ -54,7 +49,7 @@ def test_without_javascript_nothing_is_sent(browser, live_server):
     page.goto(f"{live_server.url}/s/{survey.slug}/")
     assert "needs JavaScript" in page.content()
     assert page.locator("input").count() == 0
-    assert posts == [] and Report.objects.count() == 0
+    assert posts == [] and not survey.has_reports()
     context.close()
 
 
@@ -81,7 +76,7 @@ def test_mrr_real_personal_question_is_asked_and_only_randomized_answers_sent(br
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     answers = json.loads(posts[0].post_data)["report"]["answers"]
     assert answers[0] in (0, 2)  # the smoker answer sent is the true one (daily = 2) or the grandmother's (never = 0)
-    assert Report.objects.filter(survey=survey).count() == 1
+    assert PendingReport.objects.filter(survey=survey).count() == 1
     context.close()
 
 
@@ -110,11 +105,15 @@ def test_gaussian_survey_with_invitation_token(browser, live_server):
     page.get_by_role("button", name="Review what will be sent").click()
     page.get_by_role("button", name="Send the randomized report").click()
     page.wait_for_url("**/s/body/thanks/")
-    body = json.loads(posts[0].post_data)
-    assert body["token"] == token and body["report"]["group"] in (0, 1, 2)
-    assert "83.5" not in posts[0].post_data  # numbers sent are randomized, normalised values on the 2⁻¹⁰ grid
+    redeem, sent = posts  # the invitation redeemed for a blind signature, then the report with the credential
+    assert redeem.url.endswith("/api/surveys/body/invitations/redeem/")
+    assert json.loads(redeem.post_data)["token"] == token
+    body = json.loads(sent.post_data)
+    assert set(body) == {"report", "credential"} and body["report"]["group"] in (0, 1, 2)
+    assert token not in sent.post_data  # the report never carries the token
+    assert "83.5" not in sent.post_data  # numbers sent are randomized, normalised values on the 2⁻¹⁰ grid
     assert InvitationToken.objects.get(token=token).used
-    assert Report.objects.filter(survey=survey).count() == 1
+    assert survey.report_total() == 1
     page.goto(f"{live_server.url}/s/body/t/{token}/")
     assert "already been used" in page.content()
     context.close()

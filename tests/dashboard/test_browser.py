@@ -13,7 +13,7 @@ from pathlib import Path
 from django.contrib.auth.models import User
 
 from aggregator import services
-from survey_app.models import Report
+from survey_app.models import PendingReport
 from tests.browser_support import BROWSER_TEST
 from tests.factories import add_reports, make_survey
 
@@ -52,7 +52,7 @@ def test_staff_see_the_charts_and_retrain_now(browser, live_server, settings):
     survey = make_survey(mode="mrr", validation_share=0.2)
     reports = add_reports(survey, 1500)
     for report in reports[:300]:
-        Report.objects.filter(pk=report.pk).update(payload={"validation": report.payload})
+        PendingReport.objects.filter(pk=report.pk).update(payload={"validation": report.payload})
     services.retrain(survey)
     add_reports(survey, 50, seed=1)  # for the second version
 

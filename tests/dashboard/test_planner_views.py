@@ -8,12 +8,11 @@ from django.urls import reverse
 from aggregator.dashboard.forms import MAX_REFERENCE_BYTES
 from aggregator.models import Job
 from survey_app.models import Survey
-from tests.factories import make_survey
+from tests.factories import PLANNER_FORM, make_survey
 
 pytestmark = pytest.mark.django_db
 
-FORM = {"dataset": "vote", "methods": ["oue", "mrr"], "epsilons": "1, 4", "thetas": "0.7, 0.9", "reps": "2",
-        "target": "0.8", "class_column": ""}
+FORM = PLANNER_FORM
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from aggregator.dashboard import charts
 from aggregator.dashboard import urls as dashboard_urls
 from aggregator.models import Job, ModelVersion
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
-from survey_app.models import Question, Report, Survey
+from survey_app.models import PendingReport, Question, Report, Survey
 from survey_app.protocol import get_protocol
 from tests.factories import add_reports, make_survey
 
@@ -35,7 +35,7 @@ def trained(boss):
     survey = make_survey(mode="mrr", validation_share=0.2)
     reports = add_reports(survey, 1800)
     for report in reports[:300]:  # the validation share sends the same randomized records, marked as validation
-        Report.objects.filter(pk=report.pk).update(payload={"validation": report.payload})
+        PendingReport.objects.filter(pk=report.pk).update(payload={"validation": report.payload})
     services.retrain(survey)
     return survey
 
@@ -196,7 +196,7 @@ def test_ldp_accuracy_says_which_version_respondents_evaluated(client, boss):
     X = np.column_stack([rng.integers(0, 3, 400), rng.uniform(18, 98, 400)])
     y = (X[:, 0] == 2).astype(np.int64)
     validation = protocol.encode_validation(X, y, rng, published=(1, NaiveBayesModel.from_dict(first.model)))
-    Report.objects.bulk_create([Report(survey=survey, payload=v) for v in validation])
+    PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=v) for v in validation])
     add_reports(survey, 100, seed=2)
     assert services.retrain(survey).version == 2
     client.force_login(boss)
@@ -216,7 +216,8 @@ def test_gaussian_survey_page_has_numeric_distributions(client, boss):
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 3000)
     X = np.column_stack([np.where(y == 1, 65, 35) + 8 * rng.standard_normal(3000), 60 + 30 * rng.random(3000)])
-    Report.objects.bulk_create([Report(survey=survey, payload=p) for p in get_protocol(survey).encode(X, y, rng)])
+    PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=p)
+                                       for p in get_protocol(survey).encode(X, y, rng)])
     version = services.retrain(survey)
     client.force_login(boss)
     data = chart_data(client.get(reverse("dashboard:survey", args=["body"])))
@@ -280,17 +281,18 @@ def test_a_job_of_another_survey_is_not_shown(client, boss, trained):
 
 # -- downloads --------------------------------------------------------------------------------------------------
 def test_reports_csv_streams_every_report_and_nothing_else(client, boss, trained):
+    add_reports(trained, 5, seed=9)  # still in the inbox: exported too
     client.force_login(boss)
     response = client.get(reverse("dashboard:reports-csv", args=[trained.slug]))
     assert response.streaming and response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="health-reports.csv"'
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
-    stored = {r.pk: r for r in Report.objects.filter(survey=trained)}
-    assert len(rows) == len(stored) == 1800
+    stored = {str(r.pk): r for model in (Report, PendingReport) for r in model.objects.filter(survey=trained)}
+    assert len(rows) == len(stored) == 1805
     assert set(rows[0]) == {"id", "received_on", "kind", "payload"}
-    assert [int(r["id"]) for r in rows] == sorted(stored)
+    assert [r["id"] for r in rows] == sorted(stored)  # one day: by random key, no arrival order
     for row in rows:
-        report = stored[int(row["id"])]
+        report = stored[row["id"]]
         assert json.loads(row["payload"]) == report.payload
         assert row["received_on"] == report.received_on.isoformat()
         assert row["kind"] == ("validation" if "validation" in report.payload else "training")

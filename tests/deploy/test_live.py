@@ -29,6 +29,7 @@ import psycopg
 import pytest
 import redis
 
+from survey_app.credentials import finish_credential, start_credential
 from tests.integration.processes import BIN, Process, Worker, celery_client, free_port, wait_for
 
 from .production import PYTHON, ROOT, production_env
@@ -177,7 +178,7 @@ def check_survey_page(base, data) -> dict:
     digest = base64.b64encode(hashlib.sha256(import_map_text.encode()).digest()).decode()
     assert f"'sha256-{digest}'" in headers["Content-Security-Policy"].split("script-src", 1)[1].split(";")[0]
     import_map = json.loads(import_map_text)
-    assert all(re.search(r"\.[0-9a-f]{12}\.mjs$", url) for url in import_map["integrity"])  # hashed names
+    assert all(re.search(r"\.[0-9a-f]{12}\.m?js$", url) for url in import_map["integrity"])  # hashed names
     assert set(import_map["imports"].values()) <= set(import_map["integrity"])
     status, headers, body = get(f"{base}/s/{data['invited']}/t/{data['token']}/")  # an invitation link
     assert status == 200
@@ -221,9 +222,18 @@ def check_report_and_fold(base, data):
     status, headers, body = post_json(url, {"report": data["report"]})
     assert status == 201, body
     check_security_headers(headers, html=False)
+    # An invitation as a browser uses it (issue 11): redeem the token for a blind signature, then report with the
+    # unblinded credential; the token never rides with the report, and each credential counts once.
+    status, _, body = get(f"{base}/api/surveys/{data['invited']}/protocol/")
+    assert status == 200
+    blinded, pending = start_credential(json.loads(body)["credential"])
+    status, _, body = post_json(f"{base}/api/surveys/{data['invited']}/invitations/redeem/",
+                                {"token": data["token"], "blinded_msg": blinded, "key_id": pending.key_id})
+    assert status == 200, body
+    credential = finish_credential(pending, json.loads(body)["blind_signature"])
     invited = f"{base}/api/surveys/{data['invited']}/reports/"
-    assert post_json(invited, {"report": data["invited_report"], "token": data["token"]})[0] == 201
-    assert post_json(invited, {"report": data["invited_report"], "token": data["token"]})[0] == 409  # used
+    assert post_json(invited, {"report": data["invited_report"], "credential": credential})[0] == 201
+    assert post_json(invited, {"report": data["invited_report"], "credential": credential})[0] == 409  # spent
     with celery_client(REDIS_URL) as client:
         version = client.send_task("aggregator.tasks.retrain_survey", args=[data["survey_id"]]).get(timeout=60)
     assert version == 1

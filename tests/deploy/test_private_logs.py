@@ -1,6 +1,9 @@
 """No log line identifies a respondent: gunicorn's access log (docker/gunicorn.conf.py) holds neither the client's
 address, user agent, referrer nor query string, and invitation tokens in survey paths are replaced by <token> — in
-gunicorn's log and in Django's own (django.request logs the path of 4xx answers). The live run is in test_live.py."""
+gunicorn's log and in Django's own (django.request logs the path of 4xx answers). gunicorn's error log and Django's
+console handler go through RedactAddressesFilter: no IP address, token or query string in any line — checked live
+with malformed HTTP sent to the production gunicorn (test_no_client_address_in_any_log_line). The end-to-end run is
+in test_live.py."""
 import importlib.util
 import logging
 from datetime import timedelta
@@ -9,7 +12,9 @@ from pathlib import Path
 import pytest
 from gunicorn.config import Config
 
-from coinflip.security import RedactTokensFilter, redact_path
+from coinflip.security import RedactAddressesFilter, RedactTokensFilter, redact_addresses, redact_path
+
+from .live_server import production_database, production_gunicorn, raw_request
 
 CONF = Path(__file__).resolve().parents[2] / "docker" / "gunicorn.conf.py"
 SECRETS = ("203.0.113.7", "tok3n-SECRET", "secret-agent", "utm_source", "mail.example")
@@ -78,7 +83,8 @@ def test_gunicorn_conf_defaults(monkeypatch):
     for name in ("GUNICORN_BIND", "WEB_CONCURRENCY", "GUNICORN_THREADS", "GUNICORN_ACCESS_LOG"):
         monkeypatch.delenv(name, raising=False)
     conf = load_conf()
-    assert conf.bind == "0.0.0.0:8000" and conf.worker_class == "gthread" and conf.threads == 4
+    assert conf.bind == "0.0.0.0:8000" and conf.threads == 4
+    assert conf.worker_class == "coinflip.buffering.BufferingThreadWorker"  # gthread, buffering requests
     assert conf.logger_class is conf.PrivateLogger and conf.accesslog == "-"
     monkeypatch.setenv("WEB_CONCURRENCY", "3")
     monkeypatch.setenv("GUNICORN_ACCESS_LOG", "")
@@ -116,3 +122,65 @@ def test_django_request_log_of_a_used_token_page_has_no_token(client):
         console[0].setStream(previous)
     assert "/s/logged/t/<token>/" in written.getvalue()
     assert token.token not in written.getvalue()
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("Invalid request from ip=203.0.113.7: Invalid HTTP request line: 'x'",
+     "Invalid request from ip=<address>: Invalid HTTP request line: 'x'"),
+    ("Invalid request from ip=2001:db8::7: bad", "Invalid request from ip=<address>: bad"),
+    ("Invalid request from ip=::ffff:203.0.113.7: bad", "Invalid request from ip=<address>: bad"),
+    ("peer 203.0.113.7:51234 closed", "peer <address>:51234 closed"),
+    ("Error handling request /s/health/t/tok3n-SECRET/?utm_source=mail", "Error handling request /s/health/t/<token>/"),
+    ("[2026-01-01 12:00:00 +0000] [12] [INFO] Booting worker with pid: 12 (gunicorn 23.0.0)",
+     "[2026-01-01 12:00:00 +0000] [12] [INFO] Booting worker with pid: 12 (gunicorn 23.0.0)"),
+])
+def test_redact_addresses(message, expected):
+    assert redact_addresses(message) == expected
+
+
+def test_gunicorn_error_log_records_lose_addresses_even_in_tracebacks(tmp_path):
+    conf = load_conf()
+    cfg = Config()
+    cfg.set("errorlog", str(tmp_path / "error.log"))
+    logger = conf.PrivateLogger(cfg)
+    assert any(isinstance(f, RedactAddressesFilter) for f in logger.error_log.filters)
+    logger.warning("Invalid request from ip={ip}: {error}".format(ip="203.0.113.7", error="Invalid HTTP Version"))
+    try:
+        raise OSError("connection from 198.51.100.9 reset")
+    except OSError:
+        logger.exception("Error handling request %s", "/s/health/t/tok3n-SECRET/?utm_source=mail")
+    for handler in logger.error_log.handlers:
+        handler.flush()
+    text = (tmp_path / "error.log").read_text()
+    assert "ip=<address>" in text and "connection from <address> reset" in text and "OSError" in text
+    assert not any(secret in text for secret in SECRETS + ("198.51.100.9",)), text
+
+
+@pytest.mark.slow
+def test_no_client_address_in_any_log_line(tmp_path):
+    """Malformed HTTP (and a request that Django answers 4xx) sent from 127.0.0.2 to gunicorn with the production
+    configuration: gunicorn answers 400 and logs "Invalid request from ip=…"; not one line of the process's output
+    (gunicorn's error and access logs and Django's log, all on its stdout/stderr) holds the client's address, the
+    address a header claimed, a token or a query string."""
+    hostile = [
+        b"GARBAGE\r\n\r\n",
+        b"GET /s/health/t/tok3n-SECRET/?utm_source=mail HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n",
+        b"GET /s/health/t/tok3n-SECRET/ HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n",
+        b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n",
+        b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\n\r\n",
+        b"GET /api/surveys/nosuch/reports/?utm_source=mail HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
+        b"X-Forwarded-For: 203.0.113.7\r\nUser-Agent: secret-agent\r\nConnection: close\r\n\r\n",
+        b"GET /s/ HTTP/1.1\r\nHost: 203.0.113.7\r\nConnection: close\r\n\r\n",  # DisallowedHost, logged
+    ]
+    with production_database("h17_private_logs", reports=1) as (url, _):
+        log = tmp_path / "gunicorn.log"
+        with production_gunicorn(url, log, GUNICORN_LOG_LEVEL="debug", DJANGO_LOG_LEVEL="DEBUG") as (port, web):
+            answers = [raw_request(port, data, source="127.0.0.2") for data in hostile]
+        text = log.read_text(errors="replace")
+    assert [answer[:12] for answer in answers[:5]] == [b"HTTP/1.1 400"] * 5, answers
+    assert answers[5][:12] in (b"HTTP/1.1 404", b"HTTP/1.1 405") and answers[6].startswith(b"HTTP/1.1 400"), answers[5:]
+    assert text.count("Invalid request from ip=<address>") >= 4, text
+    assert "Invalid HTTP_HOST header: '<address>'" in text, text  # Django's log is in the output too
+    assert "GET /api/surveys/nosuch/reports/ HTTP/1.1" in text  # the access log (no query string)
+    for secret in ("127.0.0.2", "127.0.0.1", "203.0.113.7", "tok3n-SECRET", "utm_source", "secret-agent"):
+        assert secret not in text, (secret, [line for line in text.splitlines() if secret in line])

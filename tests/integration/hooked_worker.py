@@ -4,9 +4,10 @@ transaction so that a test can SIGKILL it exactly there. Test-only: the product 
     COINFLIP_TEST_PAUSE=fold|stats|publish COINFLIP_TEST_MARKER=/tmp/x \
         python -m tests.integration.hooked_worker <worker options>
 
-* ``fold``    — a batch of reports has just been read and folded, nothing written yet (``fold_new_reports`` inside its
-  transaction, or ``sharding.fold_shard`` before it stores its partial statistics);
-* ``stats``   — the statistics row has just been written (a fold or a merge of partials), not committed yet;
+* ``fold``    — a batch of inbox reports has just been read and folded, nothing written yet (``fold_new_reports``
+  inside its transaction, or ``sharding.fold_shard`` before it stores its partial statistics);
+* ``stats``   — the drained reports have just been moved from the inbox into ``Report`` and the statistics row
+  written (a fold or a merge of partials), not committed yet;
 * ``publish`` — a new ``ModelVersion`` row has just been inserted, not committed yet.
 
 On reaching the point the worker writes the marker file and sleeps; the test waits for the file, then kills it.

@@ -1,11 +1,14 @@
-"""Sharded folding in process (``aggregator.sharding``, ``services.merge_partials``): planning, exactly-once merging,
-the safe bound against a late-committing insert, the chord run eagerly, and the 503 answer to a database outage.
+"""Sharded folding in process (``aggregator.sharding``, ``services.merge_partials``): planning by random key ranges,
+exactly-once merging of partials that list their inbox rows, dropping the partials whose rows were folded another way,
+the chord run eagerly, and the 503 answer to a database outage.
 
 The real worker processes are in the other (slow) modules of this folder."""
+import json
 import random
 import socket
 import threading
-import time
+import uuid
+from collections import Counter
 from itertools import pairwise
 
 import numpy as np
@@ -15,7 +18,7 @@ from rest_framework.test import APIClient
 
 from aggregator import services, sharding, tasks
 from aggregator.models import ModelVersion, PartialStatistics, SurveyStatistics
-from survey_app.models import Report
+from survey_app.models import PendingReport, Report
 from survey_app.protocol import get_protocol
 from tests.aggregator.helpers import in_thread
 from tests.factories import add_reports, add_respondents, make_survey
@@ -25,62 +28,117 @@ from .helpers import from_scratch, stored
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def stored_payloads(survey) -> Counter:
+    """Every stored report of the survey (``Report`` and the inbox) as a multiset of JSON texts."""
+    rows = [*Report.objects.filter(survey=survey).values_list("payload", flat=True),
+            *PendingReport.objects.filter(survey=survey).values_list("payload", flat=True)]
+    return Counter(json.dumps(p, sort_keys=True) for p in rows)
+
+
 @pytest.mark.parametrize("mode", ["ldp", "mrr"])
 def test_shards_folded_in_any_order_merge_to_the_fold_from_scratch(mode):
     survey = make_survey(mode=mode, validation_share=0.2)
     add_respondents(survey, 700)
     services.fold_new_reports(survey)
     add_respondents(survey, 1000, seed=1)
-    before = SurveyStatistics.objects.get(survey=survey).watermark
+    sent = stored_payloads(survey)
     shards = sharding.plan_shards(survey, shard_size=300, threshold=0)
-    # The ranges tile the id line from the watermark + 1 to the last report, 300 reports each (the last fewer).
-    assert shards[0].first_id == before + 1
-    assert all(a.last_id + 1 == b.first_id for a, b in pairwise(shards))
-    assert shards[-1].last_id == Report.objects.latest("id").id
-    sizes = [Report.objects.filter(survey=survey, id__range=(s.first_id, s.last_id)).count() for s in shards]
-    assert sizes == [300, 300, 300, 100]
+    # Key ranges tiling the whole key space (open at both ends), 300 pending rows each (the last fewer).
+    assert shards[0].low is None and shards[-1].high is None
+    assert all(a.high == b.low for a, b in pairwise(shards))
+    assert [s.rows(survey).count() for s in shards] == [300, 300, 300, 100]
     order = list(shards)
     random.Random(3).shuffle(order)
     for shard in order:
-        assert sharding.fold_shard(survey, shard, worker="w@test") == Report.objects.filter(
-            survey=survey, id__range=(shard.first_id, shard.last_id)).count()
+        assert sharding.fold_shard(survey, shard, worker="w@test") == shard.rows(survey).count()
     assert sharding.fold_shard(survey, order[0]) == 0  # a shard folded twice is stored once
     assert PartialStatistics.objects.filter(survey=survey).count() == 4
     assert services.merge_partials(survey) == 1000
     assert stored(survey) == from_scratch(survey)
+    assert not PendingReport.objects.filter(survey=survey).exists() and stored_payloads(survey) == sent
     assert not PartialStatistics.objects.filter(survey=survey).exists()
     assert services.merge_partials(survey) == 0  # nothing left to merge twice
     assert sharding.fold_shard(survey, shards[1]) == 0  # nor to fold again once merged
 
 
-def test_merge_stops_at_a_missing_shard_and_resumes_when_it_arrives():
+def test_partial_statistics_store_no_range_and_no_time():
+    """A partial lists the (random) inbox keys it covers, in key order; no id range or creation time is kept."""
+    survey = make_survey()
+    add_reports(survey, 50)
+    sharding.fold_shard(survey, sharding.Shard(None, None))
+    partial = PartialStatistics.objects.get(survey=survey)
+    fields = {f.name for f in PartialStatistics._meta.get_fields()}
+    assert fields == {"id", "survey", "pending", "stats", "validation", "plausibility", "report_count",
+                      "validation_count", "worker"}
+    assert sorted(partial.pending) == partial.pending
+    assert set(partial.pending) == {str(i) for i in PendingReport.objects.values_list("id", flat=True)}
+
+
+def test_merge_takes_the_shards_that_are_ready_and_the_rest_stays_pending():
     survey = make_survey()
     add_reports(survey, 900)
     first, second, third = sharding.plan_shards(survey, shard_size=300, threshold=0)
     sharding.fold_shard(survey, first)
     sharding.fold_shard(survey, third)
-    assert services.merge_partials(survey) == 300
-    row = SurveyStatistics.objects.get(survey=survey)
-    assert row.watermark == first.last_id and row.report_count == 300
-    assert list(PartialStatistics.objects.values_list("first_id", flat=True)) == [third.first_id]  # waits, intact
-    # Planning again (e.g. the next retrain after the worker folding ``second`` died) finds the same cuts.
-    assert sharding.plan_shards(survey, shard_size=300, threshold=0) == [second, third]
-    sharding.fold_shard(survey, second)
     assert services.merge_partials(survey) == 600
-    assert stored(survey) == from_scratch(survey)
+    row = SurveyStatistics.objects.get(survey=survey)
+    assert row.report_count == 600 and not PartialStatistics.objects.exists()
+    assert PendingReport.objects.filter(survey=survey).count() == 300  # the missing shard's rows wait in the inbox
+    assert stored(survey) == from_scratch(survey, folded_only=True)
+    # Planning again (e.g. the next retrain after the worker folding ``second`` died) covers what is left.
+    again = sharding.plan_shards(survey, shard_size=300, threshold=0)
+    assert len(again) == 1 and sharding.fold_shard(survey, again[0]) == 300
+    assert services.merge_partials(survey) == 300
+    assert stored(survey) == from_scratch(survey) and not PendingReport.objects.exists()
 
 
-def test_a_full_fold_passes_unmerged_partials_and_drops_them():
+def test_a_full_fold_merges_ready_partials_and_a_straggler_whose_rows_are_gone_is_dropped():
     survey = make_survey(mode="mrr")
     add_reports(survey, 600)
     shards = sharding.plan_shards(survey, shard_size=200, threshold=0)
-    sharding.fold_shard(survey, shards[1])  # the shard before it is missing: this partial cannot be merged yet
-    assert services.fold_new_reports(survey) == 600  # folds everything itself …
+    sharding.fold_shard(survey, shards[1])
+    assert services.fold_new_reports(survey) == 600  # merges the partial, folds the rest itself …
     assert stored(survey) == from_scratch(survey)
-    assert not PartialStatistics.objects.exists()  # … and the partial behind the watermark is gone, never merged
-    sharding.fold_shard(survey, shards[2])  # a straggler finishing late is stored …
-    services.merge_partials(survey)  # … and dropped by the next merge, never added
-    assert stored(survey) == from_scratch(survey) and not PartialStatistics.objects.exists()
+    assert not PartialStatistics.objects.exists()
+    # A shard folded from rows read before that drain deleted them commits late: its rows are gone, so it is dropped.
+    gone = [str(uuid.uuid4()) for _ in range(200)]  # the ids of inbox rows that no longer exist
+    ghost = PartialStatistics.objects.create(survey=survey, pending=gone, stats={}, validation={}, report_count=200)
+    services.merge_partials(survey)
+    assert stored(survey) == from_scratch(survey) and not PartialStatistics.objects.filter(pk=ghost.pk).exists()
+
+
+def test_a_partial_racing_a_drain_is_dropped_and_its_rows_fold_once(monkeypatch):
+    """``fold_shard`` reads its rows, then a drain folds and moves them, then the shard stores its partial: the next
+    merge finds the rows gone and drops it — nothing counted twice. Rows of a partial that are still pending but shared
+    with a partial merged first are folded directly."""
+    survey = make_survey()
+    add_reports(survey, 300)
+    protocol = get_protocol(survey)
+    aggregate, drained = protocol.aggregate, threading.Event()
+
+    def aggregate_then_wait_for_the_drain(reports):
+        stats = aggregate(reports)
+        if not drained.is_set():
+            in_thread(lambda: (services.fold_new_reports(survey), drained.set())).join(30)
+        return stats
+
+    monkeypatch.setattr(protocol, "aggregate", aggregate_then_wait_for_the_drain)
+    monkeypatch.setattr(sharding, "get_protocol", lambda survey: protocol)
+    assert sharding.fold_shard(survey, sharding.Shard(None, None)) == 300  # stored after its rows were drained
+    monkeypatch.undo()
+    add_reports(survey, 100, seed=1)
+    assert services.fold_new_reports(survey) == 100  # the stale partial is dropped, the new rows folded
+    assert stored(survey) == from_scratch(survey) and stored(survey)["report_count"] == 400
+    assert not PartialStatistics.objects.exists()
+    # Two partials sharing rows (one shard folded twice at the same moment): one is merged, the other dropped.
+    add_reports(survey, 100, seed=2)
+    sharding.fold_shard(survey, sharding.Shard(None, None))
+    twin = PartialStatistics.objects.get()
+    twin.pk = None
+    twin.save()
+    assert services.merge_partials(survey) == 100
+    assert stored(survey) == from_scratch(survey) and stored(survey)["report_count"] == 500
+    assert not PartialStatistics.objects.exists()
 
 
 def test_below_the_threshold_nothing_is_sharded():
@@ -90,33 +148,29 @@ def test_below_the_threshold_nothing_is_sharded():
     assert len(sharding.plan_shards(survey, shard_size=10, threshold=50)) == 5
 
 
-def test_the_plan_waits_for_a_report_whose_smaller_id_commits_late():
-    """Report A draws its id first but commits after report B: the safe bound must not let a shard end past A unseen."""
+def test_a_shard_never_takes_a_report_committed_after_it_read_the_inbox():
+    """A report inserted (not yet committed) while a shard folds is not in its partial: it stays pending."""
     survey = make_survey()
     payloads = [r.payload for r in add_reports(survey, 2)]
-    Report.objects.all().delete()
-    inserted, release, planned = threading.Event(), threading.Event(), {}
+    PendingReport.objects.all().delete()
+    PendingReport.objects.create(survey=survey, payload=payloads[0])
+    inserted, release = threading.Event(), threading.Event()
 
     def slow_insert():
         with transaction.atomic():
-            Report.objects.create(survey=survey, payload=payloads[0])  # smaller id, not committed yet …
+            PendingReport.objects.create(survey=survey, payload=payloads[1])
             inserted.set()
             release.wait(10)
 
     slow = in_thread(slow_insert)
     assert inserted.wait(10)
-    late = Report.objects.create(survey=survey, payload=payloads[1])  # larger id, committed at once
-    planner = in_thread(lambda: planned.setdefault("shards", sharding.plan_shards(survey, shard_size=1, threshold=0)))
-    time.sleep(0.5)
-    assert "shards" not in planned  # the planner waits for the insert in flight
-    release.set()  # … commits now
+    assert sharding.fold_shard(survey, sharding.Shard(None, None)) == 1
+    release.set()
     slow.join(10)
-    planner.join(10)
-    shards = planned["shards"]
-    assert shards[-1].last_id == late.id and len(shards) == 2
-    for shard in shards:
-        sharding.fold_shard(survey, shard)
-    assert services.merge_partials(survey) == 2
+    assert services.merge_partials(survey) == 1
+    assert PendingReport.objects.filter(survey=survey).count() == 1
+    assert services.fold_new_reports(survey) == 1
+    assert stored(survey) == from_scratch(survey) and stored(survey)["report_count"] == 2
 
 
 def test_retrain_survey_shards_through_an_eager_chord(settings, monkeypatch):
@@ -159,4 +213,4 @@ def test_an_unreachable_database_answers_503_with_retry_after(monkeypatch, path,
     assert response.status_code == 503
     assert response["Retry-After"].isdigit() and response["Content-Type"].startswith(content_type)
     assert "try again" in response.content.decode()
-    assert not Report.objects.exists()
+    assert not Report.objects.exists() and not PendingReport.objects.exists()

@@ -9,6 +9,7 @@ import pytest
 
 from aggregator import tasks
 from aggregator.models import ModelVersion, PartialStatistics, SurveyStatistics
+from survey_app.models import PendingReport, Report
 from tests.factories import add_reports, make_survey
 
 from .helpers import from_scratch, stored
@@ -40,13 +41,15 @@ def test_a_worker_killed_mid_transaction_loses_nothing_and_counts_nothing_twice(
 
         row = SurveyStatistics.objects.filter(survey=survey).first()
         assert (row.report_count if row else 0) == folded_before_kill  # the killed transaction left nothing
+        assert PendingReport.objects.filter(survey=survey).count() == 1500 - folded_before_kill  # inbox intact …
+        assert Report.objects.filter(survey=survey).count() == folded_before_kill  # … nothing moved
         assert PartialStatistics.objects.filter(survey=survey).count() == partials_left  # committed shards intact
         assert not ModelVersion.objects.filter(survey=survey).exists()  # nothing half-published
 
         add_reports(survey, 300, seed=1)  # reports keep arriving while the worker is down
         start_worker("plain", database_url, redis_url, **settings_env)
         assert client.send_task(tasks.retrain_survey.name, args=[survey.id]).get(timeout=60) == 1
-    assert stored(survey) == from_scratch(survey)
-    assert stored(survey)["report_count"] == 1800
+    assert stored(survey) == from_scratch(survey)  # every stored report (Report and inbox) folded exactly once
+    assert stored(survey)["report_count"] == 1800 == Report.objects.filter(survey=survey).count()
     assert list(ModelVersion.objects.filter(survey=survey).values_list("version", "report_count")) == [(1, 1800)]
     assert not PartialStatistics.objects.exists()

@@ -26,12 +26,12 @@ from aggregator.privacy.oracles import wire
 from aggregator.privacy.survey_protocol import ReportError, build
 from aggregator.services import retrain
 from survey_app.api import MAX_REPORT_BYTES
-from survey_app.models import Question, Report, Survey
+from survey_app.models import Question, Survey
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
-from tests.factories import add_reports, make_survey
+from tests.factories import add_reports, make_survey, redeem_credential
 
-from .helpers import stored_state
+from .helpers import report_models, stored_state
 
 # -- hostile values -------------------------------------------------------------------------------------------------
 
@@ -339,7 +339,7 @@ def test_honest_reports_are_stored(client, kind):
     reports = honest(survey, n=20)
     for report in reports:
         assert post(client, survey.slug, {"report": report}).status_code == 201
-    assert Report.objects.filter(survey=survey).count() == 20
+    assert sum(model.objects.filter(survey=survey).count() for model in report_models()) == 20
 
 
 @pytest.mark.django_db
@@ -506,23 +506,37 @@ def test_unknown_or_mismatched_charsets_are_a_400(client, charset):
 
 
 @pytest.mark.django_db
-def test_tokens(client):
+def test_invitations(client):
+    """Token surveys (issue 11): a report carries a blind-signed credential, never the token. Hostile credentials are
+    refused with the field named and nothing stored (no report, no spent credential); a valid one counts once and only
+    for its own survey; a malformed report does not spend its credential."""
     survey = make_survey(slug="tok", access="tokens")
     other = make_survey(slug="other", access="tokens")
     token = generate_tokens(survey, 1)[0].token
-    foreign = generate_tokens(other, 1)[0].token
     report = honest(survey, n=1)[0]
+    credential = redeem_credential(survey)
+    foreign = redeem_credential(other)
     before = stored_state()
-    assert_rejected(post(client, "tok", {"report": report, "token": foreign}), before, status=403)
+    assert_rejected(post(client, "tok", {"report": report, "token": token}), before, field="token")
     assert_rejected(post(client, "tok", {"report": report}), before, status=403)
-    for bad in ("x" * 65, "x" * 100_000, ["t"], {"t": 1}, None, "\x00" + token[1:]):
-        assert_rejected(post(client, "tok", {"report": report, "token": bad}), before, field="token")
-    assert_rejected(post(client, "tok", {"report": report, "token": 12345}), before, status=403)
-    assert_rejected(post(client, "tok", {"report": {"input": 99}, "token": token}), before, field="report.input")
-    assert post(client, "tok", {"report": report, "token": token}).status_code == 201
+    for bad in ("x", ["v"], None, 12345, {}, {"value": credential["value"]},
+                {**credential, "extra": 1}, {**credential, "value": "!!!"}, {**credential, "signature": "A" * 10},
+                {**credential, "key_id": "x" * 64}, {**credential, "key_id": "\x00" * 64},
+                {**credential, "value": "A" * 100_000}):
+        response = post(client, "tok", {"report": report, "credential": bad})
+        assert response.status_code == 400 and any(k.startswith("credential") for k in response.json()), bad
+        assert stored_state() == before
+    swapped = {**credential, "signature": foreign["signature"]}
+    assert_rejected(post(client, "tok", {"report": report, "credential": swapped}), before,
+                    field="credential.signature")
+    assert_rejected(post(client, "tok", {"report": report, "credential": foreign}), before, field="credential.key_id")
+    assert_rejected(post(client, "tok", {"report": {"input": 99}, "credential": credential}), before,
+                    field="report.input")
+    assert post(client, "tok", {"report": report, "credential": credential}).status_code == 201  # not spent above
     before = stored_state()
-    assert_rejected(post(client, "tok", {"report": report, "token": token}), before, status=409)
-    assert_rejected(post(client, "other", {"report": report, "token": token}), before, status=403)
+    assert_rejected(post(client, "tok", {"report": report, "credential": credential}), before, status=409)
+    assert_rejected(post(client, "other", {"report": report, "credential": credential}), before,
+                    field="credential.key_id")
 
 
 @pytest.mark.django_db
@@ -576,4 +590,5 @@ def add_reports_numeric(survey, n, seed=0):
     y = rng.integers(0, 2, n)
     X = np.column_stack([rng.normal(40 + 20 * y, 10).clip(18, 98), rng.normal(70 + 20 * y, 10).clip(40, 140)])
     reports = get_protocol(survey).encode(X, y, rng)
-    Report.objects.bulk_create([Report(survey=survey, payload=r) for r in reports])
+    inbox = report_models()[0]  # where a POST stores them: the inbox (issue 11) where it exists, else Report
+    inbox.objects.bulk_create([inbox(survey=survey, payload=r) for r in reports])

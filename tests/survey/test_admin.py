@@ -1,4 +1,6 @@
 """The designers' admin: survey pages render with their privacy readout; CSV import creates a draft."""
+from html import unescape
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -56,3 +58,36 @@ def test_questions_are_locked_once_reports_exist(admin_client, datasets_dir):
     with pytest.raises(ValidationError, match="Clone the survey"):
         question.full_clean()
     assert Question.objects.filter(pk=question.pk).exists()
+
+
+@pytest.mark.parametrize("access, says, never", [
+    ("link", "a person who answers k times gives up to k·ε about themselves (twice: ε = 4)", "each invitation admits"),
+    ("tokens", "each invitation admits one report, so ε per respondent holds per invitation", "k times"),
+])
+def test_privacy_readout_says_what_repeated_answers_cost(admin_client, access, says, never):
+    """Issue 11 item 6: an open-link survey tells the designer that one person answering k times spends k·ε."""
+    from django.contrib import admin
+
+    from survey_app.admin import SurveyAdmin
+    from tests.factories import make_survey
+
+    survey = make_survey(slug=f"cost-{access}", mode="ldp", encoding="oue", access=access)
+    Survey.objects.filter(pk=survey.pk).update(epsilon=2.0)
+    survey.refresh_from_db()
+    html = str(SurveyAdmin(Survey, admin.site).privacy_report(survey))
+    assert says in html and never not in html
+    page = admin_client.get(f"/admin/survey_app/survey/{survey.pk}/change/").content.decode()
+    assert says in page
+
+
+def test_privacy_readout_states_the_known_personal_figure():
+    """Issue 11 item 4: an MRR survey with a real unrelated question shows ε = ∞ against someone who knows it."""
+    from django.contrib import admin
+
+    from survey_app.admin import SurveyAdmin
+    from tests.factories import make_survey
+
+    survey = make_survey(slug="known", mode="mrr")
+    survey.questions.filter(is_class=False).update(personal_mode="real", personal_text="Is it raining?")
+    html = unescape(str(SurveyAdmin(Survey, admin.site).privacy_report(survey)))
+    assert "Against someone who knows a respondent's answers to the real unrelated questions: ε = ∞" in html

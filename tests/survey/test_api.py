@@ -3,7 +3,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from survey_app.credentials import finish_credential, start_credential
-from survey_app.models import InvitationToken, Report, SpentCredential
+from survey_app.models import InvitationToken, PendingReport, Report, SpentCredential
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
 from tests.factories import make_survey, redeem_credential, simulated_reports
@@ -26,8 +26,8 @@ def test_valid_reports_are_stored(client, mode, encoding):
     survey = make_survey(mode=mode, encoding=encoding)
     for report in simulated_reports(survey):
         assert post(client, survey, {"report": report}).status_code == 201
-    assert Report.objects.filter(survey=survey).count() == 5
-    stored = [r.payload for r in Report.objects.filter(survey=survey)]
+    assert PendingReport.objects.filter(survey=survey).count() == 5  # in the inbox until the next fold
+    stored = [r.payload for r in PendingReport.objects.filter(survey=survey)]
     stats = get_protocol(survey).fold(stored)
     assert stats is not None
 
@@ -59,21 +59,21 @@ def test_malformed_reports_are_rejected_naming_the_field(client, report, field):
     response = post(client, survey, {"report": report})
     assert response.status_code == 400
     assert field in response.json()
-    assert Report.objects.count() == 0
+    assert PendingReport.objects.count() == Report.objects.count() == 0
 
 
 def test_body_without_report_is_rejected(client):
     survey = make_survey()
     response = post(client, survey, {"answers": [1, 2]})
     assert response.status_code == 400 and "report" in response.json()
-    assert Report.objects.count() == 0
+    assert PendingReport.objects.count() == Report.objects.count() == 0
 
 
 def test_mrr_out_of_domain_answer_is_rejected(client):
     survey = make_survey(mode="mrr")
     response = post(client, survey, {"report": {"answers": [3, 0, 0]}})
     assert response.status_code == 400 and "report.answers" in response.json()
-    assert Report.objects.count() == 0
+    assert PendingReport.objects.count() == Report.objects.count() == 0
 
 
 def test_unknown_draft_and_closed_surveys(client):
@@ -84,7 +84,7 @@ def test_unknown_draft_and_closed_surveys(client):
     assert post(client, draft, {"report": report}).status_code == 404
     assert post(client, closed, {"report": report}).status_code == 410
     assert client.get("/api/surveys/closed/protocol/").status_code == 410
-    assert Report.objects.count() == 0
+    assert PendingReport.objects.count() == Report.objects.count() == 0
 
 
 def test_tokens_one_use_and_unlinked(client):
@@ -101,13 +101,16 @@ def test_tokens_one_use_and_unlinked(client):
     assert client.post(url, {"token": "made-up", "blinded_msg": blinded}, format="json").status_code == 403
     answer = client.post(url, {"token": token, "blinded_msg": blinded, "key_id": pending.key_id}, format="json")
     assert answer.status_code == 200 and answer.json()["key_id"] == pending.key_id
-    assert client.post(url, {"token": token, "blinded_msg": blinded}, format="json").status_code == 409
+    retry = client.post(url, {"token": token, "blinded_msg": blinded}, format="json")  # the same message: re-signed
+    assert retry.status_code == 200 and retry.json()["blind_signature"] == answer.json()["blind_signature"]
+    other, _ = start_credential(protocol["credential"])
+    assert client.post(url, {"token": token, "blinded_msg": other}, format="json").status_code == 409
     credential = finish_credential(pending, answer.json()["blind_signature"])
     assert post(client, survey, {"report": report, "credential": credential}).status_code == 201
     assert post(client, survey, {"report": report, "credential": credential}).status_code == 409
-    assert Report.objects.count() == 1
+    assert survey.report_total() == 1
     assert InvitationToken.objects.get(token=token).used
-    stored = Report.objects.get()
+    stored = PendingReport.objects.get()
     assert token not in str(stored.payload) and credential["value"] not in str(stored.payload)
 
 

@@ -114,8 +114,7 @@ def test_openapi_document_types_the_report_as_one_of_the_mechanisms_shapes(clien
 # -- Content-Type and charset --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8",
-                                          "application/json;charset=UTF-8", "Application/JSON; Charset=\"utf-8\"",
-                                          "application/json; charset=utf8"])
+                                          "application/json;charset=UTF-8", "Application/JSON; Charset=\"utf-8\""])
 def test_json_without_charset_or_in_utf8_is_accepted(content_type):
     survey = make_survey()
     report = simulated_reports(survey, n=1)[0]
@@ -124,7 +123,8 @@ def test_json_without_charset_or_in_utf8_is_accepted(content_type):
 
 @pytest.mark.parametrize("content_type, status", [
     ("application/json; charset=bogus", 400), ("application/json; charset=utf-16", 400),
-    ("application/json; charset=latin-1", 400), ("application/json; charset=us-ascii", 400),
+    ("application/json; charset=latin-1", 400), ("application/json; charset=utf8", 400),
+    ("application/json; charset=us-ascii", 400),
     ("application/json; charset=utf-8; charset=utf-16", 400), ("application/json; boundary=x", 400),
     ("application/*", 415), ("*/*", 415), ("application/json-seq", 415), ("text/json", 415),
 ])
@@ -180,13 +180,16 @@ def test_a_chunked_body_of_exactly_the_limit_is_parsed():
     body = head + b"A" * (MAX_REPORT_BYTES - len(head) - 3) + b'"}}'
     assert len(body) == MAX_REPORT_BYTES
     response = chunked_post("health", body)
-    assert response.status_code == 400 and "report.report" in response.json()
+    assert response.status_code == 400 and "report.report" in json.loads(response.content)
 
 
-def test_an_empty_chunked_body_is_a_400_naming_the_report():
+def test_an_empty_chunked_body_is_a_400():
+    """Read, and empty: not JSON (a body declared empty, Content-Length: 0, is a 400 naming ``report``)."""
     make_survey()
+    before = stored_state()
     response = chunked_post("health", b"")
-    assert response.status_code == 400 and "report" in response.json()
+    assert response.status_code == 400 and "JSON parse error" in json.loads(response.content)["detail"]
+    assert stored_state() == before
 
 
 def test_a_chunked_validation_report_is_stored():

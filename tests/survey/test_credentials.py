@@ -8,7 +8,12 @@ from rest_framework.test import APIClient
 
 from aggregator.privacy import blind_rsa
 from survey_app.credentials import (
-    active_key, finish_credential, public_credential, redeem, rotate_key, start_credential,
+    active_key,
+    finish_credential,
+    public_credential,
+    redeem,
+    rotate_key,
+    start_credential,
 )
 from survey_app.models import InvitationToken, SpentCredential, Survey, SurveyKey
 from survey_app.reports import MESSAGES, Outcome, Result
@@ -52,8 +57,13 @@ def test_redeem_signs_blind_and_writes_only_the_token_flag():
     assert blind_rsa.verify(public, blind_rsa.b64url_decode(credential["value"]),
                             blind_rsa.b64url_decode(credential["signature"]))
     assert InvitationToken.objects.get(token=token).used and not SpentCredential.objects.exists()
+    # A browser whose answer was lost retries with the same blinded message: signed again, the same signature, so no
+    # second credential; any other blinded message is refused (the token is spent).
     again = redeem(survey.slug, token, blinded, pending.key_id)
-    assert again.outcome == Outcome.of(Result.TOKEN_USED) and again.blind_signature is None
+    assert again.outcome == Outcome.of(Result.SIGNED) and again.blind_signature == redemption.blind_signature
+    other, other_pending = start_credential(public_credential(survey))
+    refused = redeem(survey.slug, token, other, other_pending.key_id)
+    assert refused.outcome == Outcome.of(Result.TOKEN_USED) and refused.blind_signature is None
 
 
 def test_redeem_refusals_leave_the_token_unused():
@@ -121,6 +131,8 @@ def test_the_redeem_api_answers_every_outcome():
     status, answer = post({"token": token, "blinded_msg": blinded, "key_id": pending.key_id})
     assert status == 200 and set(answer) == {"blind_signature", "key_id"}
     finish_credential(pending, answer["blind_signature"])
-    assert post({"token": token, "blinded_msg": blinded}) == (409, {"detail": MESSAGES[Result.TOKEN_USED]})
+    assert post({"token": token, "blinded_msg": blinded}) == (200, answer)  # a retry: the same signature
+    other, _ = start_credential(protocol["credential"])
+    assert post({"token": token, "blinded_msg": other}) == (409, {"detail": MESSAGES[Result.TOKEN_USED]})
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
     assert post({"token": token, "blinded_msg": blinded})[0] == 410

@@ -8,10 +8,10 @@ from rest_framework.exceptions import ParseError
 from rest_framework.test import APIClient
 
 from aggregator.models import ModelVersion
-from survey_app import api
 from aggregator.privacy.blind_rsa import b64url_decode, b64url_encode
+from survey_app import api
 from survey_app.credentials import rotate_key
-from survey_app.models import InvitationToken, Report, SpentCredential, Survey, SurveyKey
+from survey_app.models import InvitationToken, PendingReport, Report, SpentCredential, Survey, SurveyKey
 from survey_app.protocol import get_protocol
 from survey_app.reports import MESSAGES, STORED, Outcome, Result, Submission, submit_report
 from survey_app.services import generate_tokens
@@ -30,7 +30,7 @@ def test_a_valid_report_is_stored_once():
     report = a_report(survey)
     assert submit_report(survey.slug, Submission(report)) == STORED
     assert STORED.stored and STORED.result is Result.STORED
-    assert [r.payload for r in Report.objects.filter(survey=survey)] == [report]
+    assert [r.payload for r in PendingReport.objects.filter(survey=survey)] == [report]  # the inbox
 
 
 def test_the_usual_post_twice_the_second_in_one_round_trip(django_assert_max_num_queries):
@@ -42,7 +42,7 @@ def test_the_usual_post_twice_the_second_in_one_round_trip(django_assert_max_num
     limit = 1 if connection.vendor == "postgresql" else 10
     with django_assert_max_num_queries(limit):
         assert submit_report(survey.slug, Submission(a_report(survey, seed=1))).stored
-    assert Report.objects.filter(survey=survey).count() == 2
+    assert PendingReport.objects.filter(survey=survey).count() == 2
 
 
 @pytest.mark.parametrize("slug, status", [("nope", None), ("draft", "draft")])
@@ -51,21 +51,21 @@ def test_unknown_or_draft_survey_is_not_found(slug, status):
         make_survey(slug=slug, status=status)
     outcome = submit_report(slug, Submission({"input": 0, "report": "AA=="}))
     assert outcome == Outcome(Result.NOT_FOUND, "No such survey.") and not outcome.stored
-    assert Report.objects.count() == 0
+    assert PendingReport.objects.count() == Report.objects.count() == 0
 
 
 def test_closed_survey():
     survey = make_survey(status="closed")
     outcome = submit_report(survey.slug, Submission(a_report(survey)))
     assert outcome.result is Result.CLOSED and outcome.message == "This survey is closed and no longer accepts answers."
-    assert Report.objects.count() == 0
+    assert PendingReport.objects.count() == Report.objects.count() == 0
 
 
 def test_malformed_report_names_the_field():
     survey = make_survey(encoding="oue")
     outcome = submit_report(survey.slug, Submission({"input": 7, "report": 1}))
     assert (outcome.result, outcome.field) == (Result.INVALID, "report.input") and outcome.message
-    assert Report.objects.count() == 0
+    assert PendingReport.objects.count() == Report.objects.count() == 0
 
 
 def test_validation_report_for_an_unpublished_version():
@@ -73,10 +73,10 @@ def test_validation_report_for_an_unpublished_version():
     validation = {"validation": {"version": 1, "report": 1}}
     outcome = submit_report(survey.slug, Submission(validation))
     assert outcome == Outcome(Result.INVALID, "No such published model version.", "report.validation.version")
-    assert Report.objects.count() == 0
+    assert PendingReport.objects.count() == Report.objects.count() == 0
     ModelVersion.objects.create(survey=survey, version=1, model={}, report_count=0, privacy={}, metrics={})
     assert submit_report(survey.slug, Submission(validation)).stored
-    assert Report.objects.get().payload == validation
+    assert PendingReport.objects.get().payload == validation
 
 
 def test_token_survey_report_outcomes_and_exactly_one_spending():
@@ -101,7 +101,7 @@ def test_token_survey_report_outcomes_and_exactly_one_spending():
     assert submit_report(survey.slug, Submission(report, credential=credential)).stored
     assert submit_report(survey.slug, Submission(report, credential=credential)) == Outcome(
         Result.CREDENTIAL_USED, "This credential has already been used: its report was received.")
-    assert Report.objects.filter(survey=survey).count() == 1
+    assert survey.report_total() == 1
     assert list(SpentCredential.objects.values_list("digest", flat=True)) == [
         hashlib.sha256(b64url_decode(credential["value"])).hexdigest()]
 
@@ -123,7 +123,7 @@ def test_a_credential_of_another_survey_or_forged_is_refused():
                           ({**own, "key_id": "ABC"}, "credential.key_id")]:
         outcome = submit_report(survey.slug, Submission(a_report(survey), credential=broken))
         assert (outcome.result, outcome.field) == (Result.INVALID, field), broken
-    assert Report.objects.count() == 0 and SpentCredential.objects.count() == 0
+    assert survey.report_total() == 0 and SpentCredential.objects.count() == 0
     assert submit_report(survey.slug, Submission(a_report(survey), credential=own)).stored
 
 
@@ -139,7 +139,7 @@ def test_a_credential_signed_by_a_retired_key_still_counts_once():
         assert submit_report(survey.slug, Submission(a_report(survey), credential=credential)).stored
         assert submit_report(survey.slug, Submission(a_report(survey), credential=credential)).result \
             is Result.CREDENTIAL_USED
-    assert Report.objects.filter(survey=survey).count() == 2
+    assert survey.report_total() == 2
 
 
 def test_a_body_reader_is_called_at_most_once_and_its_error_comes_after_404_and_410():
@@ -168,7 +168,7 @@ def test_a_body_reader_is_called_at_most_once_and_its_error_comes_after_404_and_
     assert submit().result is Result.CLOSED
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
     assert submit().result is Result.NOT_FOUND
-    assert Report.objects.filter(survey=survey).count() == 2
+    assert PendingReport.objects.filter(survey=survey).count() == 2
 
 
 def test_the_view_answers_every_outcome():

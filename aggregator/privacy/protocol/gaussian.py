@@ -2,14 +2,18 @@
 publicly assigned group (class prior, means or squares)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .. import oracles
-from ..continuous.approaches import APPROACH_CLASSES
+from .. import noise, oracles
+from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_duchi_epsilon, realized_oracle_epsilon
+from ..continuous.approaches import APPROACH_CLASSES, AllVectors, OneBit
 from ..continuous.gaussian import GaussianReports, GaussianStats, LDPGaussianNB
 from ..jsonable import json_safe
 from ..oracles.wire import from_wire, to_wire
 from ..schema import Numeric
+from ..validation import correct_oracle
 from .base import LDPValidation, ReportError, SurveyProtocol, as_model
 from .config import ConfigError, ldp_epsilon, numeric_settings, section
 from .ldp import LDPProtocol
@@ -131,15 +135,37 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
 
     # -- privacy ----------------------------------------------------------------------------------------------
     def privacy(self, prior_by_attribute: dict | None = None) -> dict:
-        """The configured ε per question and per respondent: every report (prior group or vector group) is ε-LDP
-        in the ideal arithmetic, so ε bounds each question and the respondent. Not the exact per-question figure
-        (docs/privacy-figures.md, "Gaussian Naive Bayes": e.g. Approach 1 with m ≥ 2 gives one question less)."""
+        """ε of the browser's reports (docs/privacy-figures.md, "Gaussian Naive Bayes"). Each respondent sends one
+        report of a publicly drawn group — the class through the prior oracle, or a vector group — so ε per
+        respondent is the largest group's ε as the browser realizes it, and it bounds every question (an upper
+        bound: not the exact per-question figure, ``epsilon_exact`` false). Approach 2's Duchi bit is finite and
+        exact; Approaches 1 and 3 add grid Laplace noise from bounded draws, so no finite pure ε holds strictly:
+        ∞, with the probability of the outputs only one answer can give in ``epsilon_note``."""
         names = [self.class_attribute.name] + [a.name for a in self.features]
-        return json_safe({
+        vectors = self.gnb.vectors
+        figures = [realized_oracle_epsilon(self.gnb.prior_oracle.params())]
+        note = None
+        if isinstance(vectors, OneBit):
+            figures.append(realized_duchi_epsilon(self.gnb.epsilon))
+        else:
+            figures.append(math.inf)
+            components = self.gnb.m * self.gnb.k if isinstance(vectors, AllVectors) else self.gnb.k
+            mass = components * grid_laplace_unmatched_mass(self.gnb.laplace_scale, noise.GRID, shift=2.0)
+            note = (f"Approach {self.gnb.approach} adds Laplace noise that the browser computes with bounded draws: a "
+                    "value at the very edge of the noise can only come from one answer, so no finite ε holds "
+                    f"strictly; such outputs have probability at most about {mass:.1g} per report (with ideal noise: "
+                    f"ε = {self.gnb.epsilon:g})")
+        if self.validation_share > 0:
+            figures.append(realized_oracle_epsilon(correct_oracle(self.epsilon_per_respondent).params()))
+        epsilon = max(figures)
+        out = {
             "mode": "ldp",
-            "epsilon_per_question": {n: self.gnb.epsilon for n in names},
-            "epsilon_per_respondent": self.gnb.epsilon,
+            "epsilon_per_question": {n: epsilon for n in names},
+            "epsilon_per_respondent": epsilon,
             "epsilon_configured": self.gnb.epsilon,
             "epsilon_exact": False,
             "approach": self.gnb.approach,
-        })
+        }
+        if note:
+            out["epsilon_note"] = note
+        return json_safe(out)

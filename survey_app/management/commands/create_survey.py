@@ -1,9 +1,10 @@
 """python manage.py create_survey DATA.csv --slug S --mode ldp|mrr [--encoding E] [--epsilon E | --theta T]
-[--class-column C] [--numeric COL ...] [--open]"""
+[--class-column C] [--numeric COL ...] [--access link|tokens] [--open]"""
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregator.lab.datasets import load_table
+from survey_app.credentials import active_key
 from survey_app.models import Survey
 from survey_app.services import create_survey_from_table
 
@@ -23,6 +24,9 @@ class Command(BaseCommand):
         parser.add_argument("--class-column", help="the class column (default: the last)")
         parser.add_argument("--numeric", nargs="*", help="numeric columns (default: detected)")
         parser.add_argument("--open", action="store_true", help="open the survey at once")
+        parser.add_argument("--access", choices=[a.value for a in Survey.Access], default=Survey.Access.LINK,
+                            help="link: anyone with the link; tokens: one-use invitations (manage.py invitations), "
+                                 "redeemed for blind-signed credentials (a survey key is made now)")
 
     def handle(self, *args, **opts):
         if opts["mode"] == "mrr" and opts["epsilon"] is not None:
@@ -41,7 +45,12 @@ class Command(BaseCommand):
             raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())) from None
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        if opts["access"] != survey.access:
+            survey.access = opts["access"]
+            survey.save(update_fields=["access"])
+        key = active_key(survey) if survey.access == Survey.Access.TOKENS else None
         self.stdout.write(self.style.SUCCESS(
             f"Created {survey.status} survey {survey.slug!r} with {survey.questions.count()} questions "
-            f"({survey.mode}); public link /s/{survey.slug}/"
+            f"({survey.mode}); " + (f"by invitation (key {key.key_id[:16]}…): manage.py invitations {survey.slug} "
+                                    "--count N --out TOKENS.csv" if key else f"public link /s/{survey.slug}/")
         ))
