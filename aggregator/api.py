@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, ParseError, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -87,7 +87,7 @@ class ModelView(APIView):
     def get(self, request, slug: str):
         purpose = request.query_params.get("for")
         if purpose not in (None, "validation"):
-            raise ValidationError({"for": ["Must be 'validation' or absent."]})
+            raise ParseError("The query parameter for must be 'validation' or absent.")
         survey = public_survey(slug)
         if purpose == "validation":
             version = validation_version(survey)

@@ -60,6 +60,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="fold every survey this often during the load (0: never)")
     parser.add_argument("--seed-reports", type=int, default=1000, help="reports stored per survey before the load")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor peer")
+    parser.add_argument("--no-invitations", action="store_true",
+                        help="only the open-link surveys (no token surveys' redemption + report)")
     parser.add_argument("--quiet-wait", type=float, default=600.0,
                         help="before each load, wait up to this many seconds for the machine to be quiet (0: don't)")
     parser.add_argument("--quick", action="store_true", help="10 s per server, docs untouched")
@@ -96,7 +98,11 @@ def main(argv=None) -> int:
                           gunicorn=Gunicorn(args.workers, args.worker_class, args.threads))
         if args.quick:
             options = replace(options, duration=10.0, fold_every=min(args.fold_every, 4.0))
-        outcome = run(options, args.database_url, args.redis_url, progress=lambda m: print(m, file=sys.stderr))
+        from .surveys import MECHANISMS
+
+        mechanisms = [m for m in MECHANISMS if not (args.no_invitations and m.invitations)]
+        outcome = run(options, args.database_url, args.redis_url, mechanisms,
+                      progress=lambda m: print(m, file=sys.stderr))
         block = report.render(outcome, machine())
         print(block)
         if not (args.quick or args.no_docs):

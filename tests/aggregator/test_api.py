@@ -58,7 +58,7 @@ def test_for_validation_the_model_endpoint_serves_the_newest_version_published_b
     assert body["version"] == 1 and body["report_count"] == 3000
     assert set(body) == {"version", "report_count", "model", "privacy", "accuracy", "warnings", "created_at"}
     response = client.get(url, {"for": "training"})
-    assert response.status_code == 400 and "for" in response.json()
+    assert response.status_code == 400 and "for" in response.json()["detail"]  # the documented {"detail"} body
 
 
 def test_model_endpoint_404s(client):

@@ -113,13 +113,17 @@ def test_a_partial_racing_a_drain_is_dropped_and_its_rows_fold_once(monkeypatch)
     with a partial merged first are folded directly."""
     survey = make_survey()
     add_reports(survey, 300)
-    protocol = get_protocol(survey)
-    aggregate, drained = protocol.aggregate, threading.Event()
+    protocol = get_protocol(survey)  # cached: the drain's fold gets this very object, patched ``aggregate`` included
+    aggregate, started, drained = protocol.aggregate, threading.Event(), threading.Event()
 
     def aggregate_then_wait_for_the_drain(reports):
         stats = aggregate(reports)
-        if not drained.is_set():
+        if not started.is_set():  # once, in the shard's fold: the drain's own fold must not start another drain
+            started.set()
+            # Its own connection: it would block (and fail here) if the shard's read-only fold held a lock or a
+            # transaction; otherwise it ends at once.
             in_thread(lambda: (services.fold_new_reports(survey), drained.set())).join(30)
+            assert drained.is_set(), "the drain waited for the shard's fold"
         return stats
 
     monkeypatch.setattr(protocol, "aggregate", aggregate_then_wait_for_the_drain)
