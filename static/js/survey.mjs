@@ -6,7 +6,7 @@
 // A survey by invitation (issue 11): pressing "Send" first redeems the invitation token for a blind signature on a
 // random value (./credentials/blind.mjs, RFC 9474), then sends the report with the unblinded credential in a second
 // request, so the server never sees the token and the report together. One click; the token stays in this page.
-import { finishCredential, startCredential } from "./credentials/blind.mjs";
+import { finishCredential, keyIdOf, startCredential } from "./credentials/blind.mjs";
 import { asksPersonal, describe } from "./explain.mjs";
 import * as memos from "./memo.mjs";
 import { respond } from "./protocol.mjs";
@@ -155,6 +155,10 @@ async function main() {
     return;
   }
   const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey } = await response.json();
+  if (surveyKey && (await keyIdOf(surveyKey.spki)) !== surveyKey.key_id) {
+    fail("The survey's key does not match its published fingerprint, so your invitation will not be used and nothing will be sent. Please tell the survey's organiser.");
+    return;
+  }
   // LDP validation share: every browser fetches the public model (so the download reveals nothing); one drawn into
   // the share runs it on its own answers and sends only "right?", randomized.
   let published = null;

@@ -111,3 +111,25 @@ def test_a_failed_redemption_is_retried_with_the_same_blinded_message(browser, l
     assert redeems[0]["blinded_msg"] == kept["pending"]["blindedMsg"]
     assert survey.report_total() == 1 and errors == []
     context.close()
+
+
+def test_a_key_that_does_not_match_its_fingerprint_is_refused(browser, live_server, monkeypatch):
+    """A server handing one respondent its own key behind the common fingerprint could mark their report: the page
+    hashes the key itself and, on a mismatch, uses no invitation and sends nothing (review of issue 11)."""
+    import survey_app.api as api
+
+    survey = make_habits_survey("ldp")
+    survey.access = "tokens"
+    survey.save()
+    real = api.public_credential
+
+    def other_key(s):
+        published = real(s)
+        return {**published, "spki": blind_rsa.public_key_to_spki(blind_rsa.generate_key().public_key())}
+
+    monkeypatch.setattr(api, "public_credential", other_key)
+    token, context, page, posts, errors = invited_page(browser, live_server, survey)
+    page.get_by_text("does not match its published fingerprint").wait_for()
+    assert posts == [] and not errors
+    assert not InvitationToken.objects.get(token=token).used
+    context.close()

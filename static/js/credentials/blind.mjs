@@ -7,8 +7,6 @@
 // The value is 32 random bytes from crypto.getRandomValues, prepared with a further 32 random bytes (RFC 9474 §4.1);
 // the server signs it blind and never sees it until the report arrives. ``pending`` holds the blinding inverse: it
 // must stay on this device. Every byte string is unpadded base64url.
-// Not yet imported by the survey page: issue 11 wires the invitation redemption (survey_app) to it, and then the
-// integrity graph (survey_app/integrity.py) and tests/deploy/test_integrity.py include it and the vendored library.
 import { RSABSSA } from "../../vendor/blindrsa-ts/index.js";
 
 export const VARIANT = "RSABSSA-SHA384-PSS-Randomized";
@@ -37,6 +35,14 @@ export function fromBase64url(text) {
 export function importPublicKey(spki) {
   // Extractable: the library reads n and e from the key to blind.
   return crypto.subtle.importKey("spki", fromBase64url(spki), { name: "RSA-PSS", hash: "SHA-384" }, true, ["verify"]);
+}
+
+/** The key's fingerprint as the server names it (``key_id``): hex SHA-256 of the SPKI DER. The page computes it
+ *  itself and refuses a key whose published id differs, so a key made for one respondent cannot hide behind the
+ *  common fingerprint (aggregator/privacy/blind_rsa.py ``key_id``). */
+export async function keyIdOf(spki) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", fromBase64url(spki)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Prepare and blind a fresh random value (RFC 9474 §4.1–4.2). Returns the blinded message for the server and the
