@@ -43,6 +43,10 @@ def published(survey: Survey) -> ModelVersion:
 ModelVersionSchema = inline_serializer("ModelVersion", {
     "version": serializers.IntegerField(),
     "report_count": serializers.IntegerField(),
+    "through_day": serializers.DateField(
+        allow_null=True,
+        help_text="The last day (UTC) whose reports the model includes: a model includes every report received up "
+                  "to the end of that day and none after, so it changes at most once a day"),
     "model": serializers.JSONField(
         help_text="NaiveBayesModel.to_dict(): class attribute, attributes, prior, conditionals"),
     "privacy": serializers.JSONField(
@@ -80,11 +84,15 @@ class ModelView(APIView):
     @extend_schema(summary="The latest published model (or the one validation respondents evaluate)",
                    parameters=[SlugParameter, ForParameter],
                    responses={200: ModelVersionSchema,
-                              400: OpenApiResponse(ErrorSchema, description="Unknown value of for"),
+                              400: OpenApiResponse(ErrorSchema, description="Unknown value of for, or an unknown "
+                                                                            "query parameter"),
                               404: OpenApiResponse(ErrorSchema,
                                                    description="Unknown survey or no model published yet (with "
                                                                "for=validation: none before today, UTC)")})
     def get(self, request, slug: str):
+        unknown = sorted(k for k in request.query_params if k != "for")
+        if unknown:
+            raise ParseError(f"Unknown query parameter {unknown[0][:40]!r}: this endpoint takes only for.")
         purpose = request.query_params.get("for")
         if purpose not in (None, "validation"):
             raise ParseError("The query parameter for must be 'validation' or absent.")
@@ -99,6 +107,7 @@ class ModelView(APIView):
         return Response({
             "version": version.version,
             "report_count": version.report_count,
+            "through_day": version.through_day,
             "model": version.model,
             "privacy": version.privacy,
             "accuracy": {"version": accuracy[0], **accuracy[1]} if accuracy else None,

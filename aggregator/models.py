@@ -19,9 +19,15 @@ from survey_app.models import Survey
 
 
 class SurveyStatistics(models.Model):
+    """The survey's folded statistics, by day (``aggregator.services``): the *closed* days' sums (``stats``,
+    ``validation``, ``plausibility``, the counts: every report of a day up to ``closed_through``) — the only
+    statistics a model version is estimated from — and the *open* days' sums (``open_days``), which a fold adds to
+    and which join the closed sums once their UTC day has ended (``services.close_days``). So every published figure
+    changes at most once a day, by whole days (docs/threat-model.md, "Model history")."""
+
     survey = models.OneToOneField(Survey, related_name="statistics", on_delete=models.CASCADE)
     stats = models.JSONField(null=True, blank=True,
-                             help_text="Additive statistics of the folded reports (engine format).")
+                             help_text="Additive statistics of the closed days' reports (engine format).")
     validation = models.JSONField(
         null=True, blank=True,
         help_text="Additive statistics of the folded validation reports (engine format: per-version counts for LDP, "
@@ -34,7 +40,13 @@ class SurveyStatistics(models.Model):
                   "(privacy.plausibility; LDP only).",
     )
     report_count = models.PositiveBigIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
+    closed_through = models.DateField(
+        null=True, blank=True,
+        help_text="The last closed day (UTC): the closed sums hold every report of that day and before.")
+    open_days = models.JSONField(
+        default=dict, blank=True,
+        help_text="{ISO day: {stats, validation, plausibility, report_count, validation_count}} of the days after "
+                  "closed_through whose reports were folded: not yet in any model.")
 
     class Meta:
         verbose_name_plural = "survey statistics"
@@ -42,6 +54,15 @@ class SurveyStatistics(models.Model):
     def __str__(self) -> str:
         return (f"statistics of {self.survey_id}: {self.report_count} training, "
                 f"{self.validation_count} validation reports")
+
+    @property
+    def open_report_count(self) -> int:
+        """Training reports folded on days not yet closed."""
+        return sum(day["report_count"] for day in self.open_days.values())
+
+    @property
+    def open_validation_count(self) -> int:
+        return sum(day["validation_count"] for day in self.open_days.values())
 
 
 class PartialStatistics(models.Model):
@@ -60,6 +81,7 @@ class PartialStatistics(models.Model):
     plausibility = models.JSONField(null=True, blank=True, help_text="The shard's plausibility statistics (LDP only).")
     report_count = models.PositiveBigIntegerField(default=0)
     validation_count = models.PositiveBigIntegerField(default=0)
+    day = models.DateField(null=True, help_text="The day (UTC) its reports were received: one day per partial.")
     worker = models.CharField(max_length=200, blank=True, help_text="Host name of the Celery worker that folded it.")
 
     class Meta:
@@ -79,6 +101,9 @@ class ModelVersion(models.Model):
     version = models.PositiveIntegerField()
     model = models.JSONField(help_text="NaiveBayesModel.to_dict()")
     report_count = models.PositiveBigIntegerField()
+    through_day = models.DateField(
+        null=True, blank=True,
+        help_text="The last day (UTC) whose reports it includes: every report received up to the end of that day.")
     privacy = models.JSONField(help_text="The protocol's ε per question / per respondent (and PSE for MRR).")
     metrics = models.JSONField(
         default=dict, blank=True,

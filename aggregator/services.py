@@ -45,14 +45,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 
 from aggregator.privacy import monitoring, plausibility
 from aggregator.privacy.jsonable import json_safe
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.plausibility import PlausibilityStats
-from survey_app.models import PendingReport, Report, Survey
+from survey_app.models import PendingReport, Report, SpentCredential, Survey
 from survey_app.protocol import get_protocol
+from survey_app.reports import current_validation_version
 
 from .models import ModelVersion, PartialStatistics, SurveyStatistics
 
@@ -93,12 +95,15 @@ class Folded:
         return self.training + self.validating
 
     @classmethod
-    def of_row(cls, protocol, row) -> Folded:
-        """Start from what a ``SurveyStatistics`` row holds (zero statistics for a new row)."""
-        stats = protocol.stats_from_dict(row.stats) if row.stats is not None else protocol.zero_stats()
-        validation = (protocol.validation_from_dict(row.validation) if row.validation is not None
-                      else protocol.zero_validation())
-        return cls(stats, validation, plausibility=_plausibility_of_row(protocol, row))
+    def of_day(cls, protocol, stored: dict | None) -> Folded:
+        """Start from an open day's stored sums (``SurveyStatistics.open_days[day]``; zero if ``None``). The counts
+        start at 0: they count what this fold adds."""
+        if stored is None:
+            return cls.empty(protocol)
+        checks = (PlausibilityStats.from_dict(stored["plausibility"]) if stored.get("plausibility") is not None
+                  else plausibility.zero_stats(protocol))
+        return cls(protocol.stats_from_dict(stored["stats"]), protocol.validation_from_dict(stored["validation"]),
+                   plausibility=checks)
 
     def add_payloads(self, protocol, payloads: list) -> None:
         """Fold report payloads (training and validation reports apart)."""
@@ -123,8 +128,53 @@ class Folded:
 
 
 @dataclass
+class Days:
+    """The per-day sums of one fold: ``label(received_on)`` → ``Folded``, each starting from that open day's stored
+    sums. A row received on a day already closed (a straggler: only a report transaction outliving
+    ``close_grace()`` past midnight can make one) is labelled with the first open day instead, so a closed day's
+    sums — and every model published from them — never change."""
+
+    protocol: Any
+    stored: dict = field(default_factory=dict)           # SurveyStatistics.open_days
+    first_open: datetime.date | None = None              # closed_through + 1 day (None: nothing closed yet)
+    folds: dict[datetime.date, Folded] = field(default_factory=dict)
+
+    @classmethod
+    def of_row(cls, protocol, row: SurveyStatistics) -> Days:
+        first_open = row.closed_through + datetime.timedelta(days=1) if row.closed_through else None
+        return cls(protocol, dict(row.open_days), first_open)
+
+    def label(self, day: datetime.date) -> datetime.date:
+        return day if self.first_open is None or day >= self.first_open else self.first_open
+
+    def of(self, day: datetime.date) -> Folded:
+        if day not in self.folds:
+            self.folds[day] = Folded.of_day(self.protocol, self.stored.get(day.isoformat()))
+        return self.folds[day]
+
+    @property
+    def count(self) -> int:
+        return sum(f.count for f in self.folds.values())
+
+    def write(self, row: SurveyStatistics) -> None:
+        """Store the sums into ``row.open_days`` (the caller saves the row)."""
+        days = dict(row.open_days)
+        for day, folded in self.folds.items():
+            before = days.get(day.isoformat(), {"report_count": 0, "validation_count": 0})
+            days[day.isoformat()] = json_safe({
+                "stats": self.protocol.stats_to_dict(folded.stats),
+                "validation": self.protocol.validation_to_dict(folded.validation),
+                "plausibility": folded.plausibility.to_dict() if folded.plausibility is not None else None,
+                "report_count": before["report_count"] + folded.training,
+                "validation_count": before["validation_count"] + folded.validating,
+            })
+        row.open_days = days
+
+
+@dataclass
 class Drain:
-    """The inbox rows one drain has folded (their ids, by ``received_on`` day): ``_move`` moves exactly these."""
+    """The inbox rows one drain has folded (their ids, by the day they are labelled with): ``_move`` moves exactly
+    these."""
 
     by_day: dict[datetime.date, list[uuid.UUID]] = field(default_factory=lambda: defaultdict(list))
     ids: set[uuid.UUID] = field(default_factory=set)
@@ -135,22 +185,24 @@ class Drain:
             self.by_day[day].append(id_)
 
 
-def _plausibility_of_row(protocol, row):
-    """The row's plausibility statistics; computed once from the folded training reports for rows that predate them."""
+def _closed_plausibility(protocol, row: SurveyStatistics):
+    """The closed days' plausibility sums; recomputed from their stored reports for a row from before they were kept."""
     if row.plausibility is not None:
         return PlausibilityStats.from_dict(row.plausibility)
     if row.report_count == 0 or not protocol.checked_oracles():
         return plausibility.zero_stats(protocol)
-    payloads = Report.objects.filter(survey_id=row.survey_id).values_list("payload", flat=True)  # all folded
-    training, _ = protocol.split(list(payloads))
+    reports = Report.objects.filter(survey_id=row.survey_id).exclude(
+        received_on__in=[datetime.date.fromisoformat(d) for d in row.open_days])
+    training, _ = protocol.split(list(reports.values_list("payload", flat=True)))
     return plausibility.protocol_checks(protocol, training)
 
 
-def fold_pending(protocol, rows, folded: Folded, drain: Drain | None = None, batch_size: int = 5000,
+def fold_pending(protocol, rows, days: Days, drain: Drain | None = None, batch_size: int = 5000,
                  progress=None, total: int = 0, skip: set | None = None) -> list[uuid.UUID]:
-    """Fold the inbox rows of the queryset ``rows`` in keyset batches of ``batch_size`` over their (random) ids,
-    skipping ids in ``skip`` or already in ``drain``; record them in ``drain``, if given; ``progress(done, total)``
-    after each batch. Returns the ids folded. Rows committed after a batch was read past them are not seen."""
+    """Fold the inbox rows of the queryset ``rows`` into ``days`` (by day label), in keyset batches of
+    ``batch_size`` over their (random) ids, skipping ids in ``skip`` or already in ``drain``; record them in
+    ``drain``, if given; ``progress(done, total)`` after each batch. Returns the ids folded. Rows committed after a
+    batch was read past them are not seen."""
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     done: list[uuid.UUID] = []
@@ -161,39 +213,43 @@ def fold_pending(protocol, rows, folded: Folded, drain: Drain | None = None, bat
         if not batch:
             return done
         after = batch[-1][0]
-        fresh = [row for row in batch
-                 if not (drain is not None and row[0] in drain.ids) and not (skip and str(row[0]) in skip)]
-        if fresh:
-            folded.add_payloads(protocol, [payload for _, payload, _ in fresh])
+        by_label: dict[datetime.date, list] = defaultdict(list)
+        for row in batch:
+            if not (drain is not None and row[0] in drain.ids) and not (skip and str(row[0]) in skip):
+                by_label[days.label(row[2])].append(row)
+        for label, fresh in by_label.items():
+            days.of(label).add_payloads(protocol, [payload for _, payload, _ in fresh])
             done.extend(id_ for id_, _, _ in fresh)
             if drain is not None:
-                drain.add((id_, day) for id_, _, day in fresh)
+                drain.add((id_, label) for id_, _, _ in fresh)
         if progress:
-            progress(folded.count, total)
+            progress(days.count, total)
 
 
-def _still_pending(survey: Survey, ids: list[uuid.UUID]) -> list[tuple[uuid.UUID, datetime.date]]:
-    """(id, day) of the rows among ``ids`` still in the survey's inbox."""
+def _still_pending(survey: Survey, ids: list[uuid.UUID]) -> list[uuid.UUID]:
+    """The ids among ``ids`` still in the survey's inbox."""
     out: list = []
     for part in chunks(ids):
-        out += PendingReport.objects.filter(survey=survey, id__in=part).values_list("id", "received_on")
+        out += PendingReport.objects.filter(survey=survey, id__in=part).values_list("id", flat=True)
     return out
 
 
-def _merge_partials(protocol, survey: Survey, folded: Folded, drain: Drain) -> list[int]:
-    """Add every partial whose rows are all still pending and untaken by this drain; returns the primary keys of all
-    partials read (merged or dropped: ``_finish`` deletes them). Call under the statistics row lock."""
+def _merge_partials(protocol, survey: Survey, days: Days, drain: Drain) -> list[int]:
+    """Add every partial whose rows are all still pending and untaken by this drain to its day's sums; returns the
+    primary keys of all partials read (merged or dropped: ``_finish`` deletes them). Call under the statistics row
+    lock."""
     seen = []
     for partial in PartialStatistics.objects.filter(survey=survey).order_by("pk"):
         seen.append(partial.pk)
         ids = [uuid.UUID(i) for i in partial.pending]
-        if not ids or len(set(ids)) != len(ids) or drain.ids.intersection(ids):
+        if not ids or partial.day is None or len(set(ids)) != len(ids) or drain.ids.intersection(ids):
             continue
         present = _still_pending(survey, ids)
         if len(present) != len(ids):
             continue  # some of its rows were folded another way: dropped (the rest is folded directly)
-        folded.add_partial(protocol, partial)
-        drain.add(present)
+        label = days.label(partial.day)
+        days.of(label).add_partial(protocol, partial)
+        drain.add((id_, label) for id_ in present)
     return seen
 
 
@@ -208,6 +264,7 @@ def _move(survey: Survey, drain: Drain) -> None:
             moved = _move_day_python(survey, day, ids)
         if moved != len(ids):
             raise RuntimeError(f"survey {survey.pk}: {len(ids)} reports drained but {moved} left the inbox")
+    _rewrite_spent_credentials(survey)
 
 
 def _move_day_sql(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> int:
@@ -245,24 +302,40 @@ def _move_day_python(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -
     return moved
 
 
-def _finish(row: SurveyStatistics, protocol, folded: Folded, drain: Drain, partials: list[int]) -> None:
-    """Move the drained rows, write ``folded`` to the locked row and delete the partials read (merged or dropped)."""
+def _rewrite_spent_credentials(survey: Survey) -> None:
+    """Re-insert the survey's credentials of every day that has some spent since the last drain (``fresh``), the
+    day's earlier ones with them, in one statement and random order — as ``_move`` does with reports — so their
+    system columns (``xmin``: the report transaction's, which follows the token's redemption; ``ctid``) order nothing
+    within the day (docs/threat-model.md). PostgreSQL only: SQLite has no such columns."""
+    if connection.vendor != "postgresql":
+        return
+    quote, meta = connection.ops.quote_name, SpentCredential._meta
+    table = quote(meta.db_table)
+    digest, survey_column, fresh, day = (quote(meta.get_field(n).column) for n in ("digest", "survey", "fresh", "day"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH days AS (SELECT DISTINCT {day} FROM {table} WHERE {survey_column} = %s AND {fresh}), "
+            f"spent AS (DELETE FROM {table} WHERE {survey_column} = %s AND ({day} IN (SELECT {day} FROM days) "
+            f"OR {fresh}) RETURNING {digest}, {day}) "
+            f"INSERT INTO {table} ({digest}, {survey_column}, {fresh}, {day}) "
+            f"SELECT {digest}, %s, false, {day} FROM spent ORDER BY random()", [survey.pk, survey.pk, survey.pk])
+
+
+def _finish(row: SurveyStatistics, days: Days, drain: Drain, partials: list[int]) -> None:
+    """Move the drained rows, write the day sums to the locked row and delete the partials read (merged or
+    dropped)."""
     if partials:
         PartialStatistics.objects.filter(pk__in=partials).delete()
-    if not drain.ids and row.stats is not None:
+    if not drain.ids:
         return
     _move(row.survey, drain)
-    row.stats = json_safe(protocol.stats_to_dict(folded.stats))
-    row.validation = json_safe(protocol.validation_to_dict(folded.validation))
-    row.plausibility = json_safe(folded.plausibility.to_dict()) if folded.plausibility is not None else None
-    row.report_count += folded.training
-    row.validation_count += folded.validating
+    days.write(row)
     row.save()
 
 
 def fold_new_reports(survey: Survey, batch_size: int = 5000, progress=None) -> int:
-    """Drain the survey's inbox into the stored statistics (one transaction, module docstring); returns how many
-    reports were folded.
+    """Drain the survey's inbox into the stored open days' sums (one transaction, module docstring); returns how
+    many reports were folded.
 
     Ready partial statistics of shards are merged first, then the other inbox rows are folded. ``progress(done,
     total)``, if given, is called after each batch (``total`` counted once)."""
@@ -271,55 +344,136 @@ def fold_new_reports(survey: Survey, batch_size: int = 5000, progress=None) -> i
     protocol = get_protocol(survey)
     with transaction.atomic():
         row = _locked_statistics(survey)
-        folded = Folded.of_row(protocol, row)
+        days = Days.of_row(protocol, row)
         drain = Drain()
-        partials = _merge_partials(protocol, survey, folded, drain)
+        partials = _merge_partials(protocol, survey, days, drain)
         pending = PendingReport.objects.filter(survey=survey)
         total = pending.count() if progress else 0  # the merged partials' rows included: still in the inbox
-        fold_pending(protocol, pending, folded, drain, batch_size, progress, total)
-        _finish(row, protocol, folded, drain, partials)
-    return folded.count
+        fold_pending(protocol, pending, days, drain, batch_size, progress, total)
+        _finish(row, days, drain, partials)
+    return days.count
 
 
 def merge_partials(survey: Survey) -> int:
-    """Merge the shards' partial statistics into the stored statistics, moving exactly their rows, in one transaction
-    under the row lock; returns how many reports they add."""
+    """Merge the shards' partial statistics into the stored open days' sums, moving exactly their rows, in one
+    transaction under the row lock; returns how many reports they add."""
     protocol = get_protocol(survey)
     with transaction.atomic():
         row = _locked_statistics(survey)
-        folded = Folded.of_row(protocol, row)
+        days = Days.of_row(protocol, row)
         drain = Drain()
-        partials = _merge_partials(protocol, survey, folded, drain)
+        partials = _merge_partials(protocol, survey, days, drain)
         if drain.ids or partials:
-            _finish(row, protocol, folded, drain, partials)
-    return folded.count
+            _finish(row, days, drain, partials)
+    return days.count
+
+
+# -- closing days ----------------------------------------------------------------------------------------------------
+
+def close_grace() -> datetime.timedelta:
+    """How long after midnight (UTC) a day is closed: longer than any report request can take (the web tier's
+    timeouts are far shorter), so every report received that day is in the inbox by then. Setting
+    ``COINFLIP_CLOSE_GRACE_SECONDS`` (default 600, at least 60)."""
+    return datetime.timedelta(seconds=settings.COINFLIP_CLOSE_GRACE_SECONDS)
+
+
+def closable_through(now: datetime.datetime | None = None) -> datetime.date:
+    """The last day that may be closed at ``now``: yesterday (UTC) once ``close_grace()`` has passed, else the day
+    before."""
+    now = (now or datetime.datetime.now(datetime.UTC)).astimezone(datetime.UTC)
+    return (now - close_grace()).date() - datetime.timedelta(days=1)
+
+
+def _near_midnight(now: datetime.datetime | None) -> bool:
+    """In the last ``PUBLISH_QUIET`` of a UTC day: a version created then might commit after midnight, and validation
+    respondents of the next day would then split between two versions (``validation_version``)."""
+    now = (now or datetime.datetime.now(datetime.UTC)).astimezone(datetime.UTC)
+    return now.time() >= (datetime.datetime.min + (datetime.timedelta(days=1) - PUBLISH_QUIET)).time()
+
+
+#: No version is published in a UTC day's last minutes (``_near_midnight``).
+PUBLISH_QUIET = datetime.timedelta(minutes=5)
+
+
+def unsettled(survey: Survey) -> bool:
+    """Whether a survey that no longer takes reports still has work for the drain: inbox rows, spent credentials not
+    yet rewritten, or open days — which ``settle`` finishes, so that a closed survey's last reports do not stay
+    linkable at rest (docs/threat-model.md)."""
+    row = SurveyStatistics.objects.filter(survey=survey).first()
+    return (PendingReport.objects.filter(survey=survey).exists()
+            or SpentCredential.objects.filter(survey=survey, fresh=True).exists()
+            or bool(row is not None and row.open_days))
+
+
+def close_days(protocol, row: SurveyStatistics, now: datetime.datetime | None = None) -> int:
+    """Add the open days up to ``closable_through(now)`` to the closed sums, in day order, and advance
+    ``row.closed_through``; returns how many reports joined (the caller holds the row lock and saves)."""
+    through = closable_through(now)
+    closing = sorted(d for d in row.open_days if datetime.date.fromisoformat(d) <= through)
+    if row.closed_through is None or row.closed_through < through:
+        row.closed_through = through
+    if not closing:
+        return 0
+    stats = protocol.stats_from_dict(row.stats) if row.stats is not None else protocol.zero_stats()
+    validation = (protocol.validation_from_dict(row.validation) if row.validation is not None
+                  else protocol.zero_validation())
+    checks = _closed_plausibility(protocol, row)
+    joined = 0
+    days = dict(row.open_days)
+    for day in closing:
+        stored = days.pop(day)
+        stats = stats + protocol.stats_from_dict(stored["stats"])
+        validation = validation + protocol.validation_from_dict(stored["validation"])
+        if checks is not None and stored.get("plausibility") is not None:
+            checks = checks + PlausibilityStats.from_dict(stored["plausibility"])
+        row.report_count += stored["report_count"]
+        row.validation_count += stored["validation_count"]
+        joined += stored["report_count"] + stored["validation_count"]
+    row.stats = json_safe(protocol.stats_to_dict(stats))
+    row.validation = json_safe(protocol.validation_to_dict(validation))
+    row.plausibility = json_safe(checks.to_dict()) if checks is not None else None
+    row.open_days = days
+    return joined
 
 
 def validation_version(survey: Survey, now: datetime.datetime | None = None) -> ModelVersion | None:
     """The version LDP validation respondents evaluate: the newest one published before the current UTC day began
-    (``None`` if there is none), so the version in a validation report tells no more than the report's day."""
-    now = now or datetime.datetime.now(datetime.UTC)
-    midnight = now.astimezone(datetime.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return ModelVersion.objects.filter(survey=survey, created_at__lt=midnight).order_by("-version").first()
+    (``None`` if there is none), so the version in a validation report tells no more than the report's day
+    (``survey_app.reports.current_validation_version`` refuses any other)."""
+    number = current_validation_version(survey, now)
+    return None if number is None else ModelVersion.objects.get(survey=survey, version=number)
 
 
 def latest_version(survey: Survey) -> ModelVersion | None:
     return ModelVersion.objects.filter(survey=survey).order_by("-version").first()
 
 
-def publish_model(survey: Survey, skipped=None) -> ModelVersion | None:
-    """Estimate a model from the stored statistics and store it as the next version.
+def publish_model(survey: Survey, skipped=None, now: datetime.datetime | None = None) -> ModelVersion | None:
+    """Close the days that have ended (``close_days``), estimate a model from the closed days' statistics and store
+    it as the next version.
 
-    ``None`` (nothing published) when no report is folded yet, nothing changed since the latest version, or the
-    reports do not yet allow an estimate (e.g. an input of a one-report survey has no report yet: the engine raises
-    ``ValueError``); the periodic task then simply tries again later. ``skipped(sentence)``, if given, hears why
-    nothing was published, in words for the dashboard."""
+    ``None`` (nothing published) when no report of a closed day is folded yet, nothing changed since the latest
+    version, or the reports do not yet allow an estimate (e.g. an input of a one-report survey has no report yet:
+    the engine raises ``ValueError``); the periodic task then simply tries again later. ``skipped(sentence)``, if
+    given, hears why nothing was published, in words for the dashboard. ``now`` (default: the clock) decides which
+    days have ended."""
     skipped = skipped or (lambda sentence: None)
     protocol = get_protocol(survey)
     with transaction.atomic():
         row = _locked_statistics(survey)  # the lock also serialises concurrent publishes
+        close_days(protocol, row, now)
+        row.save()
+        if _near_midnight(now):
+            skipped("Publishing waits until after midnight (UTC): a version published in a day's last minutes "
+                    "could reach respondents only after it.")
+            return None
+        waiting = row.open_report_count + row.open_validation_count
+        # No count here: a job row keeps this sentence with its time, and a count per retrain window would place
+        # the reports of a quiet day within it.
+        later = (" Reports of days not yet ended join the model once their day (UTC) has ended, so that no model "
+                 "reveals more about a report than its day." if waiting else "")
         if row.report_count == 0 or row.stats is None:
-            skipped("No model yet: no report has been received.")
+            skipped(("No model yet: no report has been received." if not waiting else "No model yet.") + later)
             return None
         latest = latest_version(survey)
         # Accuracy computed at publication (MRR) is on the validation records folded so far, so new validation records
@@ -327,7 +481,7 @@ def publish_model(survey: Survey, skipped=None) -> ModelVersion | None:
         unchanged_validation = (not protocol.accuracy_at_publication or latest is None
                                 or latest.metrics.get("validation_count", 0) == row.validation_count)
         if latest is not None and latest.report_count == row.report_count and unchanged_validation:
-            skipped(f"Nothing new since version {latest.version}: the current model stands.")
+            skipped(f"Nothing new since version {latest.version}: the current model stands.{later}")
             return None
         try:
             model = protocol.estimate(protocol.stats_from_dict(row.stats))
@@ -349,6 +503,7 @@ def publish_model(survey: Survey, skipped=None) -> ModelVersion | None:
             version=version,
             model=json_safe(model.to_dict()),
             report_count=row.report_count,
+            through_day=row.closed_through,
             privacy=json_safe(protocol.model_privacy(model)),
             metrics=json_safe(metrics),
         )
@@ -383,14 +538,14 @@ def latest_accuracy(survey: Survey) -> tuple[int, dict] | None:
     return version, by_version[version]
 
 
-def retrain(survey: Survey, progress=None, skipped=None) -> ModelVersion | None:
-    """Fold the new reports, then publish a version if anything changed.
+def retrain(survey: Survey, progress=None, skipped=None, now: datetime.datetime | None = None) -> ModelVersion | None:
+    """Fold the new reports, then publish a version if the closed days' statistics changed (``publish_model``).
 
     ``progress(fraction, message)``, if given, hears about the fold (90 % of the work) and the estimate;
-    ``skipped(sentence)`` why nothing was published (``publish_model``)."""
-    fold = ((lambda done, total: progress(0.9 * done / max(total, 1), f"Folded {done} of {total} new reports"))
+    ``skipped(sentence)`` why nothing was published; ``now`` which days have ended (``close_days``)."""
+    fold = ((lambda done, total: progress(0.9 * done / max(total, 1), "Folding the new reports"))
             if progress else None)
     fold_new_reports(survey, progress=fold)
     if progress:
         progress(0.9, "Estimating the model")
-    return publish_model(survey, skipped=skipped)
+    return publish_model(survey, skipped=skipped, now=now)

@@ -103,20 +103,22 @@ def covered(survey: Survey) -> set[str]:
 
 
 def fold_shard(survey: Survey, shard: Shard, worker: str = "", batch_size: int = 5000) -> int:
-    """Fold the shard's pending rows that no stored partial covers into a new ``PartialStatistics`` row listing them
-    (one transaction); returns how many reports (0, storing nothing, when there are none). ``worker`` names who
-    folded it (the Celery worker's host name)."""
+    """Fold the shard's pending rows that no stored partial covers into new ``PartialStatistics`` rows, one per day
+    the rows were received on, each listing its rows (one transaction); returns how many reports (0, storing
+    nothing, when there are none). ``worker`` names who folded it (the Celery worker's host name)."""
     protocol = get_protocol(survey)
-    folded = services.Folded.empty(protocol)
-    ids = services.fold_pending(protocol, shard.rows(survey), folded, batch_size=batch_size, skip=covered(survey))
-    if not ids:
+    days = services.Days(protocol)
+    drain = services.Drain()
+    services.fold_pending(protocol, shard.rows(survey), days, drain, batch_size=batch_size, skip=covered(survey))
+    if not drain.ids:
         return 0
     with transaction.atomic():
-        PartialStatistics.objects.create(
-            survey=survey, pending=[str(i) for i in ids],
-            stats=json_safe(protocol.stats_to_dict(folded.stats)),
-            validation=json_safe(protocol.validation_to_dict(folded.validation)),
-            plausibility=json_safe(folded.plausibility.to_dict()) if folded.plausibility is not None else None,
-            report_count=folded.training, validation_count=folded.validating, worker=worker[:200],
-        )
-    return folded.count
+        for day, folded in days.folds.items():
+            PartialStatistics.objects.create(
+                survey=survey, day=day, pending=[str(i) for i in drain.by_day[day]],
+                stats=json_safe(protocol.stats_to_dict(folded.stats)),
+                validation=json_safe(protocol.validation_to_dict(folded.validation)),
+                plausibility=json_safe(folded.plausibility.to_dict()) if folded.plausibility is not None else None,
+                report_count=folded.training, validation_count=folded.validating, worker=worker[:200],
+            )
+    return days.count

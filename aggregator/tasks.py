@@ -22,9 +22,10 @@ from .models import Job
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
-def fold_survey(survey_id: int) -> int:
-    """Drain a survey's inbox into its statistics; returns how many reports were folded."""
-    return services.fold_new_reports(Survey.objects.get(pk=survey_id))
+def fold_survey(survey_id: int) -> None:
+    """Drain a survey's inbox into its statistics. Returns nothing: the worker logs a task's result with its time,
+    and a count per drain window would place a quiet day's reports within it."""
+    services.fold_new_reports(Survey.objects.get(pk=survey_id))
 
 
 def _version_number(version) -> int | None:
@@ -54,17 +55,26 @@ def retrain_survey(self, survey_id: int) -> int | None:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
-def fold_shard(self, survey_id: int, low: str | None, high: str | None) -> int:
-    """Fold one shard (a range of random inbox keys) into a ``PartialStatistics`` row stamped with this worker's name;
-    returns how many reports."""
+def fold_shard(self, survey_id: int, low: str | None, high: str | None) -> None:
+    """Fold one shard (a range of random inbox keys) into ``PartialStatistics`` rows stamped with this worker's name.
+    Returns nothing (the worker logs a task's result with its time: ``fold_survey``)."""
     shard = sharding.Shard(low, high)
-    return sharding.fold_shard(Survey.objects.get(pk=survey_id), shard, worker=self.request.hostname or "")
+    sharding.fold_shard(Survey.objects.get(pk=survey_id), shard, worker=self.request.hostname or "")
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def merge_and_publish(survey_id: int) -> int | None:
     """The chord's body: merge the partial statistics, fold what arrived meanwhile, publish; the new version number."""
     return _version_number(services.retrain(Survey.objects.get(pk=survey_id)))
+
+
+@shared_task(ignore_result=True)
+def settle_closed_surveys() -> None:
+    """Drain and close the days of surveys that no longer take reports but still hold unsettled rows
+    (``services.unsettled``): a closed survey has no schedule of its own. Run every 10 minutes by beat."""
+    for survey in Survey.objects.exclude(status=Survey.Status.OPEN).order_by("id"):
+        if services.unsettled(survey):
+            services.retrain(survey)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

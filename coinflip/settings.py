@@ -17,6 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("COINFLIP_VAR_DIR", BASE_DIR / "var"))
@@ -67,7 +68,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "coinflip.middleware.CSPMiddleware",  # django-csp's, the settings' header built once
     "coinflip.middleware.DatabaseUnavailableMiddleware",
     "coinflip.middleware.NulByteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -157,11 +158,17 @@ SPECTACULAR_SETTINGS = {
 # COINFLIP_JOB_STALE_SECONDS; one silent for longer lost its worker and is marked failed (aggregator.jobs.reap_stale).
 COINFLIP_TASK_TIME_LIMIT = env_int("COINFLIP_TASK_TIME_LIMIT", 1800)
 COINFLIP_JOB_STALE_SECONDS = env_int("COINFLIP_JOB_STALE_SECONDS", 120)
+# A model includes whole UTC days only: a day is closed this long after midnight (docs/threat-model.md), longer than
+# any report request may take.
+COINFLIP_CLOSE_GRACE_SECONDS = env_int("COINFLIP_CLOSE_GRACE_SECONDS", 600)
+if COINFLIP_CLOSE_GRACE_SECONDS < 60:
+    raise ImproperlyConfigured("COINFLIP_CLOSE_GRACE_SECONDS must be at least 60 (seconds after midnight, UTC).")
 CELERY_TASK_TIME_LIMIT = COINFLIP_TASK_TIME_LIMIT
 CELERY_TASK_SOFT_TIME_LIMIT = max(1, min(COINFLIP_TASK_TIME_LIMIT - 60, int(COINFLIP_TASK_TIME_LIMIT * 0.9)))
 COINFLIP_VISIBILITY_TIMEOUT = COINFLIP_TASK_TIME_LIMIT + max(10, COINFLIP_TASK_TIME_LIMIT // 10)
 CELERY_BEAT_SCHEDULE = {
     "reap stale jobs": {"task": "aggregator.tasks.reap_stale_jobs", "schedule": 60.0},
+    "settle closed surveys": {"task": "aggregator.tasks.settle_closed_surveys", "schedule": 600.0},
 }
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

@@ -19,6 +19,7 @@ as its protocol, page or redemption is first asked for); ``rotate_key`` retires 
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 import secrets
@@ -28,11 +29,12 @@ from django.db import IntegrityError, connection, transaction
 
 from aggregator.privacy import blind_rsa
 
-from .models import SpentCredential, Survey, SurveyKey
+from .models import InvitationToken, SpentCredential, Survey, SurveyKey
 from .reports import Outcome, Result, consume_token, find_public_survey
 
 __all__ = ["Credential", "Redemption", "active_key", "rotate_key", "public_credential", "redeem", "parse_credential",
-           "spend", "credential_digest", "PendingCredential", "start_credential", "finish_credential"]
+           "spend", "credential_digest", "redeem_if_unchanged", "spend_statement", "verified", "PendingCredential",
+           "start_credential", "finish_credential"]
 
 #: Longest base64url text accepted for a value or signature: a 4096-bit signature is 683 characters.
 MAX_FIELD_CHARS = 1024
@@ -97,10 +99,18 @@ def _active_key_id(survey: Survey) -> str | None:
     return row[0] if row else None
 
 
+#: Private keys read by ``_signing_key``, by key id: what ``redeem_if_unchanged`` signs with (no query).
+_PRIVATE_KEYS: dict[str, object] = {}
+
+
 @functools.lru_cache(maxsize=256)
 def _signing_key(key_id: str):
     """The private key ``key_id`` (read once per process)."""
-    return blind_rsa.private_key_from_pem(SurveyKey.objects.values_list("private_pem", flat=True).get(key_id=key_id))
+    private = blind_rsa.private_key_from_pem(SurveyKey.objects.values_list("private_pem", flat=True).get(key_id=key_id))
+    if len(_PRIVATE_KEYS) >= 256:
+        _PRIVATE_KEYS.clear()
+    _PRIVATE_KEYS[key_id] = private
+    return private
 
 
 @functools.lru_cache(maxsize=1024)
@@ -124,15 +134,22 @@ class Redemption:
     key_id: str | None = None
 
 
-def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -> Redemption:
+def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None, fast: bool = True) -> Redemption:
     """Spend the invitation ``token`` of survey ``slug`` for a blind signature on ``blinded_msg`` (base64url).
 
     Checks, in order: the survey (``NOT_FOUND``; ``CLOSED``; ``NO_INVITATIONS`` for an open-link survey), the
     blinded message and ``key_id`` (``INVALID``: the message must be the key's size and below its modulus; a
-    ``key_id`` other than the active key's means the browser blinded for a retired key), then the token
+    ``key_id`` other than the active key's means the browser blinded for a retired key: it is signed only as a retry,
+    below, else refused), then the token
     (``TOKEN_UNKNOWN``, ``TOKEN_USED`` — unless the token was redeemed with this very blinded message: a retry after a
     lost answer is signed again, the same signature, no second credential). The token's UPDATE and the signature
-    share one transaction, so a failed signature leaves the token unused; the token is the only thing written."""
+    share one transaction, so a failed signature leaves the token unused; the token is the only thing written.
+
+    The usual redemption takes one statement (``redeem_if_unchanged``; not tried again with ``fast`` false, when the
+    caller already tried it); everything else, and anything it does not sign, takes the checks above."""
+    signed = redeem_if_unchanged(slug, token, blinded_msg, key_id) if fast else None
+    if signed is not None:
+        return signed
     survey = find_public_survey(slug)
     if survey is None:
         return Redemption(Outcome.of(Result.NOT_FOUND))
@@ -144,25 +161,96 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -
     if active_id is None:
         key = active_key(survey)
         active_id = key.key_id
-    if key_id is not None and key_id != active_id:
-        return Redemption(Outcome.invalid(
-            "key_id", "This survey's key has changed since the page was loaded: reload the page and send again."))
-    private = _signing_key(active_id)
-    try:
-        message = blind_rsa.b64url_decode(blinded_msg) if len(blinded_msg) <= MAX_FIELD_CHARS else None
-    except blind_rsa.BlindRSAError:
-        message = None
-    n = private.public_key().public_numbers().n
-    if message is None or len(message) != (n.bit_length() + 7) // 8 or int.from_bytes(message, "big") >= n:
+    changed = Outcome.invalid(
+        "key_id", "This survey's key has changed since the page was loaded: reload the page and send again.")
+    # A retired key of the survey signs only a retry: the token was redeemed with this very blinded message before
+    # the rotation, and the answer was lost (so a rotation never strands a respondent between the two requests).
+    retry_only = key_id is not None and key_id != active_id
+    if retry_only and not SurveyKey.objects.filter(survey=survey, key_id=key_id).exists():
+        return Redemption(changed)
+    signing_id = key_id if retry_only else active_id
+    private = _signing_key(signing_id)
+    message = _blinded_message(private, blinded_msg)
+    if message is None:
+        n = private.public_key().public_numbers().n
         return Redemption(Outcome.invalid(
             "blinded_msg", f"Not a blinded message for this survey's key ({blind_rsa.VARIANT}, unpadded base64url "
                            f"of {(n.bit_length() + 7) // 8} bytes below the modulus)."))
+    digest = hashlib.sha256(message).hexdigest()
     with transaction.atomic():
-        refused = consume_token(survey, token, hashlib.sha256(message).hexdigest())
-        if refused is not None:
-            return Redemption(refused)
+        if retry_only:
+            if not InvitationToken.objects.filter(survey=survey, token=token, used=True, redeemed_with=digest).exists():
+                return Redemption(changed)
+        else:
+            refused = consume_token(survey, token, digest)
+            if refused is not None:
+                return Redemption(refused)
         signature = blind_rsa.blind_sign(private, message)  # raises only on a faulty computation: rolls back
-    return Redemption(Outcome.of(Result.SIGNED), blind_rsa.b64url_encode(signature), active_id)
+    return Redemption(Outcome.of(Result.SIGNED), blind_rsa.b64url_encode(signature), signing_id)
+
+
+def _blinded_message(private, blinded_msg: str) -> bytes | None:
+    """The blinded message (bytes) if ``blinded_msg`` is unpadded base64url of the key's size below its modulus."""
+    try:
+        message = blind_rsa.b64url_decode(blinded_msg) if len(blinded_msg) <= MAX_FIELD_CHARS else None
+    except blind_rsa.BlindRSAError:
+        return None
+    n = private.public_key().public_numbers().n
+    if message is None or len(message) != (n.bit_length() + 7) // 8 or int.from_bytes(message, "big") >= n:
+        return None
+    return message
+
+
+def redeem_if_unchanged(slug: str, token: str, blinded_msg: str, key_id: str | None) -> Redemption | None:
+    """The usual redemption in one round trip to the database (PostgreSQL): the signed ``Redemption``, or ``None``
+    — nothing written; ``redeem``'s checks answer, errors and retries included.
+
+    The usual redemption — an open token survey as ``find_public_survey`` last read it (no query), a ``key_id``
+    naming a signing key this process has read, a blinded message of its size, an unused token — is checked without
+    a query and then admitted by one conditional UPDATE (``consume_token``'s: used false → true, with the blinded
+    message's digest) that holds only if the survey row is still at that version and the key is still its active
+    one: the full path's checks, made at the moment of the update. The UPDATE commits by itself (no BEGIN/COMMIT
+    round trips) before the signature; if signing raises (only a faulty computation can), the token is given back
+    (used true → false, the digest cleared) before the error propagates, as the full path's rollback would. A crash
+    in between leaves the token used with this message's digest: the state of an answer lost on its way, which the
+    same blinded message redeems again (``consume_token``)."""
+    from .reports import _SURVEYS  # the cache of find_public_survey
+
+    cached = _SURVEYS.get(slug) if key_id is not None and connection.vendor == "postgresql" else None
+    if cached is None:
+        return None
+    (survey_id, xmin, ctid), survey = cached
+    if survey.status != Survey.Status.OPEN or survey.access != Survey.Access.TOKENS:
+        return None
+    private = _PRIVATE_KEYS.get(key_id)
+    if private is None:
+        return None
+    message = _blinded_message(private, blinded_msg)
+    if message is None:
+        return None
+    digest = hashlib.sha256(message).hexdigest()
+    quote, meta = connection.ops.quote_name, InvitationToken._meta
+    used, redeemed, token_survey, token_column = (quote(meta.get_field(name).column)
+                                                  for name in ("used", "redeemed_with", "survey", "token"))
+    tokens, surveys, keys = (quote(model._meta.db_table) for model in (InvitationToken, Survey, SurveyKey))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {tokens} SET {used} = true, {redeemed} = %s "
+            f"WHERE {token_survey} = %s AND {token_column} = %s AND NOT {used} "
+            f"AND EXISTS (SELECT 1 FROM {surveys} WHERE id = %s AND xmin::text = %s AND ctid::text = %s) "
+            f"AND EXISTS (SELECT 1 FROM {keys} WHERE {_column(SurveyKey, 'survey')} = %s "
+            f"AND {_column(SurveyKey, 'key_id')} = %s AND {_column(SurveyKey, 'active')})",
+            [digest, survey_id, token, survey_id, xmin, ctid, survey_id, key_id])
+        if cursor.rowcount != 1:
+            return None
+        try:
+            signature = blind_rsa.blind_sign(private, message)
+        except BaseException:
+            cursor.execute(f"UPDATE {tokens} SET {used} = false, {redeemed} = '' "
+                           f"WHERE {token_survey} = %s AND {token_column} = %s AND {redeemed} = %s",
+                           [survey_id, token, digest])
+            raise
+    return Redemption(Outcome.of(Result.SIGNED), blind_rsa.b64url_encode(signature), key_id)
 
 
 # -- reports ---------------------------------------------------------------------------------------------------------
@@ -223,20 +311,41 @@ def spend(survey: Survey, credential: Credential) -> Outcome | None:
     if not blind_rsa.verify(public, credential.value, credential.signature):
         return Outcome.invalid("credential.signature", "The signature does not verify: not a credential of this "
                                                        "survey.")
-    quote, meta = connection.ops.quote_name, SpentCredential._meta
-    columns = ", ".join(quote(meta.get_field(name).column) for name in ("digest", "survey"))
-    keys = quote(SurveyKey._meta.db_table)
+    sql, params = spend_statement(survey, credential)
     with connection.cursor() as cursor:
-        # Added only if the key is (still) one of this survey's: the cache above knows keys, not their surveys.
-        cursor.execute(f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s WHERE EXISTS (SELECT 1 FROM "
-                       f"{keys} WHERE {_column(SurveyKey, 'survey')} = %s AND {_column(SurveyKey, 'key_id')} = %s) "
-                       "ON CONFLICT DO NOTHING",
-                       [credential_digest(credential.value), survey.pk, survey.pk, credential.key_id])
+        cursor.execute(f"{sql} ON CONFLICT DO NOTHING", params)
         if cursor.rowcount == 1:
             return None
     if not SurveyKey.objects.filter(survey=survey, key_id=credential.key_id).exists():
         return no_key
     return Outcome.of(Result.CREDENTIAL_USED)
+
+
+def spend_statement(survey: Survey, credential: Credential) -> tuple[str, list]:
+    """The INSERT … SELECT of the credential's digest into ``SpentCredential`` (SQL without its ``ON CONFLICT``
+    clause, and its parameters), adding the row only if the key is (still) one of the survey's: the caches here know
+    keys, not their surveys. ``spend`` runs it; ``survey_app.reports.store_report`` runs it with the report's INSERT
+    in one statement (the usual token report, ``store_if_unchanged``)."""
+    quote, meta = connection.ops.quote_name, SpentCredential._meta
+    columns = ", ".join(quote(meta.get_field(name).column) for name in ("digest", "survey", "fresh", "day"))
+    keys = quote(SurveyKey._meta.db_table)
+    return (f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, true, %s WHERE EXISTS "
+            f"(SELECT 1 FROM {keys} WHERE {_column(SurveyKey, 'survey')} = %s AND {_column(SurveyKey, 'key_id')} = %s)",
+            [credential_digest(credential.value), survey.pk, datetime.datetime.now(datetime.UTC).date(), survey.pk,
+             credential.key_id])
+
+
+def verified(data) -> Credential | None:
+    """The ``Credential`` of a report body's ``"credential"`` object if it is well-formed and its signature verifies
+    under a key this process has read (``spend``'s cache; whether the key is the survey's is the INSERT's to check:
+    ``spend_statement``), else ``None`` — then ``spend`` decides, and answers."""
+    credential = parse_credential(data)
+    if isinstance(credential, Outcome):
+        return None
+    public = _PUBLIC_KEYS.get(credential.key_id)
+    if public is None or not blind_rsa.verify(public, credential.value, credential.signature):
+        return None
+    return credential
 
 
 # -- the client half, as the browser does it (static/js/credentials/blind.mjs): simulate and tests -------------------

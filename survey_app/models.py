@@ -67,7 +67,8 @@ class Survey(models.Model):
         DCA = "dca", "DCA"
 
     class PostProcess(models.TextChoices):
-        NORM_SUB = "norm-sub", "Projection onto the simplex (recommended)"
+        BAYES = "bayes", "Posterior means from each estimate's standard error (recommended: never below guessing)"
+        NORM_SUB = "norm-sub", "Projection onto the simplex"
         NEG_TO_ONE = "neg-to-one", "Negative counts set to 1 (as in the paper)"
 
     title = models.CharField(max_length=200)
@@ -108,7 +109,9 @@ class Survey(models.Model):
         help_text="Public CSV sample with the numeric questions' columns (and the class), used to fit PCA/DCA.",
     )
     projection_params = models.JSONField(null=True, blank=True, editable=False)
-    postprocess = models.CharField(max_length=12, choices=PostProcess.choices, default=PostProcess.NORM_SUB)
+    postprocess = models.CharField(max_length=12, choices=PostProcess.choices, default=PostProcess.BAYES,
+                                   help_text="How noisy estimates become model parameters (docs/results/"
+                                             "nb-estimators.md compares them).")
     validation_share = models.FloatField(
         default=0.1, validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
         help_text="Share of respondents who validate the current model instead of answering for training: their "
@@ -402,6 +405,14 @@ class SpentCredential(models.Model):
 
     digest = models.CharField(max_length=64, primary_key=True)
     survey = models.ForeignKey(Survey, related_name="+", on_delete=models.CASCADE)
+    fresh = models.BooleanField(default=True, help_text="Spent since the last fold, which rewrites these rows with "
+                                                        "the rest of their day (aggregator.services): their system "
+                                                        "columns then order nothing within the day.")
+    day = models.DateField(null=True, help_text="The day (UTC) it was spent.")
+
+    class Meta:
+        indexes = [models.Index(fields=["survey"], condition=models.Q(fresh=True), name="spent_fresh"),
+                   models.Index(fields=["survey", "day"], name="spent_survey_day")]
 
     def __str__(self) -> str:
         return f"spent credential {self.digest[:12]}…"

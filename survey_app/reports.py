@@ -7,8 +7,9 @@ respondent (``admit``: an invitation token is consumed by a conditional UPDATE i
 written beside the report) and stores the report (``store_report``, the one writer of report rows). The view
 (``survey_app.api.ReportView``) parses the body and maps the ``Outcome`` onto a status code.
 
-The usual POST — an open link survey, a body holding only a valid report — takes one round trip to PostgreSQL
-(``store_if_unchanged``: bench/load measures it); everything else takes the full path, whose answers it shares.
+The usual POST — an open survey, a body holding only a valid report (a token survey's: and a valid credential) —
+takes one round trip to PostgreSQL (``store_if_unchanged``: bench/load measures it); everything else takes the full
+path, whose answers it shares.
 
 Checks, in order (the first that fails is the outcome): no such public survey (``NOT_FOUND``), survey closed
 (``CLOSED``), the body itself (the reader's exception propagates), the report (``INVALID`` with the field), the
@@ -24,6 +25,7 @@ them into ``Report`` in shuffled order (``aggregator.services``).
 from __future__ import annotations
 
 import copy
+import datetime
 import enum
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -52,6 +54,7 @@ class Result(enum.Enum):
     CREDENTIAL_USED = "credential_used"        # the credential already added a report
     NO_INVITATIONS = "no_invitations"          # a redemption for an open-link survey
     SIGNED = "signed"                          # a redemption succeeded: the blind signature is in the answer
+    STALE_VERSION = "stale_version"            # a validation report of a version not evaluated today (issue 11)
 
 
 #: The refusal (``INVALID``, field ``token``) of a token survey's report that carries the invitation token.
@@ -72,6 +75,9 @@ MESSAGES = {
     Result.CREDENTIAL_USED: "This credential has already been used: its report was received.",
     Result.NO_INVITATIONS: "This survey takes no invitations: it is open to anyone with its link.",
     Result.SIGNED: "signed",
+    Result.STALE_VERSION: "This validation report evaluated a model version that validation respondents no longer "
+                          "evaluate today (a new day began, UTC): fetch the model with ?for=validation and prepare "
+                          "the report again.",
 }
 
 
@@ -115,15 +121,16 @@ class Submission:
 Body = Submission | Callable[[], Submission]
 
 
-def submit_report(slug: str, body: Body) -> Outcome:
+def submit_report(slug: str, body: Body, fast: bool = True) -> Outcome:
     """Check and store one report sent to the survey ``slug``; the ``Outcome`` says what happened.
 
     ``body`` may be a function that reads the submission from the request: it is called once, before any query (the
     usual POST needs none), and an exception it raises — the request's own 400, 413 or 415 — propagates only after
     the survey is known to exist and be open, so ``NOT_FOUND`` and ``CLOSED`` come first. Nothing is stored unless
-    the outcome is ``STORED``."""
+    the outcome is ``STORED``. ``fast`` false skips the one-statement path (``store_if_unchanged``), for a caller
+    that already tried it."""
     read = _read_once(body)
-    if store_if_unchanged(slug, read):
+    if fast and store_if_unchanged(slug, read):
         return STORED
     survey = find_public_survey(slug)
     if survey is None:
@@ -136,17 +143,34 @@ def submit_report(slug: str, body: Body) -> Outcome:
         protocol.parse_one(submission.report)
     except ReportError as exc:
         return Outcome.invalid(f"report.{exc.field}", exc.message)
+    now = datetime.datetime.now(datetime.UTC)  # one instant for the version check and the report's day
     version = protocol.validated_version(submission.report)
-    if version is not None and not survey.model_versions.filter(version=version).exists():
-        return Outcome.invalid("report.validation.version", "No such published model version.")
+    if version is not None and version != current_validation_version(survey, now):
+        if not survey.model_versions.filter(version=version).exists():
+            return Outcome.invalid("report.validation.version", "No such published model version.")
+        if survey.access == Survey.Access.TOKENS and _spent(survey, submission):
+            # A kept report already received (its answer lost) and retried after midnight: it was stored, and the
+            # page must hear so (409 credential used) — not prepare and send another one.
+            return Outcome.of(Result.CREDENTIAL_USED)
+        return Outcome.of(Result.STALE_VERSION)
     # A token survey spends its credential in the report's transaction; a link survey's report is one INSERT, atomic
     # by itself (no BEGIN/COMMIT round trips on the hot path).
     with transaction.atomic() if survey.access == Survey.Access.TOKENS else nullcontext():
         refused = admit(survey, submission)
         if refused is not None:
             return refused  # nothing was written
-        store_report(survey, submission.report)
+        store_report(survey, submission.report, day=now.date())
     return STORED
+
+
+def _spent(survey: Survey, submission: Submission) -> bool:
+    """Whether the submission's credential (well formed) has already added a report to ``survey``."""
+    from .credentials import credential_digest, parse_credential  # credentials builds on this module
+    from .models import SpentCredential
+
+    credential = parse_credential(submission.credential) if submission.credential is not None else None
+    return (credential is not None and not isinstance(credential, Outcome)
+            and SpentCredential.objects.filter(survey=survey, digest=credential_digest(credential.value)).exists())
 
 
 def admit(survey: Survey, submission: Submission) -> Outcome | None:
@@ -193,6 +217,20 @@ def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcom
     return Outcome.of(Result.TOKEN_USED)
 
 
+def utc_midnight(now: datetime.datetime | None = None) -> datetime.datetime:
+    """The start of the current UTC day."""
+    now = (now or datetime.datetime.now(datetime.UTC)).astimezone(datetime.UTC)
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def current_validation_version(survey: Survey, now: datetime.datetime | None = None) -> int | None:
+    """The number of the version validation respondents evaluate today: the newest published before the current
+    UTC day began (``aggregator.services.validation_version``), so a validation report's version tells no more than
+    its day; a report naming any other is refused (``STALE_VERSION``)."""
+    return (survey.model_versions.filter(created_at__lt=utc_midnight(now)).order_by("-version")
+            .values_list("version", flat=True).first())
+
+
 # -- the survey, cached per row version ----------------------------------------------------------------------------
 
 #: Surveys ``find_public_survey`` read, by slug: (row version, survey). PostgreSQL only; bounded; shared by threads.
@@ -234,21 +272,32 @@ def find_public_survey(slug: str) -> Survey | None:
 
 # -- storing ---------------------------------------------------------------------------------------------------------
 
-def store_report(survey: Survey, payload, guard: tuple[str, list] | None = None) -> bool:
+def store_report(survey: Survey, payload, guard: tuple[str, list] | None = None,
+                 spend: tuple[str, list] | None = None, day: datetime.date | None = None) -> bool:
     """Insert one report into the inbox: what ``PendingReport.objects.create(survey=survey, payload=payload)`` does
     (the model has no ``save`` override and no signal receivers; its key is a random UUID), as one INSERT built from
     the model's fields — without the ORM's per-call query compilation, which cost a tenth of a report POST's CPU
     (bench/load). With ``guard`` (an SQL condition and its parameters) the row is added only if the condition holds.
-    Returns whether it was added. The next fold moves it into ``Report`` (``aggregator.services``)."""
+    With ``spend`` (a token survey's credential: ``survey_app.credentials.spend_statement``, an INSERT … RETURNING
+    that adds the credential's digest, or nothing if it is spent) the report is added in the same statement, only if
+    the digest was — both or neither (a data-modifying CTE; ``guard`` then goes into the digest's INSERT).
+    ``day`` (default: today, UTC) is the day it was received: the caller passes the day of the instant its checks
+    used. Returns whether the report was added. The next fold moves it into ``Report`` (``aggregator.services``)."""
     quote, meta = connection.ops.quote_name, PendingReport._meta
     id_field, survey_field, payload_field, date_field = (meta.get_field(n)
                                                          for n in ("id", "survey", "payload", "received_on"))
     columns = ", ".join(quote(f.column) for f in (id_field, survey_field, payload_field, date_field))
     values = [id_field.get_db_prep_save(id_field.get_default(), connection), survey.pk,
               payload_field.get_db_prep_save(payload, connection),
-              date_field.get_db_prep_save(date_field.get_default(), connection)]
+              date_field.get_db_prep_save(day or datetime.datetime.now(datetime.UTC).date(), connection)]
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, %s, %s"
-    if guard is not None:
+    if spend is not None:
+        spend_sql, spend_values = spend
+        if guard is not None:
+            spend_sql, spend_values = f"{spend_sql} AND {guard[0]}", spend_values + guard[1]
+        sql = (f"WITH spent AS ({spend_sql} ON CONFLICT DO NOTHING RETURNING 1) {sql} FROM spent")
+        values = spend_values + values
+    elif guard is not None:
         sql, values = f"{sql} WHERE {guard[0]}", values + guard[1]
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
@@ -258,17 +307,21 @@ def store_report(survey: Survey, payload, guard: tuple[str, list] | None = None)
 def store_if_unchanged(slug: str, read: Callable[[], Submission]) -> bool:
     """The usual report POST in one round trip to the database (PostgreSQL); ``True`` if it stored the report.
 
-    The usual POST — an open link survey, a body holding only a report, a valid one — is checked against the survey
-    as ``find_public_survey`` last read it (no query), then stored by one INSERT … SELECT that adds the row only if
-    the survey row is still at that version, and, for a validation report, the model version it names exists: the
-    full path's checks, made at the moment of the insert. (A round trip cost a fifth of a POST's CPU, bench/load.)
-    ``False`` — nothing stored; the full path answers, errors included — when the survey is not cached, the body is
-    unreadable or holds anything else, the report is not valid, or the row changed since."""
+    The usual POST — an open survey, a body holding only a valid report (and, for a token survey, a well-formed
+    credential whose signature verifies under a key this process has read) — is checked against the survey as
+    ``find_public_survey`` last read it (no query), then stored by one INSERT … SELECT that adds the row only if the
+    survey row is still at that version, and, for a validation report, the model version it names is the one
+    evaluated today (``current_validation_version``): the full path's checks, made at the moment of the insert. A
+    token survey's report is stored by the same statement as its credential's digest (``store_report``'s ``spend``:
+    one statement, so both or neither; a digest already spent adds nothing). (A round trip cost a fifth of a POST's
+    CPU, bench/load.) ``False`` — nothing stored; the full path answers, errors included — when the survey is not
+    cached, the body is unreadable or holds anything else, the report or the credential is not valid, the credential
+    is spent, or the row changed since."""
     cached = _SURVEYS.get(slug) if connection.vendor == "postgresql" else None
     if cached is None:
         return False
     (survey_id, xmin, ctid), survey = cached
-    if survey.status != Survey.Status.OPEN or survey.access != Survey.Access.LINK:
+    if survey.status != Survey.Status.OPEN:
         return False
     try:
         submission = read()
@@ -277,23 +330,55 @@ def store_if_unchanged(slug: str, read: Callable[[], Submission]) -> bool:
     report = submission.report
     if submission.token is not None or type(report) is not dict:
         return False
+    spend = None
+    if survey.access == Survey.Access.TOKENS:
+        if submission.credential is None:
+            return False
+        from .credentials import spend_statement, verified  # credentials builds on this module
+
+        credential = verified(submission.credential)
+        if credential is None:
+            return False
+        spend = spend_statement(survey, credential)
+    elif survey.access != Survey.Access.LINK:
+        return False
     try:
-        protocol = get_protocol(survey)
+        protocol = _protocol_of(slug, cached)
         protocol.parse_one(report)
     except ValueError:  # a malformed report (ReportError), or a survey changed since beyond building
         return False
     quote = connection.ops.quote_name
+    now = datetime.datetime.now(datetime.UTC)  # one instant for the version guard and the report's day
     guard = (f"EXISTS (SELECT 1 FROM {quote(Survey._meta.db_table)} "
              "WHERE id = %s AND xmin::text = %s AND ctid::text = %s)")
     params = [survey_id, xmin, ctid]
     version = protocol.validated_version(report)
-    if version is not None:
+    if version is not None:  # the version validation respondents evaluate today (``current_validation_version``)
         versions = Survey._meta.get_field("model_versions").related_model._meta
-        survey_column, version_column = (quote(versions.get_field(name).column) for name in ("survey", "version"))
-        guard += (f" AND EXISTS (SELECT 1 FROM {quote(versions.db_table)} WHERE "
-                  f"{survey_column} = %s AND {version_column} = %s)")
-        params += [survey_id, version]
-    return store_report(survey, report, (guard, params))
+        survey_column, version_column, created_column = (
+            quote(versions.get_field(name).column) for name in ("survey", "version", "created_at"))
+        guard += (f" AND %s = (SELECT max({version_column}) FROM {quote(versions.db_table)} WHERE "
+                  f"{survey_column} = %s AND {created_column} < %s)")
+        params += [version, survey_id, utc_midnight(now)]
+    return store_report(survey, report, (guard, params), spend, day=now.date())
+
+
+#: ``get_protocol`` of each survey cached in ``_SURVEYS``, by slug: (that cache entry, protocol). The entry is one
+#: row version, read once and never changed, so its protocol is too; ``get_protocol`` itself keys its cache by every
+#: field of the survey, which cost a twentieth of a report POST's CPU (``python -m bench.load.profile``).
+_PROTOCOLS: dict[str, tuple[tuple, Any]] = {}
+
+
+def _protocol_of(slug: str, cached: tuple):
+    """``get_protocol`` of the survey of the ``_SURVEYS`` entry ``cached``, computed once per entry."""
+    memo = _PROTOCOLS.get(slug)
+    if memo is not None and memo[0] is cached:
+        return memo[1]
+    protocol = get_protocol(cached[1])
+    if len(_PROTOCOLS) >= _SURVEYS_SIZE:
+        _PROTOCOLS.clear()
+    _PROTOCOLS[slug] = (cached, protocol)
+    return protocol
 
 
 def _read_once(body: Body) -> Callable[[], Submission]:

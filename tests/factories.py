@@ -6,12 +6,84 @@ The health survey (``make_survey``) is the one most database tests use: smoker (
 """
 from __future__ import annotations
 
+import datetime
+
 import numpy as np
 
 from survey_app.models import Choice, PendingReport, Question, Survey
 from survey_app.protocol import get_protocol
 
 SMOKER_LABELS = ("never", "sometimes", "daily")
+
+
+def after_midnight(days: int = 1) -> datetime.datetime:
+    """A moment ``days`` UTC days after today's start, past the closing grace (``services.close_grace``): a retrain
+    ``now=after_midnight()`` closes today, so a model includes today's reports (models include closed days only)."""
+    from aggregator.services import close_grace
+
+    today = datetime.datetime.now(datetime.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return today + datetime.timedelta(days=days) + close_grace() + datetime.timedelta(minutes=1)
+
+
+def pass_days(monkeypatch, days: int = 1) -> None:
+    """From now on in this test, the fold's clock (``services.closable_through``) runs ``days`` days ahead, as a
+    worker's would ``days`` days later: for code that reads the clock itself (tasks, jobs, views)."""
+    from aggregator import services
+
+    real = getattr(services.closable_through, "real", services.closable_through)
+
+    def ahead(now=None):
+        return real(after_midnight(days))
+
+    ahead.real = real  # type: ignore[attr-defined]
+    monkeypatch.setattr(services, "closable_through", ahead)
+
+
+def folded(survey: Survey):
+    """The survey's ``SurveyStatistics`` row with every folded day closed, in memory only (``services.close_days``):
+    the sums and counts of all the reports folded so far, whatever their day."""
+    from aggregator import services
+    from aggregator.models import SurveyStatistics
+
+    row = SurveyStatistics.objects.get(survey=survey)
+    services.close_days(get_protocol(survey), row, now=after_midnight(30))
+    return row
+
+
+def published_yesterday(survey: Survey):
+    """Fold the survey's reports and publish a model as if they had arrived three days ago and the model had been
+    published yesterday: the version validation respondents evaluate today. Returns it (``None`` if none)."""
+    from aggregator import services
+    from aggregator.models import ModelVersion
+
+    days_pass(survey, 3)
+    version = services.retrain(survey)
+    days_pass(survey, 1)
+    return None if version is None else ModelVersion.objects.get(pk=version.pk)
+
+
+def days_pass(survey: Survey, days: int = 2) -> None:
+    """Move the survey's whole stored history ``days`` UTC days back — inbox and reports (``received_on``), partial
+    and day statistics, model versions (``created_at``, ``through_day``) — as if that many days had passed: a retrain
+    by the real clock (a Celery worker's, in another process) then closes the days that were open. Two days by
+    default, so that it holds even within the closing grace just after midnight."""
+    from django.db.models import F
+
+    from aggregator.models import ModelVersion, PartialStatistics, SurveyStatistics
+    from survey_app.models import Report
+
+    delta = datetime.timedelta(days=days)
+    for model in (PendingReport, Report):
+        model.objects.filter(survey=survey).update(received_on=F("received_on") - delta)
+    PartialStatistics.objects.filter(survey=survey, day__isnull=False).update(day=F("day") - delta)
+    ModelVersion.objects.filter(survey=survey).update(created_at=F("created_at") - delta)
+    ModelVersion.objects.filter(survey=survey, through_day__isnull=False).update(through_day=F("through_day") - delta)
+    row = SurveyStatistics.objects.filter(survey=survey).first()
+    if row is not None:
+        if row.closed_through is not None:
+            row.closed_through -= delta
+        row.open_days = {(datetime.date.fromisoformat(d) - delta).isoformat(): v for d, v in row.open_days.items()}
+        row.save()
 
 
 def make_survey(slug="health", mode="ldp", encoding="oue", access="link", status="open", **fields) -> Survey:

@@ -6,10 +6,13 @@ HTTP answer (their outcome is unknown to the client):
 * **stored** — the survey's report rows (``Report`` and the inbox ``PendingReport``) number ``seeded + accepted``
   exactly (with unanswered requests, somewhere in ``[seeded + accepted, seeded + accepted + unanswered]``, and the
   check says so): none lost, none doubled.
-* **folded** — after the final fold (``manage.py retrain`` in a subprocess), the inbox is empty,
-  ``SurveyStatistics.report_count + validation_count`` equals the stored rows, and the stored statistics equal a
-  fold from scratch of every stored payload (``protocol.fold`` / ``fold_validation`` in this process): nothing
-  folded twice or skipped, even by the folds that raced the inserts. Counts must match exactly; floating-point
+* **folded** — after the final fold (``manage.py retrain`` in a subprocess), the inbox is empty, the folded counts
+  of the closed days and of the open ones (``SurveyStatistics.report_count + validation_count`` and
+  ``open_report_count + open_validation_count``: the load's reports are today's, not closed before tomorrow) equal the
+  stored rows, and the stored statistics with every open day closed — ``aggregator.services.close_days`` on the row
+  in memory, at a date far ahead, never saved — equal a fold from scratch of every stored payload (``protocol.fold``
+  / ``fold_validation`` in this process): nothing folded twice or skipped, even by the folds that raced the
+  inserts. Counts must match exactly; floating-point
   sums (the Gaussian statistics: Approach 2 adds ±C with C not a binary fraction) may differ by the rounding of a
   different summation order, so floats agree to ``REL_TOL`` relative or ``ABS_TOL`` absolute — far below one
   report's contribution, which a lost or doubled report would add to its sums.
@@ -21,6 +24,7 @@ The floor peer stores into its own table; its check is the row count per slug ag
 """
 from __future__ import annotations
 
+import datetime
 import math
 from dataclasses import dataclass
 
@@ -29,12 +33,15 @@ from django.db import connection
 
 from aggregator.models import SurveyStatistics
 from aggregator.privacy.jsonable import json_safe
+from aggregator.services import close_days
 from survey_app.models import InvitationToken, PendingReport, Report, SpentCredential, Survey
 from survey_app.protocol import get_protocol
 
 from .floor import TABLE as FLOOR_TABLE
 
 REL_TOL, ABS_TOL = 1e-9, 1e-6
+#: A date after every day of the run: ``close_days`` at this time closes every open day (``all_days_closed``).
+FAR_AHEAD = datetime.datetime(9999, 1, 1, tzinfo=datetime.UTC)
 
 
 @dataclass
@@ -109,6 +116,18 @@ def from_scratch(survey: Survey, payloads: list) -> tuple[dict, dict]:
             json_safe(protocol.validation_to_dict(protocol.fold_validation(validation))))
 
 
+def folded_count(row: SurveyStatistics) -> int:
+    """Reports folded into ``row``: the closed days' and the open days' (``SurveyStatistics.open_days``)."""
+    return row.report_count + row.validation_count + row.open_report_count + row.open_validation_count
+
+
+def all_days_closed(survey: Survey, row: SurveyStatistics) -> SurveyStatistics:
+    """``row`` with every open day added to the closed sums (``aggregator.services.close_days`` at ``FAR_AHEAD``), in
+    memory: the row is changed, never saved."""
+    close_days(get_protocol(survey), row, now=FAR_AHEAD)
+    return row
+
+
 def check_product(surveys: dict[str, Survey], seeded: dict[str, int], accepted: dict[str, int],
                   unanswered: dict[str, int], folded: bool = True, redeemed: dict[str, int] | None = None,
                   redeem_unanswered: dict[str, int] | None = None) -> list[Check]:
@@ -128,7 +147,8 @@ def check_product(surveys: dict[str, Survey], seeded: dict[str, int], accepted: 
         if folded:
             stats = SurveyStatistics.objects.filter(survey=survey).first()
             if stats is not None:
-                check.folded = stats.report_count + stats.validation_count
+                check.folded = folded_count(stats)
+                stats = all_days_closed(survey, stats)
                 training, validation = from_scratch(survey, rows)  # every Report row is folded, the inbox empty
                 check.statistics_equal = (same_statistics(stats.stats, training)
                                           and same_statistics(stats.validation, validation) and pending == 0)

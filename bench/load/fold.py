@@ -4,7 +4,8 @@ Without options: ``manage.py retrain SLUG`` for each survey (fold the new report
 fold after the load. With ``--every S --for T``: ``aggregator.services.fold_new_reports`` for each survey in turn,
 every S seconds for T seconds — drains of the inbox racing the report inserts, as the periodic retrain does in
 production (a drain locks only the survey's statistics row: inserts never wait for it). Like a Celery worker, which
-boots once and then folds for as long as it runs, it prints ``ready`` once Django is set up and starts its clock
+boots once and then folds for as long as it runs, it prints ``ready`` once Django is set up and every survey's
+engine protocol built (``get_protocol``, cached per survey version), and starts its clock
 when it reads a line from stdin (the load's start), so its start-up is not part of the load. Prints one JSON line:
 how many reports each pass folded and how long each fold took, and any error a retrain raised (its fold is
 committed before it publishes, so the fold checks still apply).
@@ -40,7 +41,11 @@ def main(argv=None) -> None:
 
     folds = []
     if args.every > 0:
+        from survey_app.protocol import get_protocol
+
         surveys = [Survey.objects.get(slug=slug) for slug in args.slugs]
+        for survey in surveys:  # built once, as a worker that has folded before keeps them (its privacy checks
+            get_protocol(survey)  # take up to a second per survey here: not part of the load)
         print("ready", flush=True)
         sys.stdin.readline()
         end = time.monotonic() + args.duration
@@ -61,8 +66,9 @@ def main(argv=None) -> None:
             except Exception as exc:  # reported in the table; the fold committed before publishing failed
                 error = f"{type(exc).__name__}: {exc}"
                 if args.dump:
-                    stats = SurveyStatistics.objects.filter(survey__slug=slug).values("stats", "report_count").first()
-                    (Path(args.dump) / f"failed-{slug}.json").write_text(json.dumps(stats))
+                    stats = SurveyStatistics.objects.filter(survey__slug=slug).values(
+                        "stats", "report_count", "closed_through", "open_days").first()
+                    (Path(args.dump) / f"failed-{slug}.json").write_text(json.dumps(stats, default=str))
             folds.append({"slug": slug, "reports": None, "seconds": time.perf_counter() - start, "error": error})
     print(json.dumps({"folds": folds}))
 

@@ -100,15 +100,30 @@ def _folds(process: subprocess.Popen, timeout: float) -> list[dict]:
     return json.loads(out.strip().splitlines()[-1])["folds"]
 
 
+#: Warm-up goes on until a round of protocol GETs — every survey, a few times per worker — had no answer slower than
+#: this (seconds): every worker has then built every survey's engine protocol (``survey_app.protocol.get_protocol``
+#: builds it on first use, with its privacy checks — ``aggregator.privacy`` — up to a second per survey on this
+#: machine), which would otherwise fall into the first seconds of the load.
+WARM_LATENCY = 0.1
+#: … or until this many seconds have passed.
+WARM_LIMIT = 180.0
+
+
 def warm_up(server: servers.Server, slugs: list[str], path: str, options: Options) -> None:
-    """Wait for a quiet machine (``options.quiet_wait``), then GETs for ``options.warmup`` seconds (nothing is
-    stored): every worker boots and reads the surveys."""
+    """Wait for a quiet machine (``options.quiet_wait``), then GETs for ``options.warmup`` seconds and until a whole
+    round of them is fast (``WARM_LATENCY``; nothing is stored): every worker boots and reads the surveys."""
     if options.quiet_wait > 0:
         cpu.wait_for_quiet(options.quiet_cores, 5.0, options.quiet_wait)
     requests = [f"GET {path.format(slug=s)} HTTP/1.1\r\nHost: {servers.HOST}:{server.port}\r\n\r\n".encode()
                 for s in slugs * 100]
-    client.run(servers.HOST, server.port, requests, rate=0, duration=options.warmup,
-               connections=min(options.connections, 16))
+    connections = min(options.connections, 16)
+    client.run(servers.HOST, server.port, requests, rate=0, duration=options.warmup, connections=connections)
+    round_ = requests[:len(slugs) * 4 * max(server.config.workers, 1)]
+    deadline = time.monotonic() + WARM_LIMIT
+    while time.monotonic() < deadline:
+        result = client.run(servers.HOST, server.port, round_, rate=0, duration=WARM_LIMIT, connections=connections)
+        if result.sent.all() and (result.status > 0).all() and float(result.latency.max()) < WARM_LATENCY:
+            return
 
 
 def _load(server: servers.Server, requests: list[bytes], options: Options, database: str,

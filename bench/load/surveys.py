@@ -9,14 +9,18 @@ mechanism family — LDP one-report (OUE), split (adaptive), Gaussian (Approach 
 invitations (token access, issue 11): its respondents redeem a token for a blind signature, then report with the
 credential (bench/load/tokens.py).
 
-Each survey is *seeded*: a first wave of simulated respondents is stored and folded and a model version published,
-so that the load's validation share (``Survey.validation_share``, 10 %) can evaluate that version, as browsers do
-once a model exists. The load's payloads are then drawn with the survey's own client halves
-(``get_protocol(survey).encode_respondents`` — the exact wire format ``static/js`` sends, validation reports
-included) and serialised once, before the clock starts, into ready-to-send HTTP request bodies.
+Each survey is *seeded*: a first wave of simulated respondents, received two days ago (UTC), is stored and folded and
+a model version published from those closed days and dated yesterday, so that the load's validation share
+(``Survey.validation_share``, 10 %) evaluates that version — the one validation respondents evaluate today
+(``survey_app.reports.current_validation_version``: the newest published before the current UTC day) — as browsers
+do once a model exists (a load running across midnight UTC would see its validation reports refused as stale, 409).
+The load's payloads are then drawn with the survey's own client halves (``get_protocol(survey).encode_respondents``
+— the exact wire format ``static/js`` sends, validation reports included) and serialised once, before the clock
+starts, into ready-to-send HTTP request bodies.
 """
 from __future__ import annotations
 
+import datetime
 import json
 from dataclasses import dataclass, field
 
@@ -24,9 +28,11 @@ import numpy as np
 
 from aggregator.lab.datasets import DATASETS_DIR, load_table
 from aggregator.management.commands.simulate import published_model, records_from_csv
+from aggregator.models import ModelVersion
 from aggregator.services import retrain
 from survey_app.models import PendingReport, Survey
 from survey_app.protocol import get_protocol
+from survey_app.reports import utc_midnight
 from survey_app.services import create_survey_from_table
 
 from . import tokens
@@ -97,11 +103,21 @@ def respondents(survey: Survey, dataset: str, n: int, rng: np.random.Generator) 
 
 
 def seed(survey: Survey, dataset: str, n: int, rng: np.random.Generator) -> int:
-    """Store ``n`` simulated reports straight in the database and publish a first model version; returns ``n``."""
+    """Store ``n`` simulated reports straight in the database, received two days ago (UTC), and publish a first model
+    version from them, dated yesterday: the version validation respondents evaluate today; returns ``n``.
+
+    (A version is published only from closed days — ``aggregator.services.close_days`` — and validation respondents
+    evaluate only one published before today began, so the seed wave lies in the past.)"""
+    midnight = utc_midnight()
+    received = (midnight - datetime.timedelta(days=2)).date()
     payloads = respondents(survey, dataset, n, rng)
-    PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=p) for p in payloads], batch_size=2000)
-    if retrain(survey) is None:
+    PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=p, received_on=received)
+                                       for p in payloads], batch_size=2000)
+    version = retrain(survey)
+    if version is None:
         raise RuntimeError(f"{survey.slug}: {n} seed reports published no model; seed more respondents")
+    # ModelVersion.save refuses changes; a queryset update dates the fixture's version before today.
+    ModelVersion.objects.filter(pk=version.pk).update(created_at=midnight - datetime.timedelta(hours=1))
     return n
 
 

@@ -2,12 +2,13 @@
 // (./protocol.mjs, which mirrors aggregator/privacy) and sends only the randomized report.
 // True answers live only in this page's memory: never in a request, a URL, a cookie or storage. The randomized report
 // may be kept in localStorage until it is received (./memo.mjs). Every sentence about the mechanism comes from the
-// mechanism's own module (./explain.mjs → describe()), never from this page.
+// mechanism's own module (./explain.mjs → describe(), and summarize() for the review step's "In short"), never from
+// this page.
 // A survey by invitation (issue 11): pressing "Send" first redeems the invitation token for a blind signature on a
 // random value (./credentials/blind.mjs, RFC 9474), then sends the report with the unblinded credential in a second
 // request, so the server never sees the token and the report together. One click; the token stays in this page.
 import { finishCredential, keyIdOf, startCredential } from "./credentials/blind.mjs";
-import { asksPersonal, describe } from "./explain.mjs";
+import { asksPersonal, describe, summarize } from "./explain.mjs";
 import * as memos from "./memo.mjs";
 import { respond } from "./protocol.mjs";
 import { ByteSource } from "./random.mjs";
@@ -161,17 +162,17 @@ async function main() {
   }
   // LDP validation share: every browser fetches the public model (so the download reveals nothing); one drawn into
   // the share runs it on its own answers and sends only "right?", randomized.
-  let published = null;
-  if (protocol.mode === "ldp" && protocol.validation && protocol.validation.share > 0 && modelUrl) {
+  const validates = protocol.mode === "ldp" && protocol.validation && protocol.validation.share > 0 && modelUrl;
+  async function validationModel() {
     // The version published before today (UTC): the version in a validation report then reveals only its day.
     const validationUrl = new URL(modelUrl, window.location.href);
     validationUrl.searchParams.set("for", "validation");
     const modelResponse = await fetch(validationUrl, { headers: { Accept: "application/json" }, credentials: "omit" });
-    if (modelResponse.ok) {
-      const { version, model } = await modelResponse.json();
-      published = { version, model };
-    }
+    if (!modelResponse.ok) return null;
+    const { version, model } = await modelResponse.json();
+    return { version, model };
   }
+  let published = validates ? await validationModel() : null;
   const pages = sections(questions);
   const form = el("form", { novalidate: true, "aria-describedby": "privacy-figure" });
   // Enter in a field presses the form's default button ("Next", below); the form itself is never submitted.
@@ -212,10 +213,11 @@ async function main() {
   let memo = kept;
   // A survey by invitation: this page's credential state, {pending?} before the token is redeemed, {credential?}
   // after; kept in the memo with the report (and only here when this browser cannot keep it). A pending credential
-  // blinded for a key the survey has since retired is useless; a finished one verifies with any key of the survey.
+  // blinded for a key the survey has since retired is still signed by that key if its token was redeemed with it (a
+  // retry whose first answer was lost); a finished one verifies with any key of the survey.
   let held = {};
   if (memo && memo.credential) held = { credential: memo.credential };
-  else if (memo && memo.pending && surveyKey && memo.pending.key_id === surveyKey.key_id) held = { pending: memo.pending };
+  else if (memo && memo.pending && surveyKey) held = { pending: memo.pending };
   const notice = el("div", { class: "notice", role: "status" });
   if (discarded) notice.replaceChildren(el("p", { class: "warning", text: memos.discardedWords(discarded) }));
   form.append(figure, notice, status, progress, errors, ...pageNodes, review, nav);
@@ -223,6 +225,7 @@ async function main() {
 
   let page = 0;
   let body = null;
+  let answered = false;  // the answers are in this page (not only a kept report restored from an earlier visit)
 
   function show(p) {
     page = p;
@@ -290,8 +293,10 @@ async function main() {
     review.replaceChildren(
       el("h2", { tabindex: "-1", text: "What leaves your browser" }),
       ...(memo ? [el("p", { class: "warning", text: memos.keptWords(memo) }), forget] : []),
+      // In plain words first (the mechanism's summarize()), then the details and the exact message.
+      el("p", { class: "review-summary" }, el("strong", { text: "In short: " }), summarize(body.report, protocol, questions)),
       ...blocks(words.review(body)),
-      el("pre", { class: "payload", tabindex: "0", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }),
+      el("pre", { class: "payload", tabindex: "0", role: "region", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }),
       ...(surveyKey ? [el("p", { class: "credential-words", text: "Because this survey is by invitation, pressing “Send” makes two requests. First your browser sends your invitation code with a blinded random value, and the survey signs that value without being able to see it. Then it sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so the survey cannot tell which invitation the report came from." })] : []));
   }
 
@@ -299,7 +304,10 @@ async function main() {
   next.addEventListener("click", async () => {
     if (page < pages.length) {
       if (!collect(pages[page][1])) return;
-      if (page === pages.length - 1) showReview(buildReport());
+      if (page === pages.length - 1) {
+        showReview(buildReport());
+        answered = true;
+      }
       show(page + 1);
       return;
     }
@@ -381,7 +389,33 @@ async function main() {
     return false;
   }
 
+  /** Before a validation report leaves: if a new UTC day began since the page fetched the model it evaluates, that
+   * model is no longer the one evaluated today. Nothing has been sent: prepare the report again from the answers in
+   * the page against today's model (a credential, not spent, is kept), or ask for them again. */
+  async function prepareAgain(current) {
+    memos.clear(storage, bind);
+    memo = null;
+    saved = null;
+    published = current;
+    if (answered) {
+      showReview(buildReport());
+      show(pages.length);
+      problem("A new day began (UTC) since this page was loaded, so the model your answers are checked against has changed and nothing was sent. Your report was prepared again below: check it and press “Send” again.");
+    } else {
+      show(0);
+      problem("A new day began (UTC) since your report was kept, so the model your answers are checked against has changed and nothing was sent. Please answer the questions again.");
+    }
+  }
+
   async function send() {
+    const checked = body.report && body.report.validation;
+    if (checked && validates) {
+      const current = await validationModel().catch(() => null);
+      if (!current || current.version !== checked.version) {
+        await prepareAgain(current);
+        return;
+      }
+    }
     // Kept before it leaves, so that a retry after a failure sends this same report (./memo.mjs).
     if (!memo) keep();
     if (surveyKey && !held.credential && !(await redeem())) return;
@@ -398,6 +432,15 @@ async function main() {
       problem(`The report could not be sent (is the network down?).${keepWords()}`);
       return;
     }
+    const detail = await sent.clone().json().catch(() => ({}));
+    if (sent.status === 409 && detail.code === "stale_model_version") {
+      // Midnight passed between the check above and the server's: the server saw this report, so a second one,
+      // randomized afresh, would spend the respondent's privacy twice. Nothing more is sent.
+      forget();
+      problem("Your report reached the survey just after midnight (UTC), when the model it checks had just changed, so it was not recorded. To protect your privacy, no second report is sent. Thank you for taking part.");
+      next.hidden = true;
+      return;
+    }
     // 201: received. A credential already spent means an earlier attempt with this very report was received.
     if (sent.status === 201 || (surveyKey && sent.status === 409)) {
       forget();
@@ -406,7 +449,6 @@ async function main() {
     }
     const final = [400, 403, 404, 409, 410].includes(sent.status);  // refused for good: retrying cannot help
     if (final) forget();
-    const detail = await sent.json().catch(() => ({}));
     problem({ 409: "This invitation has already been used.", 410: "This survey is now closed.",
               403: "This invitation is not valid." }[sent.status]
       || (final ? `The report was refused: ${JSON.stringify(detail)}`

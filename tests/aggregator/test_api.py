@@ -1,4 +1,6 @@
 """The model and predict APIs: latest version, 404s, predictions, and 400s naming the record and field."""
+import datetime
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -6,7 +8,7 @@ from aggregator import services
 from aggregator.models import SurveyStatistics
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from survey_app.protocol import get_protocol
-from tests.factories import add_reports, make_survey
+from tests.factories import add_reports, after_midnight, make_survey
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +22,7 @@ def client():
 def trained():
     survey = make_survey(mode="mrr")
     add_reports(survey, 3000)
-    services.retrain(survey)
+    services.retrain(survey, now=after_midnight())
     return survey
 
 
@@ -30,10 +32,13 @@ def predict(client, slug, records):
 
 def test_model_endpoint_serves_the_latest_version(client, trained):
     add_reports(trained, 10, seed=1)
-    services.retrain(trained)
+    assert services.retrain(trained, now=after_midnight()) is None  # today is closed: the 10 wait for tomorrow's end
+    services.retrain(trained, now=after_midnight(2))
     body = client.get("/api/surveys/health/model/").json()
     assert (body["version"], body["report_count"]) == (2, 3010)
-    assert set(body) == {"version", "report_count", "model", "privacy", "accuracy", "warnings", "created_at"}
+    assert set(body) == {"version", "report_count", "through_day", "model", "privacy", "accuracy", "warnings",
+                         "created_at"}
+    assert body["through_day"] == after_midnight(1).date().isoformat()
     model = NaiveBayesModel.from_dict(body["model"])
     assert model.classes == ("no", "yes")
     assert body["privacy"]["mode"] == "mrr"
@@ -52,11 +57,12 @@ def test_for_validation_the_model_endpoint_serves_the_newest_version_published_b
     ModelVersion.objects.filter(survey=trained, version=1).update(created_at=services.latest_version(
         trained).created_at - day)
     add_reports(trained, 10, seed=1)
-    services.retrain(trained)  # version 2, today
+    services.retrain(trained, now=after_midnight(2))  # version 2, today
     assert client.get(url).json()["version"] == 2
     body = client.get(url, {"for": "validation"}).json()
     assert body["version"] == 1 and body["report_count"] == 3000
-    assert set(body) == {"version", "report_count", "model", "privacy", "accuracy", "warnings", "created_at"}
+    assert set(body) == {"version", "report_count", "through_day", "model", "privacy", "accuracy", "warnings",
+                         "created_at"}
     response = client.get(url, {"for": "training"})
     assert response.status_code == 400 and "for" in response.json()["detail"]  # the documented {"detail"} body
 
@@ -67,7 +73,7 @@ def test_model_endpoint_404s(client):
     assert client.get("/api/surveys/nope/model/").status_code == 404
     draft = make_survey(slug="draft", status="draft")
     add_reports(draft, 20)
-    services.retrain(draft)
+    services.retrain(draft, now=after_midnight())
     assert client.get("/api/surveys/draft/model/").status_code == 404  # drafts are not public
 
 
@@ -118,11 +124,19 @@ def test_validation_reports_through_the_api(client):
     response = client.post(url, body, format="json")
     assert response.status_code == 400 and "report.validation.version" in response.json()
     add_reports(survey, 300)
-    services.retrain(survey)
+    services.retrain(survey, now=after_midnight())
+    # Version 1 was published today: validation respondents evaluate it from tomorrow (UTC) on.
+    response = client.post(url, body, format="json")
+    assert response.status_code == 409 and response.json()["code"] == "stale_model_version"
+    from aggregator.models import ModelVersion
+    ModelVersion.objects.filter(survey=survey).update(created_at=services.latest_version(survey).created_at
+                                                      - datetime.timedelta(days=1))
     assert client.post(url, body, format="json").status_code == 201
     response = client.post(url, {"report": {"validation": {"version": 1, "report": 3}}}, format="json")
     assert response.status_code == 400 and "report.validation.report" in response.json()
     services.fold_new_reports(survey)
+    assert client.get(f"/api/surveys/{survey.slug}/model/").json()["accuracy"] is None  # its day has not ended
+    services.publish_model(survey, now=after_midnight(2))
     accuracy = client.get(f"/api/surveys/{survey.slug}/model/").json()["accuracy"]
     assert accuracy["version"] == 1 and accuracy["reports"] == 1
     protocol = client.get(f"/api/surveys/{survey.slug}/protocol/").json()

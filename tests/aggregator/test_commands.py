@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
-from aggregator.models import ModelVersion, SurveyStatistics
+from aggregator.models import ModelVersion
 from survey_app.models import PendingReport
-from tests.factories import add_reports, make_survey
+from tests.factories import add_reports, days_pass, folded, make_survey
 
 
 @pytest.fixture
@@ -32,11 +32,14 @@ def run(*args):
 @pytest.mark.django_db
 def test_retrain_command_publishes_then_reports_nothing_new():
     survey = make_survey()
-    assert "No reports yet" in run("retrain", "health")[0]
+    assert "No model yet: no report has been received." in run("retrain", "health")[0]
     add_reports(survey, 120)
     out, _ = run("retrain", "health")
+    assert "120 reports folded" in out and "join the model once their day (UTC) has ended" in out
+    days_pass(survey)
+    out, _ = run("retrain", "health")
     assert "version 1" in out and "120 reports" in out and "ε = 1" in out
-    assert "version 1 (120 reports) is current" in run("retrain", "health")[0]
+    assert "Nothing new since version 1: the current model stands." in run("retrain", "health")[0]
     with pytest.raises(CommandError, match="no survey"):
         run("retrain", "nope")
 
@@ -50,7 +53,7 @@ def test_simulate_into_the_database(health_csv, mode):
     payloads = [r.payload for r in PendingReport.objects.filter(survey=survey)]  # in the inbox until a fold
     assert len(payloads) == 500
     run("retrain", "health")
-    stats = SurveyStatistics.objects.get(survey=survey)
+    stats = folded(survey)
     assert stats.report_count + stats.validation_count == 500
     validating = sum("validation" in p for p in payloads)
     assert stats.validation_count == validating
@@ -93,6 +96,7 @@ def test_simulate_over_http_to_a_live_server(health_csv, live_server):
                    "--url", live_server.url)
     assert PendingReport.objects.filter(survey=survey).count() == 40
     assert "40/40 reports posted" in err
+    days_pass(survey)
     run("retrain", "health")
     assert ModelVersion.objects.get(survey=survey).report_count == 40
     make_survey(slug="shut", status="closed")

@@ -6,11 +6,10 @@ import pytest
 from django.db import transaction
 
 from aggregator import services
-from aggregator.models import SurveyStatistics
 from aggregator.privacy.jsonable import json_safe
 from survey_app.models import PendingReport, Report
 from survey_app.protocol import get_protocol
-from tests.factories import add_reports, make_survey, simulated_reports
+from tests.factories import add_reports, folded, make_survey, simulated_reports
 
 from .helpers import in_thread
 
@@ -43,7 +42,7 @@ def test_a_report_committing_during_a_drain_stays_pending_and_is_folded_next_tim
     slow.join(10)
     assert list(PendingReport.objects.values_list("payload", flat=True)) == [late]
     assert services.fold_new_reports(survey) == 1
-    assert SurveyStatistics.objects.get(survey=survey).report_count == 2
+    assert folded(survey).report_count == 2
     assert sorted(map(str, Report.objects.values_list("payload", flat=True))) == sorted(map(str, [first, late]))
 
 
@@ -70,7 +69,7 @@ def test_reports_committed_between_a_drains_batches_are_folded_once(monkeypatch)
     assert 200 <= first <= 260
     assert PendingReport.objects.filter(survey=survey).count() == 260 - first  # not read: not deleted
     assert services.fold_new_reports(survey) == 260 - first
-    row = SurveyStatistics.objects.get(survey=survey)
+    row = folded(survey)
     assert row.report_count == 260 == Report.objects.filter(survey=survey).count()
     assert row.stats == folded_from_scratch(survey)
 
@@ -83,7 +82,7 @@ def test_concurrent_folds_count_each_report_once():
     for t in threads:
         t.join(30)
     assert sorted(counts) == [0, 0, 0, 400]
-    row = SurveyStatistics.objects.get(survey=survey)
+    row = folded(survey)
     assert row.report_count == 400 == Report.objects.filter(survey=survey).count()
     assert row.stats == folded_from_scratch(survey) and not PendingReport.objects.exists()
 

@@ -17,6 +17,17 @@ def test_demo_is_idempotent():
         # Two waves: version 1 from the first, version 2 once the second (with its validation share) is folded.
         assert ModelVersion.objects.filter(survey=survey).count() == 2
         # MRR validation records need no model; LDP validation respondents evaluate the newest version published
-        # before today (issue 11), and on the demo's first day there is none: they train instead.
-        validating = survey.reports.filter(payload__has_key="validation").exists()
-        assert validating == (slug == "demo-mrr")
+        # before today (issue 11): the demo's simulated history publishes version 1 yesterday, before the second wave.
+        assert survey.reports.filter(payload__has_key="validation").exists()
+        versions = ModelVersion.objects.filter(survey=survey).order_by("version")
+        assert [v.through_day for v in versions] == [survey.reports.order_by("received_on").first().received_on,
+                                                     survey.reports.order_by("received_on").last().received_on]
+
+
+def test_demo_titles_are_plain_words():
+    """Respondents read the titles (issue 12 item 6): no ε, θ or acronyms — the settings are on the dashboard."""
+    from aggregator.management.commands.demo import DEMOS
+
+    for _, title, _ in DEMOS:
+        for jargon in ("LDP", "MRR", "OUE", "ε", "θ", "unrelated question"):
+            assert jargon not in title

@@ -15,12 +15,10 @@ validation share (10 %) validates version 1 (LDP: "right?" through binary RR; MR
   privacy/validation.py for LDP).
 """
 import time
-from datetime import timedelta
 
 import numpy as np
 import pytest
 from django.core.management import call_command
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from aggregator.lab.datasets import DATASETS_DIR, MISSING, load_table, read_csv
@@ -31,6 +29,7 @@ from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.services import accuracy_by_version
 from survey_app.protocol import get_protocol, protocol_config
 from survey_app.services import create_survey_from_table
+from tests.factories import days_pass
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -70,11 +69,13 @@ def test_mushroom_survey_learns_from_simulated_respondents(tmp_path, mode, kwarg
 
     started = time.perf_counter()
     call_command("simulate", survey.slug, str(train_csv), "--respondents", "5000", "--seed", "7")
+    days_pass(survey)  # a model includes whole days only: version 1 once the first wave's day has ended
     call_command("retrain", survey.slug)
     # The second wave comes on the next day: LDP validation respondents evaluate the newest version published before
-    # the current day (issue 11), so version 1 is dated back one day — the time a real survey waits.
-    ModelVersion.objects.filter(survey=survey, version=1).update(created_at=timezone.now() - timedelta(days=1))
+    # the current day (issue 11) — the time a real survey waits.
+    days_pass(survey, 1)
     call_command("simulate", survey.slug, str(test_csv), "--respondents", "3000", "--seed", "8")
+    days_pass(survey)
     call_command("retrain", survey.slug)
     elapsed = time.perf_counter() - started
     v1, v2 = ModelVersion.objects.filter(survey=survey).order_by("version")

@@ -16,7 +16,7 @@ from aggregator.privacy.jsonable import json_safe
 from aggregator.privacy.oracles.wire import to_wire
 from survey_app.models import PendingReport, Report
 from survey_app.protocol import get_protocol
-from tests.factories import add_reports, make_survey
+from tests.factories import add_reports, after_midnight, days_pass, make_survey, pass_days
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,10 @@ MODES = [("ldp", "oue"), ("ldp", "olh"), ("mrr", "oue")]
 
 
 def stored(survey) -> SurveyStatistics:
-    return SurveyStatistics.objects.get(survey=survey)
+    """The survey's statistics row with every folded day closed (in memory only): all the folded reports' sums."""
+    row = SurveyStatistics.objects.get(survey=survey)
+    services.close_days(get_protocol(survey), row, now=after_midnight(30))
+    return row
 
 
 def payloads(model, survey, **filters) -> Counter:
@@ -104,13 +107,17 @@ def test_publish_skips_when_nothing_changed_and_versions_increase():
     survey = make_survey()
     assert services.retrain(survey) is None  # no reports: nothing to publish
     add_reports(survey, 200)
-    assert services.publish_model(survey) is None  # not folded yet: the stored statistics are empty
-    v1 = services.retrain(survey)
-    assert (v1.version, v1.report_count) == (1, 200)
-    assert services.retrain(survey) is None
-    assert services.publish_model(survey) is None
+    assert services.publish_model(survey) is None  # not folded yet: no statistics
+    said = []
+    assert services.retrain(survey, skipped=said.append) is None  # folded, but today (UTC) has not ended
+    assert "Reports of days not yet ended join the model once their day (UTC) has ended" in said[0]
+    v1 = services.retrain(survey, now=after_midnight())
+    assert (v1.version, v1.report_count, v1.through_day) == (1, 200, after_midnight().date() - datetime.timedelta(1))
+    assert services.retrain(survey, now=after_midnight()) is None
+    assert services.publish_model(survey, now=after_midnight()) is None
     add_reports(survey, 50, seed=3)
-    v2 = services.retrain(survey)
+    assert services.retrain(survey, now=after_midnight()) is None  # today is closed: these wait for the next day
+    v2 = services.retrain(survey, now=after_midnight(2))
     assert (v2.version, v2.report_count) == (2, 250)
     assert ModelVersion.objects.filter(survey=survey).count() == 2
     assert v2.privacy["epsilon_per_respondent"] == pytest.approx(1.0)
@@ -121,7 +128,7 @@ def test_publish_skips_when_nothing_changed_and_versions_increase():
 def test_model_versions_are_immutable():
     survey = make_survey()
     add_reports(survey, 50)
-    version = services.retrain(survey)
+    version = services.retrain(survey, now=after_midnight())
     version.report_count = 1
     with pytest.raises(ImmutableError):
         version.save()
@@ -132,19 +139,23 @@ def test_versions_are_numbered_per_survey():
     a, b = make_survey(slug="a"), make_survey(slug="b")
     add_reports(a, 30)
     add_reports(b, 30)
-    assert services.retrain(a).version == 1
-    assert services.retrain(b).version == 1
+    assert services.retrain(a, now=after_midnight()).version == 1
+    assert services.retrain(b, now=after_midnight()).version == 1
 
 
-def test_tasks_run_the_services():
+def test_tasks_run_the_services(monkeypatch):
     survey = make_survey()
     closed = make_survey(slug="closed", status="closed")
     add_reports(survey, 80)
     add_reports(closed, 80)
-    assert tasks.fold_survey(survey.id) == 80
+    days_pass(survey)  # received two days ago: the worker's clock may close that day
+    assert tasks.fold_survey(survey.id) is None  # no count: the worker would log it with its time
+    assert stored(survey).report_count == 80
     assert tasks.retrain_survey(survey.id) == 1
     assert tasks.retrain_survey(survey.id) is None
     add_reports(survey, 20, seed=9)
+    assert tasks.retrain_open_surveys() == {"health": None}  # today's reports wait for the day's end
+    pass_days(monkeypatch, 1)
     assert tasks.retrain_open_surveys() == {"health": 2}
     assert not ModelVersion.objects.filter(survey=closed).exists()  # closed surveys are not retrained on schedule
 
@@ -164,7 +175,7 @@ def test_validation_reports_fold_apart_and_estimate_each_version():
     of a version is read from them (the estimator itself is tested in tests/engine/test_validation.py)."""
     survey = make_survey(mode="ldp", encoding="oue")
     add_reports(survey, 400)
-    services.retrain(survey)
+    services.retrain(survey, now=after_midnight())
     training = stored(survey).stats
     fo_reports = [{"validation": {"version": 1, "report": bit}} for bit in [1] * 70 + [0] * 30]
     PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=p) for p in fo_reports])
@@ -172,10 +183,12 @@ def test_validation_reports_fold_apart_and_estimate_each_version():
     row = stored(survey)
     assert row.stats == training and row.report_count == 400 and row.validation_count == 100
     assert row.validation == {"1": {"n": 100, "support": [30, 70], "dtype": "i"}}
+    # LDP: validation reports alone publish nothing (browsers would evaluate an identical version); they join the
+    # accuracy once their day has ended.
+    assert services.accuracy_by_version(survey) == {}
+    assert services.publish_model(survey, now=after_midnight(2)) is None
     estimate = services.accuracy_by_version(survey)[1]
     assert estimate["reports"] == 100 and estimate["low"] <= estimate["estimate"] <= estimate["high"]
-    # LDP: validation reports alone publish nothing (browsers would evaluate an identical version).
-    assert services.publish_model(survey) is None
     assert services.latest_accuracy(survey) == (1, estimate)
 
 
@@ -185,7 +198,7 @@ def test_mrr_versions_store_their_accuracy_on_the_validation_records():
     reports = add_reports(survey, 2000)
     PendingReport.objects.bulk_create([PendingReport(survey=survey, payload={"validation": r.payload})
                                        for r in reports[:300]])
-    version = services.retrain(survey)
+    version = services.retrain(survey, now=after_midnight())
     assert version.report_count == 2000 and version.metrics["validation_count"] == 300
     accuracy = version.metrics["accuracy"]
     assert accuracy["method"] == "mrr-randomized-test-records" and accuracy["reports"] == 300
@@ -194,12 +207,17 @@ def test_mrr_versions_store_their_accuracy_on_the_validation_records():
     assert version.metrics["out_of_range"] is not None and version.metrics["jumps"] == []
 
 
-def test_retrain_job_reports_progress_and_its_result(settings):
+def test_retrain_job_reports_progress_and_its_result(settings, monkeypatch):
     from aggregator import jobs
 
     settings.CELERY_TASK_ALWAYS_EAGER = True
     survey = make_survey(mode="mrr")
     add_reports(survey, 500)
+    job = jobs.start("retrain", tasks.retrain_job, survey=survey)
+    job.refresh_from_db()
+    assert job.state == "done" and job.result["version"] is None
+    assert "join the model once their day (UTC) has ended" in job.message
+    pass_days(monkeypatch, 1)
     seen = []
     job = jobs.start("retrain", tasks.retrain_job, survey=survey)
     job.refresh_from_db()
@@ -208,6 +226,7 @@ def test_retrain_job_reports_progress_and_its_result(settings):
     services.retrain(survey, progress=lambda fraction, message: seen.append(fraction))
     assert seen == [0.9]  # nothing new to fold: only the estimate step
     add_reports(survey, 50)
+    pass_days(monkeypatch, 2)
     job = jobs.start("retrain", tasks.retrain_job, survey=survey)
     job.refresh_from_db()
     assert job.result == {"version": 2}
@@ -236,7 +255,7 @@ def test_plausibility_statistics_fold_with_the_reports_and_flag_fake_users():
     protocol = get_protocol(survey)
     training, _ = protocol.split([r.payload for r in Report.objects.filter(survey=survey)])
     assert PlausibilityStats.from_dict(stored(survey).plausibility) == plausibility.protocol_checks(protocol, training)
-    honest = services.publish_model(survey)
+    honest = services.publish_model(survey, now=after_midnight())
     assert not any(f["warning"] for f in honest.metrics["plausibility"])
     # 300 fake users: input 1 (smoker × sick), every bit set — far more ones per report than any honest browser sends.
     oracle = protocol.nb.oracles[1]
@@ -244,7 +263,7 @@ def test_plausibility_statistics_fold_with_the_reports_and_flag_fake_users():
     fake = {"input": 1, "report": all_ones}
     protocol.parse_one(fake)  # a well-formed report: only its statistics give it away
     PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=fake) for _ in range(300)])
-    poisoned = services.retrain(survey)
+    poisoned = services.retrain(survey, now=after_midnight(2))
     flagged = [f for f in poisoned.metrics["plausibility"] if f["warning"]]
     assert any(f["parameter"].startswith("smoker × sick") for f in flagged), poisoned.metrics["plausibility"]
 
@@ -304,9 +323,9 @@ def test_after_a_drain_the_day_is_one_insertion():
 def test_validation_respondents_evaluate_the_newest_version_published_before_today():
     survey = make_survey()
     add_reports(survey, 200)
-    v1 = services.retrain(survey)
+    v1 = services.retrain(survey, now=after_midnight())
     add_reports(survey, 50, seed=1)
-    v2 = services.retrain(survey)
+    v2 = services.retrain(survey, now=after_midnight(2))
     now = datetime.datetime(2026, 5, 10, 9, 30, tzinfo=datetime.UTC)
     ModelVersion.objects.filter(pk=v1.pk).update(created_at=now - datetime.timedelta(days=2))
     ModelVersion.objects.filter(pk=v2.pk).update(created_at=now.replace(hour=0, minute=0))  # today at 00:00 UTC

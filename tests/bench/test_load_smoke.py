@@ -13,6 +13,7 @@ version) and ``survey_app.api.public_survey`` (``survey_app.reports.find_public_
 version) follow every change of a survey, its questions and its choices — including changes made inside one
 transaction.
 """
+import datetime
 from dataclasses import replace
 
 import pytest
@@ -169,7 +170,10 @@ def test_the_one_round_trip_path_stores_only_what_the_full_path_would(monkeypatc
     assert PendingReport.objects.filter(survey=survey).count() == 2  # the inbox
     validation = {"validation": {"version": 1, "report": 1}}
     assert post({"report": validation}) == 400  # no published version 1 yet
-    ModelVersion.objects.create(survey=survey, version=1, model={}, report_count=2, privacy={}, metrics={})
+    published = ModelVersion.objects.create(survey=survey, version=1, model={}, report_count=2, privacy={}, metrics={})
+    assert post({"report": validation}) == 409  # published today: validation respondents evaluate it tomorrow
+    yesterday = ingestion.utc_midnight() - datetime.timedelta(hours=1)
+    ModelVersion.objects.filter(pk=published.pk).update(created_at=yesterday)
     assert post({"report": validation}) == 201
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
     assert post({"report": reports[2]}) == 410
@@ -180,6 +184,58 @@ def test_the_one_round_trip_path_stores_only_what_the_full_path_would(monkeypatc
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
     assert client.post(url, "{not json", content_type="application/json").status_code == 404
     assert PendingReport.objects.filter(survey=survey).count() == 4
-    # In one round trip: the second report and the validation report once its version exists. Every later POST met
+    # In one round trip: the second report and the validation report once its version is today's. Every later POST met
     # a survey changed since it was last read (the last one an unreadable body too), so the full path answered.
-    assert fast == [False, True, False, True, False, False, False, False]
+    assert fast == [False, True, False, False, True, False, False, False, False]
+
+
+@pytest.mark.django_db
+def test_the_one_statement_token_paths_sign_and_spend_once(monkeypatch):
+    """A token survey's usual redemption (``survey_app.credentials.redeem_if_unchanged``) and usual report (the
+    digest's INSERT and the report's in one statement, ``store_if_unchanged``) once the survey and its keys are
+    cached: the same answers as the full path, one token used per signature, one report per credential."""
+    from rest_framework.test import APIClient
+
+    from survey_app import credentials
+    from survey_app import reports as ingestion
+    from survey_app.models import InvitationToken, PendingReport, SpentCredential
+    from survey_app.services import generate_tokens
+    from tests.factories import simulated_reports
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement paths are PostgreSQL's")
+    fast = []
+    for module, name in ((credentials, "redeem_if_unchanged"), (ingestion, "store_if_unchanged")):
+        unspied = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, f=unspied, n=name: fast.append((n, f(*a))) or fast[-1][1])
+    monkeypatch.setattr("survey_app.api.redeem_if_unchanged", credentials.redeem_if_unchanged)
+    client, survey = APIClient(), make_survey(access="tokens")
+    tokens = [t.token for t in generate_tokens(survey, 3)]
+    credential = client.get(f"/api/surveys/{survey.slug}/protocol/").json()["credential"]
+    reports = simulated_reports(survey, n=3)
+
+    def redeem(token):
+        blinded, pending = credentials.start_credential(credential)
+        response = client.post(f"/api/surveys/{survey.slug}/invitations/redeem/",
+                               {"token": token, "blinded_msg": blinded, "key_id": pending.key_id}, format="json")
+        return response.status_code, (credentials.finish_credential(pending, response.json()["blind_signature"])
+                                      if response.status_code == 200 else response.json())
+
+    def report(body):
+        return client.post(f"/api/surveys/{survey.slug}/reports/", body, format="json").status_code
+
+    signed = [redeem(token) for token in tokens[:2]]  # the first reads and caches the signing key
+    assert [status for status, _ in signed] == [200, 200]
+    assert redeem(tokens[0])[0] == 409  # used: another blinded message is refused
+    assert report({"report": reports[0], "credential": signed[0][1]}) == 201  # the first reads the public key
+    assert report({"report": reports[1], "credential": signed[1][1]}) == 201
+    assert report({"report": reports[2], "credential": signed[1][1]}) == 409  # spent: nothing added
+    assert report({"report": reports[2], "credential": {**signed[1][1], "signature": signed[0][1]["signature"]}}) == 400
+    assert InvitationToken.objects.filter(survey=survey, used=True).count() == 2
+    assert SpentCredential.objects.filter(survey=survey).count() == 2
+    assert PendingReport.objects.filter(survey=survey).count() == 2
+    # In one statement: the second redemption and the second report; the others went to the full path's answer.
+    assert [(name, bool(result)) for name, result in fast] == [
+        ("redeem_if_unchanged", False), ("redeem_if_unchanged", True), ("redeem_if_unchanged", False),
+        ("store_if_unchanged", False), ("store_if_unchanged", True), ("store_if_unchanged", False),
+        ("store_if_unchanged", False)]

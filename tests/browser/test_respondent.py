@@ -11,7 +11,7 @@ import pytest
 from survey_app.models import PendingReport, Question, Survey
 from survey_app.protocol import get_protocol
 from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page
-from tests.factories import make_habits_survey
+from tests.factories import after_midnight, make_habits_survey
 
 pytestmark = BROWSER_TEST
 
@@ -136,7 +136,7 @@ def test_validation_respondent_runs_the_published_model_and_sends_only_whether_i
     survey.validation_share = 0.5
     survey.save()
     add_reports(survey, 2000)
-    version = services.retrain(survey)
+    version = services.retrain(survey, now=after_midnight())
     # Validation respondents evaluate the newest version published before today (UTC): this one, a day older.
     type(version).objects.filter(pk=version.pk).update(created_at=version.created_at - datetime.timedelta(days=1))
     model = NaiveBayesModel.from_dict(version.model)
@@ -154,5 +154,76 @@ def test_validation_respondent_runs_the_published_model_and_sends_only_whether_i
     assert any(r.url.endswith(f"/api/surveys/{survey.slug}/model/?for=validation") for r in gets)
     assert json.loads(posts[0].post_data)["report"] == {"validation": {"version": 1, "report": right}}
     services.fold_new_reports(survey)
+    services.publish_model(survey, now=after_midnight(2))  # the validation report's day has ended
     assert services.accuracy_by_version(survey)[1]["reports"] == 1
+    context.close()
+
+
+def test_a_validation_page_loaded_before_midnight_prepares_its_report_again(browser, live_server):
+    """The page fetched version 1 to evaluate; before it sends, a new UTC day makes version 2 the one evaluated. On
+    "Send" the page checks the version first: nothing leaves; it prepares the report again from the answers still in
+    it, against version 2, says so, and the next "Send" is accepted — one report in all."""
+    from aggregator import services
+    from aggregator.models import ModelVersion
+    from tests.factories import add_reports
+
+    survey = make_habits_survey("ldp", "oue")
+    survey.validation_share = 0.5
+    survey.save()
+    add_reports(survey, 2000)
+    services.retrain(survey, now=after_midnight())
+    ModelVersion.objects.filter(survey=survey).update(created_at=datetime.datetime.now(datetime.UTC)
+                                                      - datetime.timedelta(days=2))
+    context = browser.new_context()
+    context.add_init_script(ZERO_RANDOMNESS)
+    page = context.new_page()
+    posts = []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    answer_daily_73_yes(page)
+    assert json.loads(page.locator("pre.payload").inner_text())["report"]["validation"]["version"] == 1
+    add_reports(survey, 500, seed=1)
+    services.retrain(survey, now=after_midnight(2))  # version 2 …
+    ModelVersion.objects.filter(survey=survey, version=2).update(  # … published yesterday: evaluated today
+        created_at=datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=1))
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.get_by_text("A new day began (UTC)").wait_for()
+    assert posts == [] and not PendingReport.objects.filter(survey=survey).exists()  # nothing left the browser
+    assert json.loads(page.locator("pre.payload").inner_text())["report"]["validation"]["version"] == 2
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.wait_for_url(f"**/s/{survey.slug}/thanks/")
+    assert [json.loads(p.post_data)["report"]["validation"]["version"] for p in posts] == [2]
+    assert PendingReport.objects.get(survey=survey).payload["validation"]["version"] == 2
+    context.close()
+
+
+def test_a_validation_report_refused_as_stale_is_not_randomized_again(browser, live_server):
+    """Midnight passes between the page's check and the server's: the server answers 409 stale_model_version. It
+    saw that report, so the page sends no second one (randomized afresh, it would spend the respondent's privacy
+    twice) and says so."""
+    from aggregator import services
+    from aggregator.models import ModelVersion
+    from tests.factories import add_reports
+
+    survey = make_habits_survey("ldp", "oue")
+    survey.validation_share = 0.5
+    survey.save()
+    add_reports(survey, 2000)
+    services.retrain(survey, now=after_midnight())
+    ModelVersion.objects.filter(survey=survey).update(created_at=datetime.datetime.now(datetime.UTC)
+                                                      - datetime.timedelta(days=2))
+    context = browser.new_context()
+    context.add_init_script(ZERO_RANDOMNESS)
+    page = context.new_page()
+    posts = []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page.route(f"**/api/surveys/{survey.slug}/reports/", lambda route: route.fulfill(
+        status=409, content_type="application/json",
+        body=json.dumps({"detail": "stale", "code": "stale_model_version"})))
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    answer_daily_73_yes(page)
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.get_by_text("no second report is sent").wait_for()
+    assert len(posts) == 1
+    assert page.get_by_role("button", name="Send the randomized report").is_hidden()
     context.close()

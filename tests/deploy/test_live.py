@@ -155,7 +155,7 @@ def test_production_processes_end_to_end(live_database, live_redis, tmp_path):
         modules = check_survey_page(base, data)
         check_static_modules(base, modules)
         check_verification_procedure(base, data, tmp_path)
-        check_report_and_fold(base, data)
+        check_report_and_fold(base, data, env)
     finally:
         web.stop()
         worker.stop()
@@ -217,7 +217,7 @@ def check_verification_procedure(base, data, tmp_path):
     assert hashlib.sha256((tmp_path / "randomizer.sha256sum").read_bytes()).hexdigest() == fingerprint
 
 
-def check_report_and_fold(base, data):
+def check_report_and_fold(base, data, env):
     url = f"{base}/api/surveys/{data['slug']}/reports/"
     status, headers, body = post_json(url, {"report": data["report"]})
     assert status == 201, body
@@ -234,6 +234,10 @@ def check_report_and_fold(base, data):
     invited = f"{base}/api/surveys/{data['invited']}/reports/"
     assert post_json(invited, {"report": data["invited_report"], "credential": credential})[0] == 201
     assert post_json(invited, {"report": data["invited_report"], "credential": credential})[0] == 409  # spent
+    # A model includes whole UTC days only: date these reports two days back, as if their day had ended.
+    run([PYTHON, "manage.py", "shell", "-v", "0", "-c",
+         "from survey_app.models import Survey; from tests.factories import days_pass; "
+         f"days_pass(Survey.objects.get(pk={data['survey_id']}))"], env)
     with celery_client(REDIS_URL) as client:
         version = client.send_task("aggregator.tasks.retrain_survey", args=[data["survey_id"]]).get(timeout=60)
     assert version == 1

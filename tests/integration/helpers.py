@@ -20,7 +20,12 @@ def from_scratch(survey, folded_only: bool = False) -> dict:
 
 
 def stored(survey) -> dict:
-    """The survey's stored running statistics, in ``from_scratch``'s form."""
+    """The survey's stored running statistics — the closed days' and the open days' together (closed in memory,
+    ``services.close_days``) — in ``from_scratch``'s form."""
+    from aggregator import services
+    from tests.factories import after_midnight
+
     row = SurveyStatistics.objects.get(survey=survey)
+    services.close_days(get_protocol(survey), row, now=after_midnight(30))
     return {"stats": row.stats, "validation": row.validation, "report_count": row.report_count,
             "validation_count": row.validation_count}

@@ -10,7 +10,7 @@ import pytest
 
 from aggregator import jobs, tasks
 from aggregator.models import Job, ModelVersion
-from tests.factories import add_reports, make_survey
+from tests.factories import add_reports, days_pass, make_survey
 
 from .helpers import from_scratch, stored
 from .processes import celery_client, wait_for
@@ -27,6 +27,7 @@ def test_a_job_whose_worker_is_killed_fails_within_the_stale_bound_then_reruns_a
     settings.COINFLIP_JOB_STALE_SECONDS = 3
     survey = make_survey()
     add_reports(survey, 600)
+    days_pass(survey)  # models include closed days only: these reports' day has ended
     job = Job.objects.create(kind=Job.Kind.RETRAIN, survey=survey)
     marker = tmp_path / "paused"
     hooked = start_worker("hooked", database_url, redis_url, hooked=True, COINFLIP_TEST_PAUSE="fold",
@@ -56,6 +57,7 @@ def test_a_shard_whose_worker_is_killed_is_redelivered_and_its_chord_publishes(
         database_url, redis_url, start_worker, tmp_path):
     survey = make_survey()
     add_reports(survey, 1500)
+    days_pass(survey)
     sharded = {"COINFLIP_SHARD_THRESHOLD": "1000", "COINFLIP_SHARD_SIZE": "500", **BOUNDS}  # 3 shards
     marker = tmp_path / "paused"
     hooked = start_worker("hooked", database_url, redis_url, hooked=True, COINFLIP_TEST_PAUSE="fold",

@@ -17,11 +17,11 @@ from django.db import connection, transaction
 from rest_framework.test import APIClient
 
 from aggregator import services, sharding, tasks
-from aggregator.models import ModelVersion, PartialStatistics, SurveyStatistics
+from aggregator.models import ModelVersion, PartialStatistics
 from survey_app.models import PendingReport, Report
 from survey_app.protocol import get_protocol
 from tests.aggregator.helpers import in_thread
-from tests.factories import add_reports, add_respondents, make_survey
+from tests.factories import add_reports, add_respondents, days_pass, make_survey
 
 from .helpers import from_scratch, stored
 
@@ -69,7 +69,7 @@ def test_partial_statistics_store_no_range_and_no_time():
     partial = PartialStatistics.objects.get(survey=survey)
     fields = {f.name for f in PartialStatistics._meta.get_fields()}
     assert fields == {"id", "survey", "pending", "stats", "validation", "plausibility", "report_count",
-                      "validation_count", "worker"}
+                      "validation_count", "day", "worker"}  # the day its reports were received: no finer time
     assert sorted(partial.pending) == partial.pending
     assert set(partial.pending) == {str(i) for i in PendingReport.objects.values_list("id", flat=True)}
 
@@ -81,8 +81,7 @@ def test_merge_takes_the_shards_that_are_ready_and_the_rest_stays_pending():
     sharding.fold_shard(survey, first)
     sharding.fold_shard(survey, third)
     assert services.merge_partials(survey) == 600
-    row = SurveyStatistics.objects.get(survey=survey)
-    assert row.report_count == 600 and not PartialStatistics.objects.exists()
+    assert stored(survey)["report_count"] == 600 and not PartialStatistics.objects.exists()
     assert PendingReport.objects.filter(survey=survey).count() == 300  # the missing shard's rows wait in the inbox
     assert stored(survey) == from_scratch(survey, folded_only=True)
     # Planning again (e.g. the next retrain after the worker folding ``second`` died) covers what is left.
@@ -183,6 +182,7 @@ def test_retrain_survey_shards_through_an_eager_chord(settings, monkeypatch):
     settings.COINFLIP_SHARD_SIZE = 150
     survey = make_survey(mode="mrr", validation_share=0.2)
     add_respondents(survey, 600)
+    days_pass(survey)  # models include closed days only: these reports' day has ended
     folded_shards, fold_shard = [], sharding.fold_shard
 
     def counted(survey, shard, **kwargs):
@@ -195,6 +195,7 @@ def test_retrain_survey_shards_through_an_eager_chord(settings, monkeypatch):
     assert stored(survey) == from_scratch(survey)
     assert ModelVersion.objects.get(survey=survey).report_count == stored(survey)["report_count"]
     add_respondents(survey, 50, seed=2)  # below the threshold: the single-transaction fold
+    days_pass(survey)
     assert tasks.retrain_survey.delay(survey.id).get() == 2
     assert len(folded_shards) == 4 and stored(survey) == from_scratch(survey)
 

@@ -24,12 +24,11 @@ from rest_framework.test import APIClient
 from aggregator.privacy import noise
 from aggregator.privacy.oracles import wire
 from aggregator.privacy.survey_protocol import ReportError, build
-from aggregator.services import retrain
 from survey_app.api import MAX_REPORT_BYTES
 from survey_app.models import Question, Survey
 from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
-from tests.factories import add_reports, make_survey, redeem_credential
+from tests.factories import add_reports, make_survey, published_yesterday, redeem_credential
 
 from .helpers import report_models, stored_state
 
@@ -357,7 +356,7 @@ def published(db):
     """An open OUE survey with a published model (version 1) and an MRR survey, both with a validation share."""
     survey = make_survey(slug="oue", encoding="oue")
     add_reports(survey, 300, seed=2)
-    assert retrain(survey) is not None
+    assert published_yesterday(survey) is not None
     return survey
 
 
@@ -555,7 +554,7 @@ def test_reports_of_another_mechanism_are_rejected(client):
 def test_hostile_predict_records(client, published):
     gauss = numeric_survey("gauss", 3)
     add_reports_numeric(gauss, 400)
-    assert retrain(gauss) is not None
+    assert published_yesterday(gauss) is not None
     url = "/api/surveys/{}/predict/"
     ok = client.post(url.format("oue"), {"records": [{"smoker": "daily", "age": 30}]}, format="json")
     assert ok.status_code == 200

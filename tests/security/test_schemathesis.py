@@ -35,10 +35,9 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aggregator.services import retrain
 from survey_app.models import Survey
 from survey_app.services import generate_tokens
-from tests.factories import add_reports, make_survey, redeem_credential, simulated_reports
+from tests.factories import add_reports, make_survey, published_yesterday, redeem_credential, simulated_reports
 
 from .helpers import stored_state
 
@@ -77,7 +76,7 @@ def surveys(db):
     request signals are held off (as Django's test client does), so WSGI calls stay in the test's transaction."""
     ldp = make_survey(slug="ldp-open", encoding="oue")
     add_reports(ldp, 300, seed=1)
-    assert retrain(ldp) is not None
+    assert published_yesterday(ldp) is not None
     mrr = make_survey(slug="mrr-tokens", mode="mrr", access="tokens")
     tokens = generate_tokens(mrr, 5)
     tokens[0].used = True

@@ -195,8 +195,8 @@ def test_an_empty_chunked_body_is_a_400():
 def test_a_chunked_validation_report_is_stored():
     survey = make_survey(slug="ldp")
     add_reports(survey, 50, seed=1)
-    from aggregator.services import retrain
+    from tests.factories import published_yesterday
 
-    assert retrain(survey) is not None
+    assert published_yesterday(survey) is not None
     response = chunked_post("ldp", json.dumps({"report": {"validation": {"version": 1, "report": 1}}}).encode())
     assert response.status_code == 201, response.content

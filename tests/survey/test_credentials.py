@@ -104,6 +104,32 @@ def test_a_retired_key_is_refused_for_redemption_but_verifies_reports():
     assert not InvitationToken.objects.get(token=token).used
 
 
+def test_a_rotation_between_a_redemption_and_its_retry_does_not_strand_the_respondent():
+    """The answer to a redemption was lost, then the key rotated: the retry (same blinded message, the retired key's
+    id) is signed again by the retired key — the same signature, no second credential — and the report it makes is
+    accepted. Another blinded message for the retired key is still refused, and the token stays spent."""
+    from survey_app.reports import Submission, submit_report
+    from tests.factories import simulated_reports
+
+    survey = make_survey(access="tokens")
+    token = generate_tokens(survey, 1)[0].token
+    blinded, pending = start_credential(public_credential(survey))
+    first = redeem(survey.slug, token, blinded, pending.key_id)  # its answer never reaches the browser
+    assert first.outcome.result is Result.SIGNED
+    rotate_key(survey)
+    retry = redeem(survey.slug, token, blinded, pending.key_id)
+    assert (retry.outcome.result, retry.blind_signature, retry.key_id) == (Result.SIGNED, first.blind_signature,
+                                                                           pending.key_id)
+    credential = finish_credential(pending, retry.blind_signature)
+    assert submit_report(survey.slug, Submission(simulated_reports(survey, 1)[0], credential=credential)).stored
+    other, _ = start_credential({**public_credential(survey), "spki": pending.spki, "key_id": pending.key_id})
+    refused = redeem(survey.slug, token, other, pending.key_id).outcome
+    assert (refused.result, refused.field) == (Result.INVALID, "key_id")
+    unused = generate_tokens(survey, 1)[0].token  # a fresh token cannot be spent on a retired key either
+    assert redeem(survey.slug, unused, other, pending.key_id).outcome.result is Result.INVALID
+    assert not InvitationToken.objects.get(token=unused).used
+
+
 def test_the_redeem_api_answers_every_outcome():
     client = APIClient()
     survey = make_survey(access="tokens")

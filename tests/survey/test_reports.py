@@ -1,5 +1,6 @@
 """The ingestion service (survey_app.reports): each outcome of ``submit_report``, what it stores, and the view's
 mapping of every outcome onto a status code."""
+import datetime
 import hashlib
 
 import numpy as np
@@ -74,9 +75,55 @@ def test_validation_report_for_an_unpublished_version():
     outcome = submit_report(survey.slug, Submission(validation))
     assert outcome == Outcome(Result.INVALID, "No such published model version.", "report.validation.version")
     assert PendingReport.objects.count() == Report.objects.count() == 0
-    ModelVersion.objects.create(survey=survey, version=1, model={}, report_count=0, privacy={}, metrics={})
+    version = ModelVersion.objects.create(survey=survey, version=1, model={}, report_count=0, privacy={}, metrics={})
+    ModelVersion.objects.filter(pk=version.pk).update(created_at=version.created_at - datetime.timedelta(days=1))
     assert submit_report(survey.slug, Submission(validation)).stored
     assert PendingReport.objects.get().payload == validation
+
+
+def _version(survey, number: int, days_ago: float) -> None:
+    version = ModelVersion.objects.create(survey=survey, version=number, model={}, report_count=0, privacy={},
+                                          metrics={})
+    ModelVersion.objects.filter(pk=version.pk).update(
+        created_at=datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=days_ago))
+
+
+@pytest.mark.parametrize("access", ["link", "tokens"])
+def test_a_validation_report_names_the_version_evaluated_today_or_is_stale(access):
+    """Validation respondents evaluate the newest version published before the current UTC day; a report naming an
+    older one (a page loaded before midnight) or a newer one (published today) is refused with ``STALE_VERSION`` and
+    nothing is stored — otherwise its version would place it near its day's start. Both paths: the one-round-trip
+    INSERT of a link survey's usual POST (PostgreSQL; the second and later submissions) and the full path."""
+    survey = make_survey(validation_share=0.1, access=access)
+    _version(survey, 1, days_ago=3)
+    _version(survey, 2, days_ago=1.01)  # yesterday or earlier: today's
+    _version(survey, 3, days_ago=0)     # published today: evaluated from tomorrow on
+
+    def send(number):
+        body = {"validation": {"version": number, "report": 1}}
+        if access == "tokens":
+            return submit_report(survey.slug, Submission(body, credential=redeem_credential(survey)))
+        return submit_report(survey.slug, Submission(body))
+
+    for _ in range(2):  # the first submission caches the survey: the second takes the link survey's fast path
+        for stale in (1, 3):
+            assert send(stale) == Outcome.of(Result.STALE_VERSION)
+        assert send(2).stored
+    assert PendingReport.objects.filter(survey=survey).count() == 2
+    # A refused report spends nothing: the two stored ones spent one credential each.
+    assert SpentCredential.objects.filter(survey=survey).count() == (2 if access == "tokens" else 0)
+    response = APIClient().post(f"/api/surveys/{survey.slug}/reports/",
+                                {"report": {"validation": {"version": 3, "report": 1}}}, format="json")
+    if access == "link":
+        assert response.status_code == 409 and response.json()["code"] == "stale_model_version"
+    else:  # a kept report that was received, retried after midnight: "received" (credential used), not "stale"
+        credential = redeem_credential(survey)
+        assert submit_report(survey.slug, Submission({"validation": {"version": 2, "report": 1}},
+                                                     credential=credential)).stored
+        retried = Submission({"validation": {"version": 2, "report": 1}}, credential=credential)
+        _version(survey, 4, days_ago=1.001)  # as if midnight passed: version 4 is the one evaluated today
+        Survey.objects.filter(pk=survey.pk).update(title=survey.title)  # a new row version: the full path answers
+        assert submit_report(survey.slug, retried) == Outcome.of(Result.CREDENTIAL_USED)
 
 
 def test_token_survey_report_outcomes_and_exactly_one_spending():
@@ -177,7 +224,8 @@ def test_the_view_answers_every_outcome():
     assert set(api.REFUSALS) == refusals
     codes = {result: api.REFUSALS[result]().status_code for result in refusals}
     assert codes == {Result.NOT_FOUND: 404, Result.CLOSED: 410, Result.TOKEN_UNKNOWN: 403, Result.TOKEN_USED: 409,
-                     Result.CREDENTIAL_MISSING: 403, Result.CREDENTIAL_USED: 409, Result.NO_INVITATIONS: 404}
+                     Result.CREDENTIAL_MISSING: 403, Result.CREDENTIAL_USED: 409, Result.NO_INVITATIONS: 404,
+                     Result.STALE_VERSION: 409}
     survey = make_survey(access="tokens")
     token = generate_tokens(survey, 1)[0].token
     client, url = APIClient(), f"/api/surveys/{survey.slug}/reports/"

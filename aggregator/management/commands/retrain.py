@@ -1,4 +1,5 @@
-"""python manage.py retrain SLUG — fold the survey's new reports and publish a model version now."""
+"""python manage.py retrain SLUG — fold the survey's new reports now, and publish a model version if a day has
+closed since the last one (models include whole UTC days only: docs/threat-model.md)."""
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregator import services
@@ -17,14 +18,10 @@ class Command(BaseCommand):
         if survey is None:
             raise CommandError(f"no survey with slug {opts['slug']!r}")
         folded = services.fold_new_reports(survey)
-        version = services.publish_model(survey)
+        why: list[str] = []
+        version = services.publish_model(survey, skipped=why.append)
         if version is None:
-            latest = services.latest_version(survey)
-            if latest is None:
-                self.stdout.write(f"No reports yet for {survey.slug!r}: no model published.")
-            else:
-                self.stdout.write(f"No new reports: version {latest.version} ({latest.report_count} reports) "
-                                  "is current.")
+            self.stdout.write(f"{survey.slug}: {folded} reports folded. " + " ".join(why))
             return
         epsilon = version.privacy.get("epsilon_per_respondent")
         self.stdout.write(self.style.SUCCESS(
