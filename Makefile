@@ -69,6 +69,8 @@ VENDOR_CHARTJS := static/vendor/chart.js
 # browsers (WebCrypto) and node; it ships its own ESM build of SJCL in lib/src/sjcl/, whose licence we copy from sjcl.
 VENDOR_BLINDRSA := static/vendor/blindrsa-ts
 BLINDRSA_SRC := node_modules/@cloudflare/blindrsa-ts
+# axe-core: the accessibility checker tests/browser/test_accessibility.py adds to the pages (no page loads it).
+VENDOR_AXE := static/vendor/axe-core
 vendor:
 	npm ci --ignore-scripts --no-audit --no-fund
 	mkdir -p $(VENDOR_CHARTJS)
@@ -83,6 +85,9 @@ vendor:
 	cp $(BLINDRSA_SRC)/lib/src/sjcl/index.js $(VENDOR_BLINDRSA)/sjcl/
 	cp node_modules/sjcl/LICENSE.txt $(VENDOR_BLINDRSA)/sjcl/
 	printf '{"type": "module"}\n' > $(VENDOR_BLINDRSA)/package.json  # node: these .js files are ES modules
+	mkdir -p $(VENDOR_AXE)
+	cp node_modules/axe-core/axe.min.js node_modules/axe-core/LICENSE node_modules/axe-core/LICENSE-3RD-PARTY.txt \
+	   $(VENDOR_AXE)/
 
 ## bench-load: the load benchmark — 60 s of report POSTs of every mechanism against gunicorn + PostgreSQL + Redis,
 ##             exactly-once checks, and the same stream on a plain-Django floor (bench/load/README.md).

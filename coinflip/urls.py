@@ -2,8 +2,10 @@
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import RedirectView, TemplateView
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from .views import home
 
 
 class FaviconView(RedirectView):
@@ -15,7 +17,7 @@ class FaviconView(RedirectView):
 
 
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("", home, name="home"),
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
     path("admin/", admin.site.urls),
     path("", include("survey_app.urls")),

@@ -264,6 +264,15 @@ class SurveyAdmin(admin.ModelAdmin):
         for survey in queryset:
             generate_tokens(survey, 100)
             self.message_user(request, f"100 tokens added to {survey.slug}.", messages.SUCCESS)
+            if survey.access == Survey.Access.LINK:
+                self.message_user(request, f"{survey.slug} is an open-link survey: anyone with its link can answer, "
+                                           "as often as they like, and its tokens are not asked for. To admit one "
+                                           "report per invitation, set its access to invitations (tokens) before "
+                                           "it opens.", messages.WARNING)
+
+    def get_changeform_initial_data(self, request):
+        """A new survey starts from sensible privacy settings: ε = 1 (LDP), θ = 0.7 (MRR)."""
+        return {"epsilon": 1.0, "theta": 0.7, **super().get_changeform_initial_data(request)}
 
     @admin.action(description="Rotate the invitation key (token surveys)")
     def rotate_keys(self, request, queryset):

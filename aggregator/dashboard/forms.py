@@ -9,6 +9,8 @@ from aggregator.lab.methods import get as get_method
 from aggregator.planning import reference_table
 from survey_app.models import Question, Survey
 
+from .glossary import method_label
+
 
 class PredictionForm(forms.Form):
     def __init__(self, survey: Survey, *args, **kwargs):
@@ -64,18 +66,28 @@ class PlannerForm(forms.Form):
                                        "them; at most 2 MB. Use public data only: it is stored with the job.")
     class_column = forms.CharField(required=False, max_length=100, label="Class column",
                                    help_text="Default: the last column.")
-    methods = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, label="Mechanisms")
+    methods = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple, label="Mechanisms (how browsers disguise the answers)",
+        help_text="Each option is explained in the glossary (Glossary, at the top of the page). Exact definitions: "
+                  "SPEC §2 (randomized response), §3–§4 (one disguised answer per person), §5b (numbers kept as "
+                  "numbers).")
     epsilons = forms.CharField(initial=DEFAULT_EPSILONS, required=False, label="ε grid (LDP mechanisms)")
     thetas = forms.CharField(initial=DEFAULT_THETAS, required=False, label="θ grid (unrelated-question MRR)")
     reps = forms.IntegerField(initial=5, min_value=2, max_value=50, label="Repetitions per setting",
                               help_text="Each repetition is a fresh 80/20 split; more give narrower intervals.")
     target = forms.FloatField(initial=0.8, min_value=0.01, max_value=1.0, label="Target accuracy",
                               help_text="A fraction, e.g. 0.8 for 80 %.")
+    respondents = forms.IntegerField(required=False, min_value=10, max_value=100_000_000,
+                                     label="Planned respondents",
+                                     help_text="How many people you expect to answer (training respondents). The "
+                                               "planner warns when the recommended setting is not expected to beat "
+                                               "always guessing the most frequent class at that size. Default: the "
+                                               "reference data's 80 % training rows.")
 
     def __init__(self, *args, datasets: list[str], methods: list[tuple[str, str]], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["dataset"].choices = [("", "—")] + [(d, d) for d in datasets]
-        self.fields["methods"].choices = methods
+        self.fields["methods"].choices = [(m, method_label(m, label)) for m, label in methods]  # plain words
         self.fields["methods"].initial = [m for m, _ in methods if m in ("oue", "olh", "mrr")]
 
     def clean_epsilons(self):
@@ -115,7 +127,8 @@ class PlannerForm(forms.Form):
         """The planner job's parameters (``aggregator.planning``)."""
         d = self.cleaned_data
         out = {"methods": d["methods"], "epsilons": d["epsilons"], "thetas": d["thetas"], "reps": d["reps"],
-               "target": d["target"], "class_column": d["class_column"], "seed": 0}
+               "target": d["target"], "class_column": d["class_column"], "seed": 0,
+               "respondents": d.get("respondents")}
         return out | ({"dataset": d["dataset"]} if d["dataset"]
                       else {"csv": d["upload"], "filename": self.files["upload"].name})
 

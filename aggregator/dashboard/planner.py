@@ -65,9 +65,13 @@ def planner_result(request, job_id: int):
     context = {"job": job, "source": job.params.get("dataset") or job.params.get("filename", "uploaded CSV"),
                "apply_form": ApplySettingForm(surveys=_drafts(request.user)), "chart_data": None}
     if job.state == Job.State.DONE:
-        context |= {"result": job.result, "rows": _rows(job.result)}
-        context["chart_data"] = {"settings": job.result["settings"], "nonprivate": job.result["nonprivate_accuracy"],
-                                 "target": job.result["target"], "curve": job.result["learning_curve"]}
+        result = job.result
+        context |= {"result": result, "rows": _rows(result), "warning": planning.usefulness_warning(result),
+                    "majority": (planning.percent(result["majority_accuracy"])
+                                 if result.get("majority_accuracy") is not None else None)}
+        context["chart_data"] = {"settings": result["settings"], "nonprivate": result["nonprivate_accuracy"],
+                                 "target": result["target"], "curve": result["learning_curve"],
+                                 "majority": result.get("majority_accuracy")}
     return render(request, "dashboard/planner_result.html", context)
 
 

@@ -109,8 +109,8 @@ def _survey_row(survey: Survey) -> dict:
     privacy = latest.privacy if latest else _protocol_privacy(survey)
     return {
         "survey": survey,
-        "training": statistics.report_count if statistics else 0,
-        "validation": statistics.validation_count if statistics else 0,
+        "training": statistics.report_count + statistics.open_report_count if statistics else 0,
+        "validation": statistics.validation_count + statistics.open_validation_count if statistics else 0,
         "pending": _pending_reports(survey, statistics),
         "latest": latest,
         "accuracy": _accuracy(services.latest_accuracy(survey)) if latest else None,

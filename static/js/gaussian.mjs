@@ -5,8 +5,8 @@
 import { discreteLaplace, randomizedRound } from "./noise.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
-import { epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationWords, lowerFirst, percent,
-         questionText } from "./words.mjs";
+import { answerCount, answerText, codeText, epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationSummary,
+         ldpValidationWords, lowerFirst, percent, questionText } from "./words.mjs";
 
 export function normalise(attribute, x) {
   const clipped = Math.min(Math.max(x, attribute.low), attribute.high);
@@ -112,4 +112,33 @@ export function describe(protocol, privacy, questions = []) {
     return out;
   }
   return { figure, overview, review };
+}
+
+/** The review step's plain summary of ``report`` (what this message says), true for the protocol as served. */
+export function summarize(report, protocol, questions = []) {
+  if (report.validation) return ldpValidationSummary(protocol, questions, report.validation);
+  const params = protocol.ldp;
+  const cls = questionText(questions, protocol.class.name);
+  const k = params.classes, m = params.attributes.length;
+  const of = `Of your ${answerCount(protocol)}`;
+  if (report.group === 0) {
+    const valueText = (v) => answerText(protocol, questions, protocol.class.name, v);
+    return `${of}, only your answer to ${cls} — chosen at random — is sent, in disguise, as ${oracles.summarize(params.prior_oracle, report.report, valueText)}. None of your numbers is sent.`;
+  }
+  const numbers = m === 1 ? "your number" : "your numbers";
+  const squared = report.group === 2 ? " squared" : "";
+  const table = `a table with one column per answer to ${cls} (${m === 1 ? "your number" : "your numbers"}${squared} in the column of your answer, zeros elsewhere)`;
+  const scaled = `put on a scale from −1 to 1${squared ? ", then squared," : ""}`;
+  const noisy = "each entry with random noise added, so it may reflect your true answers, but nobody can be sure that it does";
+  if (params.approach === 1) {
+    return `${of}, only ${numbers}${squared} — chosen at random — ${m === 1 ? "is" : "are"} sent: ${scaled} and placed in ${table}; the whole table is sent, ${noisy}. Nothing else is sent.`;
+  }
+  if (params.approach === 3) {
+    const one = answerTo(protocol, questions, params.attributes[report.report[0]].name);
+    return `${of}, only ${m === 1 ? `${one} — chosen at random —` : `one of your numbers, chosen at random (here ${one}),`} is sent: ${scaled} and placed in the column of your answer to ${cls} in a row of ${k} (zeros elsewhere), ${noisy}. Nothing else is sent.`;
+  }
+  const [j, bit] = report.report;
+  const attr = Math.floor(j / k), c = j % k;
+  const entry = `${answerTo(protocol, questions, params.attributes[attr].name)} (${scaled.replace(/,$/, "")}) if your answer to ${cls} is ${codeText(protocol, questions, protocol.class.name, c)}, 0 otherwise`;
+  return `${of}, only a single ${bit > 0 ? "+1" : "−1"} is sent, about one entry, picked at random, of ${table}: here the entry that holds ${entry}. The sign is drawn at random, +1 being the more likely the higher that entry is (50 % when it is 0), so it may or may not reflect your answers. Nothing else is sent.`;
 }

@@ -4,8 +4,8 @@
 // Split: report every input, in order, each with ε/(m+1).
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
-import { binsText, epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationWords, lowerFirst, percent,
-         questionText } from "./words.mjs";
+import { answerCount, answerText, binsText, epsilonText, answerTo, figure as fig, ldpValidationOverview,
+         ldpValidationSummary, ldpValidationWords, lowerFirst, percent, questionText } from "./words.mjs";
 
 export function inputValue(j, codes, classCode, k) {
   return j === 0 ? classCode : codes[j - 1] * k + classCode;
@@ -79,4 +79,26 @@ export function describe(protocol, privacy, questions = []) {
     ];
   }
   return { figure, overview, review };
+}
+
+/** Value v of input j in words: the class answer (j = 0), or the feature answer a and class answer c of v = a·k + c. */
+function valueText(protocol, questions, j) {
+  const k = protocol.ldp.classes, cls = protocol.class.name;
+  if (j === 0) return (v) => answerText(protocol, questions, cls, v);
+  const feature = protocol.features[j - 1].name;
+  return (v) => `${answerText(protocol, questions, feature, Math.floor(v / k))} with ${answerText(protocol, questions, cls, v % k)}`;
+}
+
+/** The review step's plain summary of ``report`` (what this message says), true for the protocol as served. */
+export function summarize(report, protocol, questions = []) {
+  if (report.validation) return ldpValidationSummary(protocol, questions, report.validation);
+  const params = protocol.ldp;
+  const cls = questionText(questions, protocol.class.name);
+  if (params.strategy === "one-report") {
+    const j = report.input;
+    return `Of your ${answerCount(protocol)}, one part — chosen at random: ${partText(protocol, questions, j)} — is sent in disguise, as ${oracles.summarize(params.inputs[j], report.report, valueText(protocol, questions, j))}. None of your other answers is sent.`;
+  }
+  const n = params.inputs.length;
+  const pairs = protocol.projection ? "one other answer of yours (or a published combination of your numbers)" : "your answer to one other question";
+  return `All of your ${answerCount(protocol)} are sent, in ${n} parts, each disguised separately: your answer to ${cls} alone, and ${n - 1} part${n - 1 === 1 ? "" : "s"} pairing your answer to ${cls} with ${pairs}. Each part may reflect your true answers, but nobody can be sure that it does; the list below says how each is disguised.`;
 }

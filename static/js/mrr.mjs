@@ -4,7 +4,7 @@
 // ``answers``: codes of every attribute, the class included, in the scheme's order. ``realPersonal`` (optional):
 // answers to real unrelated questions, by attribute index, which replace the simulated ones.
 import { assign } from "./random.mjs";
-import { epsilonText, joinAnd, percent, questionText, validationShareText } from "./words.mjs";
+import { answerCount, epsilonText, joinAnd, percent, questionText, validationShareText } from "./words.mjs";
 
 export function perturb(params, answers, rng, realPersonal = {}) {
   const truth = params.thetas.map((theta) => rng.random() < theta);
@@ -119,4 +119,28 @@ export function describe(protocol, privacy, questions = []) {
     return out;
   }
   return { figure, overview, review };
+}
+
+/** The review step's plain summary of ``report`` (what this message says), true for the protocol as served: the
+ * same caveats as describe() (real unrelated questions, a choice a stand-in never takes). */
+export function summarize(report, protocol, questions = []) {
+  const params = protocol.mrr;
+  const stand = standIns(protocol, questions);
+  const anyReal = stand.some((s) => s.real), anySimulated = stand.some((s) => !s.real);
+  const anyNever = stand.some((s) => !s.real && s.never.length);
+  const standText = anyReal && anySimulated ? "stand-ins (answers drawn at random, or your answers to the unrelated questions)"
+    : anyReal ? "your answers to the unrelated questions" : "answers drawn at random";
+  const who = anyReal ? "nobody who does not know your answers to the unrelated questions" : "nobody, the survey included,";
+  const except = anyNever ? " — except for the answers a stand-in never takes (see “How your answers stay private”), which are true when sent" : "";
+  const thetas = params.thetas.map(percent);
+  const always = params.thetas.some((theta) => theta >= 1)
+    ? " (a group sent true with probability 100 % is always your true answers, so for it anyone can tell)" : "";
+  const whole = params.thetas.every((theta) => theta >= 1)
+    ? `Your whole record of ${answerCount(protocol)} is sent as it is: this survey's setting (θ = 1) never replaces your true answers by stand-ins.`
+    : params.groups.length === 1
+    ? `Your whole record of ${answerCount(protocol)} is sent: with probability ${thetas[0]} it is your true answers, otherwise ${standText}; ${who} can tell which${except}.`
+    : `Your whole record of ${answerCount(protocol)} is sent, in ${params.groups.length} groups: each group is your true answers ${new Set(thetas).size === 1 ? `with probability ${thetas[0]}` : `with its own probability (${thetas.join(", ")}, in order)`}, otherwise ${standText}; ${who} can tell which${except}${always}.`;
+  return report.validation
+    ? `${whole} It is used only to check the model's accuracy, not to train it.`
+    : whole;
 }

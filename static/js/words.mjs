@@ -76,3 +76,37 @@ export function binsText(protocol) {
     ? `Numbers are never sent as such: they are first combined as published (a projection), and only which of ${protocol.numeric.bins} equal ranges between its published limits each combination falls in is used.`
     : `A number is never sent as such: only which of ${protocol.numeric.bins} equal ranges between the question's limits it falls in is used.`;
 }
+
+// ---- The review step's summary (each mechanism's summarize(); shared pieces) ----
+
+/** How many questions the respondent answered: the protocol's questions and the class question. */
+export function answerCount(protocol) {
+  const n = (protocol.questions || []).length + 1;
+  return `${n} answer${n === 1 ? "" : "s"}`;
+}
+
+/** Answer ``code`` of the engine's feature or class ``name``, in words: a choice's label (display label, else the
+ * protocol's value), or for a binned number the equal range it stands for (SPEC §5, EWD). */
+export function codeText(protocol, questions, name, code) {
+  const q = (questions || []).find((x) => x.name === name);
+  const spec = [...(protocol.features || []), protocol.class].find((f) => f && f.name === name);
+  if (spec && spec.kind === "numeric" && protocol.numeric && protocol.numeric.bins) {
+    const width = (spec.high - spec.low) / protocol.numeric.bins;
+    return `a number from ${figure(spec.low + code * width)} to ${figure(spec.low + (code + 1) * width)}`;
+  }
+  if (q && q.labels && q.labels[code] !== undefined) return `“${q.labels[code]}”`;
+  if (spec && spec.values && spec.values[code] !== undefined) return `“${spec.values[code]}”`;
+  return `choice number ${code}`;
+}
+
+/** "“yes” for “Are you ill?”": answer ``code`` to ``name``. */
+export function answerText(protocol, questions, name, code) {
+  return `${codeText(protocol, questions, name, code)} for ${questionText(questions, name)}`;
+}
+
+/** The summary of an LDP validation report (``encode_validation``): one randomized right/wrong mark. */
+export function ldpValidationSummary(protocol, questions, validation) {
+  const oracle = protocol.validation.oracle;
+  const mark = validation.report === 1 ? "1 (“right”)" : "0 (“wrong”)";
+  return `None of your ${answerCount(protocol)} is sent. Only one mark is: whether the published model (version ${validation.version}), run in your browser on your answers, guessed your answer to ${questionText(questions, protocol.class.name)} right. This report says ${mark}, which is the truth with probability ${percent(oracle.p)} and the opposite otherwise; so it may or may not be the truth.`;
+}

@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from aggregator import services, tasks
 from aggregator.models import Job
-from tests.factories import PLANNER_FORM, add_reports, make_survey
+from tests.factories import PLANNER_FORM, add_reports, after_midnight, make_survey, pass_days
 
 pytestmark = pytest.mark.django_db
 
@@ -29,14 +29,18 @@ def _retrain_job(survey) -> Job:
     return job
 
 
-def test_retrain_now_on_a_new_survey_says_why_no_model_was_published():
+def test_retrain_now_on_a_new_survey_says_why_no_model_was_published(monkeypatch):
     """One report trains only some inputs (LDP: each respondent reports one input): the engine refuses to estimate,
-    and the job says so instead of "the current model stands"."""
+    and the job says so instead of "the current model stands"; before its day ends, the job says that."""
     survey = make_survey(slug="fresh")
     job = _retrain_job(survey)
     assert job.result == {"version": None, "reason": "No model yet: no report has been received."}
     assert job.message == job.result["reason"]
     add_reports(survey, 1)
+    job = _retrain_job(survey)
+    assert job.message == ("No model yet. Reports of days not yet ended join the model once their day (UTC) has "
+                           "ended, so that no model reveals more about a report than its day.")
+    pass_days(monkeypatch, 1)
     job = _retrain_job(survey)
     assert job.result["version"] is None and "current model stands" not in job.message
     assert job.message.startswith("No model published: the reports so far do not allow an estimate (")
@@ -46,7 +50,7 @@ def test_retrain_now_on_a_new_survey_says_why_no_model_was_published():
 def test_retrain_now_with_nothing_new_keeps_the_published_version():
     survey = make_survey(slug="trained")
     add_reports(survey, 300)
-    assert services.retrain(survey).version == 1
+    assert services.retrain(survey, now=after_midnight()).version == 1
     job = _retrain_job(survey)
     assert job.message == "Nothing new since version 1: the current model stands."
     assert job.result == {"version": None, "reason": job.message}

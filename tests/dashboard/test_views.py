@@ -19,7 +19,7 @@ from aggregator.models import Job, ModelVersion
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from survey_app.models import PendingReport, Question, Report, Survey
 from survey_app.protocol import get_protocol
-from tests.factories import add_reports, make_survey
+from tests.factories import add_reports, after_midnight, make_survey, pass_days
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,7 @@ def trained(boss):
     reports = add_reports(survey, 1800)
     for report in reports[:300]:  # the validation share sends the same randomized records, marked as validation
         PendingReport.objects.filter(pk=report.pk).update(payload={"validation": report.payload})
-    services.retrain(survey)
+    services.retrain(survey, now=after_midnight())
     return survey
 
 
@@ -56,16 +56,21 @@ def dashboard_urls_for(survey, job) -> list[tuple[str, str]]:
         ("get", reverse("dashboard:reports-csv", args=[slug])),
         ("get", reverse("dashboard:model-json", args=[slug, 1])),
         ("get", reverse("dashboard:model-sklearn", args=[slug, 1])),
+        ("get", reverse("dashboard:frequencies-csv", args=[slug, 1])),
+        ("get", reverse("dashboard:frequencies-xlsx", args=[slug, 1])),
+        ("get", reverse("dashboard:model-card", args=[slug, 1])),
+        ("get", reverse("dashboard:model-card-md", args=[slug, 1])),
         ("get", reverse("dashboard:job", args=[job.pk])),
         # not about one survey (tests/dashboard/test_planner_views.py has their own rules)
         ("get", reverse("dashboard:planner")),
         ("get", reverse("dashboard:planner-result", args=[job.pk])),
         ("post", reverse("dashboard:planner-apply", args=[job.pk])),
+        ("get", reverse("dashboard:glossary")),
     ]
 
 
-URL_COUNT = 11
-SURVEY_URL_COUNT = 8  # the first ones: a survey's pages and its job
+URL_COUNT = 16
+SURVEY_URL_COUNT = 12  # the first ones: a survey's pages and its job
 
 
 def test_the_access_tests_cover_every_dashboard_url(trained, job):
@@ -104,7 +109,7 @@ def test_staff_see_only_the_surveys_they_design(client, trained, job, index):
 
 
 @pytest.mark.parametrize("who", ["superuser", "designer"])
-@pytest.mark.parametrize("index", [0, 1, 3, 4, 5, 6, 7])  # every GET; "retrain now" has its own tests below
+@pytest.mark.parametrize("index", [0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11])  # every GET; "retrain now": tests below
 def test_superusers_and_designers_get_every_page(client, boss, trained, job, index, who):
     if who == "designer":
         designer = User.objects.create_user("erin", password="pw", is_staff=True)
@@ -145,7 +150,8 @@ def test_survey_page_shows_key_figures_and_hands_the_chart_json_over(client, bos
     response = client.get(reverse("dashboard:survey", args=[trained.slug]))
     html = response.content.decode()
     version = ModelVersion.objects.get(survey=trained)
-    assert "1540 training · 300 validation" in html and "40 waiting for the next retraining" in html
+    assert "1500 training · 300 validation" in html and "(and 40 not yet folded)" in html
+    assert "1540 training · 300 validation" in html  # received
     assert "version 1" in html and f"from {version.report_count} reports" in html
     data = chart_data(response)
     assert data["reports"]["training"] == [1540] and data["reports"]["validation"] == [300]
@@ -190,7 +196,7 @@ def test_pages_of_a_survey_without_reports_or_model(client, boss):
 def test_ldp_accuracy_says_which_version_respondents_evaluated(client, boss):
     survey = make_survey(slug="ldp", mode="ldp", validation_share=0.2)
     add_reports(survey, 1500)
-    first = services.retrain(survey)
+    first = services.retrain(survey, now=after_midnight())
     protocol = get_protocol(survey)
     rng = np.random.default_rng(5)
     X = np.column_stack([rng.integers(0, 3, 400), rng.uniform(18, 98, 400)])
@@ -198,7 +204,7 @@ def test_ldp_accuracy_says_which_version_respondents_evaluated(client, boss):
     validation = protocol.encode_validation(X, y, rng, published=(1, NaiveBayesModel.from_dict(first.model)))
     PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=v) for v in validation])
     add_reports(survey, 100, seed=2)
-    assert services.retrain(survey).version == 2
+    assert services.retrain(survey, now=after_midnight(2)).version == 2
     client.force_login(boss)
     html = client.get(reverse("dashboard:index")).content.decode()
     assert "of v1" in html  # the newest estimate concerns version 1, older than the latest model
@@ -218,7 +224,7 @@ def test_gaussian_survey_page_has_numeric_distributions(client, boss):
     X = np.column_stack([np.where(y == 1, 65, 35) + 8 * rng.standard_normal(3000), 60 + 30 * rng.random(3000)])
     PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=p)
                                        for p in get_protocol(survey).encode(X, y, rng)])
-    version = services.retrain(survey)
+    version = services.retrain(survey, now=after_midnight())
     client.force_login(boss)
     data = chart_data(client.get(reverse("dashboard:survey", args=["body"])))
     assert [d["kind"] for d in data["distributions"]] == ["numeric", "numeric"]
@@ -229,9 +235,10 @@ def test_gaussian_survey_page_has_numeric_distributions(client, boss):
 
 
 # -- retrain now ------------------------------------------------------------------------------------------------
-def test_retrain_now_runs_a_job_and_the_page_follows_it(client, boss, trained, settings):
+def test_retrain_now_runs_a_job_and_the_page_follows_it(client, boss, trained, settings, monkeypatch):
     settings.CELERY_TASK_ALWAYS_EAGER = True
     add_reports(trained, 60, seed=4)
+    pass_days(monkeypatch, 2)  # their day has ended (the trained fixture closed today)
     client.force_login(boss)
     response = client.post(reverse("dashboard:retrain", args=[trained.slug]))
     job = Job.objects.get(survey=trained)
@@ -273,10 +280,10 @@ def test_an_unreachable_broker_fails_the_job_with_a_message_the_page_shows(clien
 
 def test_a_job_of_another_survey_is_not_shown(client, boss, trained):
     other = make_survey(slug="other")
-    job = Job.objects.create(kind="retrain", survey=other, message="secret")
+    job = Job.objects.create(kind="retrain", survey=other, message="other-survey-job-7f3a")
     client.force_login(boss)
     html = client.get(reverse("dashboard:survey", args=[trained.slug]) + f"?job={job.pk}").content.decode()
-    assert "secret" not in html
+    assert "other-survey-job-7f3a" not in html
 
 
 # -- downloads --------------------------------------------------------------------------------------------------

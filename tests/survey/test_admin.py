@@ -91,3 +91,21 @@ def test_privacy_readout_states_the_known_personal_figure():
     survey.questions.filter(is_class=False).update(personal_mode="real", personal_text="Is it raining?")
     html = unescape(str(SurveyAdmin(Survey, admin.site).privacy_report(survey)))
     assert "Against someone who knows a respondent's answers to the real unrelated questions: ε = ∞" in html
+
+
+@pytest.mark.parametrize("access, warned", [("link", True), ("tokens", False)])
+def test_tokens_for_an_open_link_survey_come_with_a_warning(admin_client, access, warned):
+    from survey_app.models import InvitationToken
+    from tests.factories import make_survey
+
+    survey = make_survey(status="draft", access=access)
+    response = admin_client.post("/admin/survey_app/survey/", {"action": "make_100_tokens",
+                                                               "_selected_action": [survey.pk]}, follow=True)
+    text = response.content.decode()
+    assert InvitationToken.objects.filter(survey=survey).count() == 100
+    assert ("is an open-link survey: anyone with its link can answer" in text) is warned
+
+
+def test_the_add_form_starts_from_sensible_privacy_settings(admin_client):
+    html = admin_client.get("/admin/survey_app/survey/add/").content.decode()
+    assert 'name="epsilon" value="1.0"' in html and 'name="theta" value="0.7"' in html
