@@ -2,8 +2,10 @@
 
 A planner job's ``params`` hold the reference data — a bundled data set's name (``dataset``) or the text of an
 uploaded public CSV (``csv``) — and the plan's choices (``methods``, ``epsilons``, ``thetas``, ``reps``, ``target``,
-``class_column``); its ``result`` is ``Plan.to_dict()`` (JSON-safe: NaN as null). ``tasks.planner_job`` calls
-``run_job``; the dashboard's planner pages (aggregator/dashboard/planner.py) start it and show the result.
+``class_column``, optionally the planned number of ``respondents``); its ``result`` is ``Plan.to_dict()`` (JSON-safe:
+NaN as null). ``tasks.planner_job`` calls ``run_job``; the dashboard's planner pages (aggregator/dashboard/planner.py)
+start it and show the result, with ``usefulness_warning`` when the recommended setting is not expected to beat always
+guessing the most frequent class.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from survey_app.models import Survey
 from . import jobs
 from .models import Job
 
-__all__ = ["bundled_datasets", "reference_table", "run_job", "apply_setting", "NotADraft"]
+__all__ = ["bundled_datasets", "reference_table", "run_job", "apply_setting", "NotADraft", "usefulness_warning",
+           "percent"]
 
 
 def bundled_datasets() -> list[str]:
@@ -46,6 +49,7 @@ def run_job(job_id: int) -> None:
             table = reference_table(params)
             result = plan(table, params["methods"], params.get("epsilons", []), params.get("thetas", []),
                           reps=params["reps"], seed=params.get("seed", 0), target=params["target"],
+                          respondents=params.get("respondents") or None,
                           progress=lambda done, total: reporter.update(done / total,
                                                                        f"Evaluated {done} of {total} settings"))
         except ValueError as exc:  # data or settings the lab refuses: say why
@@ -55,6 +59,50 @@ def run_job(job_id: int) -> None:
                       f"Evaluated {len(result.settings)} settings on {result.n_rows} rows.")
 
     jobs.run(job_id, work, "The planner failed")
+
+
+def percent(fraction: float) -> str:
+    """0.6138 → "61.4 %" (one decimal: a model 0.6 points above the majority rule must not read as equal to it)."""
+    return f"{100 * fraction:.1f} %"
+
+
+def usefulness_warning(result: dict) -> str | None:
+    """The warning the planner's result shows when the recommended setting, at the planned number of respondents, is
+    not expected to beat always guessing the most frequent class (``Plan.expected["beats_majority"]``, the rule of
+    ``lab.planner.beats_majority``); ``None`` when it is, or for a plan without these figures (older runs)."""
+    expected, rec = result.get("expected"), result.get("recommendation")
+    majority = result.get("majority_accuracy")
+    if not expected or not rec or majority is None or expected.get("beats_majority", True):
+        return None
+    symbol = "θ" if rec["parameter"] == "theta" else "ε"
+    planned, simulated = expected["respondents"], expected["n_train"]
+    close = abs(simulated - planned) <= max(2, 0.02 * planned)
+    if not expected["simulated"]:
+        at = (f"At {simulated:,} respondents (the most this reference data can simulate; you plan {planned:,})")
+    elif close:
+        at = f"At {planned:,} respondents"
+    else:
+        at = f"At {simulated:,} respondents (the simulated size nearest the {planned:,} you plan)"
+    low, high = expected.get("low"), expected.get("high")
+    worse = high is not None and high < expected.get("majority", majority)  # the rule on the same test rows
+    verdict = "is expected to do worse than" if worse else "is not expected to beat"
+    if low is None or high is None or percent(low) == percent(high):
+        spread = percent(expected["accuracy"])
+    else:
+        spread = f"{percent(low).removesuffix(' %')}–{percent(high)}"
+    needed = result.get("respondents_to_beat_majority")
+    largest = max((p["n_train"] for p in result.get("learning_curve") or []), default=simulated)
+    if needed is not None:
+        advice = f"Plan on at least {needed:,} respondents or a larger {symbol}."
+    elif not expected["simulated"]:
+        advice = (f"The reference data cannot tell whether {planned:,} would: plan on a larger {symbol} or another "
+                  "mechanism, or plan again with a larger reference data set.")
+    else:
+        advice = (f"No size this reference data can simulate (up to {largest:,}) beats it: plan on more than "
+                  f"{largest:,} respondents or a larger {symbol}.")
+    return (f"{at}, {rec['method']} at {symbol} = {rec['value']:g} {verdict} always guessing "
+            f"“{result.get('majority_class', 'the most frequent class')}” ({percent(majority)}): the expected "
+            f"accuracy is {spread}. {advice}")
 
 
 class NotADraft(ValueError):

@@ -5,13 +5,14 @@
     python -m bench.oracles --quick    # smoke run: n = 10⁵, ε = 1, 3 reps, small peer subsamples; prints only
 
 Run inside ``bench/.venv`` from the repository root (``make bench``). Progress goes to stderr, the markdown
-table to stdout. For every domain size d, ε and protocol (DE, SUE, OUE, SHE, THE, OLH) it measures
+table to stdout. For every domain size d, ε and protocol (DE, SUE, OUE, SHE, THE, OLH, SS) it measures
 
 * the engine's ``perturb`` time for n reports, ``aggregate`` (fold) time and ``estimate`` time, and the server
   cost per report (fold + estimate)/n;
 * the same server cost for the plain numpy reference (``bench.reference``), whose support counts must equal
   the engine's (checked on every timed repetition);
-* the server cost per report of pure-ldp and multi-freq-ldpy (``bench.peers``) on a subsample;
+* the server cost per report of pure-ldp and multi-freq-ldpy (``bench.peers``) on a subsample (SS: multi-freq-ldpy
+  only);
 * the empirical MSE of the raw count estimates over R repetitions × d values, as a ratio to the mean exact
   variance (mean over v of ``exact_variance(n, true_counts)``), with its theoretical standard error;
 * the MSE after ``project_simplex`` (scaled back to counts by n) as a ratio to the raw MSE.
@@ -40,7 +41,7 @@ from bench import reference
 
 __all__ = ["Config", "FULL", "QUICK", "Row", "dataset", "measure", "measure_group", "run", "render", "main"]
 
-PROTOCOLS = ("de", "sue", "oue", "she", "the", "olh")
+PROTOCOLS = ("de", "sue", "oue", "she", "the", "olh", "ss")
 SEED = 20261122
 # Stream tags for the seed sequences. numpy's SeedSequence pads entropy with zeros, so [s, d] and [s, d, 0, 0]
 # give the SAME stream: every stream gets a distinct non-zero tag and non-zero trailing entries.
@@ -259,6 +260,8 @@ def run_peers(row: Row, fo, values, cfg: Config, seed: int) -> None:
     ours = fo.estimate(fo.aggregate(fo.perturb(sub, np.random.default_rng([seed, _PEER])))) / m
     ours_l1 = float(np.abs(_clip_normalise(ours) - truth).sum())
     for lib in peers.LIBRARIES:
+        if not peers.supports(lib, fo.name):  # pure-ldp has no SS: "—" in its column
+            continue
         timing = peers.run(lib, fo.name, fo.epsilon, fo.domain, sub, seed)
         row.peers[lib] = timing
         row.peer_sane[lib] = (float(np.abs(_clip_normalise(timing.frequencies) - truth).sum()), ours_l1)
@@ -438,7 +441,7 @@ def render(rows: list[Row], info: dict, cfg: Config) -> str:
         f"`estimate` = best over repetitions, where the first {cfg.ref_timings} repetitions also time a second pass "
         f"after the reference (the first pass over freshly written reports is slower); server µs/report = "
         f"(fold + estimate)/n. Single process, numpy single-threaded.",
-        f"- Numpy reference (`bench/reference.py`): bincount (DE), unpackbits + `sum(axis=0)` (SUE/OUE), `sum` / "
+        f"- Numpy reference (`bench/reference.py`): bincount (DE), unpackbits + `sum(axis=0)` (SUE/OUE/SS), `sum` / "
         f"`(x > t).sum` (SHE/THE), vectorized hash comparison (OLH), chunks of {reference.CHUNK} reports; best of "
         f"{cfg.ref_timings} runs on the engine's own reports. Its support counts and estimates matched the engine's "
         + ("on every checked run." if all(r.ref_match for r in rows) else "EXCEPT in rows marked ≠.")
@@ -452,7 +455,8 @@ def render(rows: list[Row], info: dict, cfg: Config) -> str:
             f"({cfg.peer_n_olh:,} for OLH, "
             f"whose peer servers hash every value for every report) and its server folds and estimates them once; "
             f"per-report cost = time / subsample size. pure-ldp: `aggregate_all` + `estimate_all(range(d))`; "
-            f"multi-freq-ldpy: `*_Aggregator_MI`. THE peers use their own optimal threshold. "
+            f"multi-freq-ldpy: `*_Aggregator_MI`. THE peers use their own optimal threshold; SS is only in "
+            f"multi-freq-ldpy (its ω = max(1, rint(d/(e^ε+1))), the engine's the variance-optimal one). "
             f"Sanity check: every peer's "
             f"clipped-normalised estimate is within 3× (+0.02) of the engine's L1 error at the same subsample size"
             + (": yes." if not sane else ": NO for "

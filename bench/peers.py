@@ -5,8 +5,11 @@
   ``LHClient/LHServer(use_olh=True)``. Server = ``aggregate_all(reports)`` then ``estimate_all(range(d))``.
   Its default ``index_mapper`` is ``x - 1`` (1-based items); we pass the identity since our values are 0-based.
 * multi-freq-ldpy 0.2.5 (``multi_freq_ldpy.pure_frequency_oracles``): ``GRR_Client``, ``UE_Client(optimal=)``,
-  ``HE_Client``, ``LH_Client(optimal=True)`` per value; server = ``*_Aggregator_MI(reports, ...)`` (fold and
-  matrix-inversion estimate in one call; it also clips and renormalises, which costs O(d)).
+  ``HE_Client``, ``LH_Client(optimal=True)``, ``SS_Client`` per value; server = ``*_Aggregator_MI(reports, ...)``
+  (fold and matrix-inversion estimate in one call; it also clips and renormalises, which costs O(d)). Its SS takes
+  ω = max(1, rint(d/(e^ε + 1))), which can differ by one from the engine's variance-optimal ω: the cost per report
+  is the same order either way (a fold of ω values per report).
+* Subset selection (SS) is only in multi-freq-ldpy (``SUPPORTED``); pure-ldp has no SS.
 
 Each adapter privatises a subsample with the peer's own client (timed: client µs/report), then times the
 peer's server on those reports (µs/report), and returns the peer's estimated frequencies so the benchmark can
@@ -22,10 +25,12 @@ from importlib import metadata
 
 import numpy as np
 
-__all__ = ["LIBRARIES", "PROTOCOLS", "PeerTiming", "available", "versions", "run"]
+__all__ = ["LIBRARIES", "PROTOCOLS", "SUPPORTED", "PeerTiming", "available", "versions", "supports", "run"]
 
 LIBRARIES = ("pure-ldp", "multi-freq-ldpy")
-PROTOCOLS = ("de", "sue", "oue", "she", "the", "olh")
+PROTOCOLS = ("de", "sue", "oue", "she", "the", "olh", "ss")
+#: The protocols each library implements.
+SUPPORTED = {"pure-ldp": ("de", "sue", "oue", "she", "the", "olh"), "multi-freq-ldpy": PROTOCOLS}
 
 
 @dataclass
@@ -49,6 +54,11 @@ def available() -> bool:
 
 def versions() -> dict[str, str]:
     return {lib: metadata.version(lib) for lib in LIBRARIES}
+
+
+def supports(library: str, protocol: str) -> bool:
+    """Whether ``library`` implements ``protocol``."""
+    return protocol in SUPPORTED.get(library, ())
 
 
 def _identity(x):
@@ -96,7 +106,7 @@ def _run_pure_ldp(protocol, epsilon, d, values):
 # -- multi-freq-ldpy --------------------------------------------------------------------------------
 
 def _run_multi_freq(protocol, epsilon, d, values):
-    from multi_freq_ldpy.pure_frequency_oracles import GRR, HE, LH, UE
+    from multi_freq_ldpy.pure_frequency_oracles import GRR, HE, LH, SS, UE
 
     if protocol == "de":
         client, server = (lambda v: GRR.GRR_Client(v, d, epsilon)), (lambda r: GRR.GRR_Aggregator_MI(r, d, epsilon))
@@ -111,9 +121,12 @@ def _run_multi_freq(protocol, epsilon, d, values):
     elif protocol == "olh":
         client = lambda v: LH.LH_Client(v, d, epsilon, True)  # noqa: E731
         server = lambda r: LH.LH_Aggregator_MI(r, d, epsilon, True)  # noqa: E731
+    elif protocol == "ss":
+        client = lambda v: SS.SS_Client(v, d, epsilon)  # noqa: E731
+        server = lambda r: SS.SS_Aggregator_MI(r, d, epsilon)  # noqa: E731
     else:
         raise ValueError(protocol)
-    server([client(values[0]) for _ in range(2)])  # numba compilation outside the timings
+    server([client(values[0]) for _ in range(2)])  # numba compilation (clients too) outside the timings
     t0 = time.perf_counter()
     reports = [client(v) for v in values]
     t1 = time.perf_counter()

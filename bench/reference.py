@@ -5,7 +5,8 @@ folds. Each reference takes the engine's own report format and parameters (p, q,
 returns the same support counts, so the benchmark also checks the engine's fold against it for equality.
 
 * DE (GRR): ``np.bincount`` of the reported values.
-* SUE / OUE: unpack the packed bits to an (n, d) uint8 array and ``bits.sum(axis=0)``.
+* SUE / OUE / SS: unpack the packed bits to an (n, d) uint8 array and ``bits.sum(axis=0)`` (SS's report is the same
+  packed bit vector, with ω bits set).
 * SHE: ``reports.sum(axis=0)``; THE: ``(reports > t).sum(axis=0)``.
 * OLH: vectorized hash comparison — H_{a,b}(v) for every report and every value v, compared with y.
 * Estimator: Ê_v = (c_v − n·q)/(p − q) for the pure protocols; SHE's estimate is the summed component.
@@ -67,7 +68,7 @@ def fold(fo, reports) -> np.ndarray:
     name, d = fo.name, fo.domain
     if name == "de":
         return fold_de(reports, d)
-    if name in ("sue", "oue"):
+    if name in ("sue", "oue", "ss"):
         return fold_unary(reports, d)
     if name == "she":
         return fold_she(reports, d)

@@ -28,7 +28,7 @@ __all__ = ["Figure", "Curves", "write", "markdown_table", "COLUMNS"]
 
 #: Columns of a curve figure's table.
 COLUMNS = ["dataset", "method", "parameter", "value", "reps", "accuracy_mean", "accuracy_std", "accuracy_var",
-           "accuracy_se", "nonprivate_accuracy", "n_train", "n_test"]
+           "accuracy_se", "nonprivate_accuracy", "majority_accuracy", "n_train", "n_test"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,7 @@ class Curves:
             rows.append({"dataset": dataset, "method": method, "parameter": e.parameter, "value": value, "reps": reps,
                          "accuracy_mean": float(acc.mean()), "accuracy_std": std, "accuracy_var": std ** 2,
                          "accuracy_se": std / math.sqrt(reps), "nonprivate_accuracy": e.nonprivate_accuracy,
+                         "majority_accuracy": e.majority_accuracy,
                          "n_train": e.n_train, "n_test": e.n_test, "accuracies": " ".join(f"{a:.6f}" for a in acc)})
             if progress is not None:
                 progress(i + 1, len(points))

@@ -17,6 +17,26 @@ recommended setting the learning curve answers "how many respondents": the same 
 of the reference table (``SIZES`` of its rows); the answer is the smallest training size from which every larger one
 reaches the target on average — or none within the reference table's rows (more respondents may still reach it; the
 table cannot tell).
+
+Usefulness (issue 13 item 7). The plan carries the majority rule — always guessing the reference table's most frequent
+class, whose accuracy is that class's share of the rows (``majority_accuracy``, ``Table.majority_accuracy``). It has no
+interval of the kind the settings have: the stratified splits give every repetition's test rows the same class counts,
+so the rule scores the same on every repetition. A setting *beats the majority rule* (``beats_majority``) when the
+lower end of its 95 % interval lies strictly above the majority rule's accuracy on the very same test rows (one
+repetition, no interval: its mean accuracy does) — ``evaluate``'s majority accuracy, the class share up to the
+rounding of the stratified split (``majority_test_accuracy``; a curve point's ``"majority"``), so that a model which
+always predicts the most frequent class neither beats the rule nor falls below it. An interval whose upper end is below
+it, or that reaches down to it, does not beat it. The plan applies the rule to every setting (at the reference table's
+training size) and to the recommended setting at the planned number of
+respondents (``respondents``; by default the reference table's training rows): that size is one more point of the
+learning curve when it is smaller than the table's training part; when it is larger, the table can simulate no more
+than its training rows and the expectation is the full table's (``expected["simulated"]`` says which). From the same
+curve comes the smallest number of respondents from which every larger size beats the majority rule
+(``respondents_to_beat_majority``).
+
+Every model is fitted as a live survey fits it with the engine's default estimator: the survey configurations
+(``Method.survey``) name no post-processing, so the protocol's default (``privacy.postprocess.DEFAULT``, recorded as
+``Plan.estimator``) applies — to the settings, the learning curve and so to the respondents needed.
 """
 from __future__ import annotations
 
@@ -27,11 +47,13 @@ import numpy as np
 from scipy import stats
 
 from ..privacy import survey_protocol
+from ..privacy.postprocess import DEFAULT as DEFAULT_ESTIMATOR
 from . import methods as registry
 from .datasets import Table
 from .evaluate import Progress, evaluate
 
-__all__ = ["Setting", "Plan", "plan", "SIZES", "survey_methods", "interval", "respondents_needed"]
+__all__ = ["Setting", "Plan", "plan", "SIZES", "survey_methods", "interval", "respondents_needed", "beats_majority",
+           "respondents_to_beat_majority"]
 
 #: Fractions of the reference table's rows for the learning curve.
 SIZES = (0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
@@ -65,6 +87,7 @@ class Setting:
     epsilon_per_respondent: float
     min_pse: float | None  #: MRR: the smallest PSE of any question (uniform priors); None for LDP
     config: dict  #: the survey protocol configuration of this setting (``Method.survey``)
+    beats_majority: bool = False  #: the interval's lower end lies above the majority rule (``beats_majority``)
 
 
 @dataclass
@@ -80,6 +103,17 @@ class Plan:
     reached: bool = False
     learning_curve: list[dict] = field(default_factory=list)  #: [{"n_train", "accuracy", "low", "high"}]
     respondents_needed: int | None = None
+    majority_accuracy: float = math.nan  #: always guessing the most frequent class: its share of the rows
+    majority_class: str = ""
+    #: the majority rule on the settings' test rows (the class share up to the split's rounding): what they must beat
+    majority_test_accuracy: float = math.nan
+    estimator: str = DEFAULT_ESTIMATOR  #: the post-processing every model was fitted with (the engine's default)
+    respondents: int | None = None  #: the planned number of respondents, if given
+    #: The recommended setting at the planned number of respondents: {"respondents" (planned, or the training rows),
+    #: "n_train" (simulated), "simulated" (False when the table has fewer training rows than planned), "accuracy",
+    #: "low", "high", "majority" (the rule on the same test rows), "beats_majority"}; None without a learning curve.
+    expected: dict | None = None
+    respondents_to_beat_majority: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -97,8 +131,29 @@ def _more_private(setting: Setting) -> tuple:
     return (setting.epsilon_per_respondent, -setting.accuracy)
 
 
+def beats_majority(accuracy: float, low: float | None, majority: float) -> bool:
+    """Whether an expected accuracy clears the majority rule: the lower end ``low`` of its interval lies strictly
+    above ``majority`` (no interval — one repetition, ``low`` NaN or None —: the mean ``accuracy`` does). An interval
+    whose upper end is below the majority rule, or one that reaches down to it, does not."""
+    bound = accuracy if low is None or math.isnan(low) else low
+    return bool(bound > majority)
+
+
+def respondents_to_beat_majority(curve: list[dict], majority: float | None = None) -> int | None:
+    """The smallest training size from which every larger size of the learning curve beats the majority rule
+    (``beats_majority``; each point's own ``"majority"``, on its test rows, unless ``majority`` is given), or
+    ``None``."""
+    needed = None
+    for point in reversed(curve):
+        if not beats_majority(point["accuracy"], point.get("low"), point["majority"] if majority is None else majority):
+            break
+        needed = point["n_train"]
+    return needed
+
+
 def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[float], *, reps: int = 5,
-         seed: int = 0, target: float = 0.8, progress: Progress | None = None) -> Plan:
+         seed: int = 0, target: float = 0.8, respondents: int | None = None,
+         progress: Progress | None = None) -> Plan:
     """Evaluate every (method, value) of the grids on ``table`` (as ``datasets.load_table`` returns it); see module."""
     if not methods:
         raise ValueError("choose at least one method")
@@ -107,10 +162,19 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
         raise ValueError(f"not a survey method: {', '.join(unknown)}; choose from {', '.join(survey_methods())}")
     if not 0 < target <= 1:
         raise ValueError("the target accuracy must lie in (0, 1]")
+    if respondents is not None and (isinstance(respondents, bool) or not isinstance(respondents, (int, np.integer))
+                                    or respondents < 1):
+        raise ValueError(f"the planned number of respondents must be a whole number ≥ 1, got {respondents!r}")
     points = [(m, v) for m in methods for v in (thetas if registry.get(m).parameter == "theta" else epsilons)]
     if not points:
         raise ValueError("the grid is empty: give ε values for LDP methods and θ values for MRR")
-    total = len(points) + len(SIZES)
+    majority = table.majority_accuracy()
+    fractions = list(SIZES)
+    # The planned number as one more point of the curve when the table's training part (80 % of its rows) is larger.
+    planned_fraction = respondents / (table.n * 0.8) if respondents is not None else 1.0
+    if planned_fraction < 1 and all(not math.isclose(planned_fraction, f) for f in fractions):
+        fractions = sorted(fractions + [planned_fraction])
+    total = len(points) + len(fractions)
     settings, evaluations = [], []
     for i, (name, value) in enumerate(points):
         method = registry.get(name)
@@ -118,19 +182,41 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
         mean, low, high = interval(e.accuracies)
         config = method.survey(e.value)
         epsilon, pse = _privacy(method.prepare(table), config)
-        settings.append(Setting(name, method.parameter, e.value, mean, low, high, epsilon, pse, config))
+        # every evaluation uses the same splits (one seed): the majority rule on its test rows is the same for all
+        settings.append(Setting(name, method.parameter, e.value, mean, low, high, epsilon, pse, config,
+                                beats_majority(mean, low, e.majority_accuracy)))
         evaluations.append(e)
         if progress is not None:
             progress(i + 1, total)
     # Every evaluation used the same splits (one seed): the first one's sizes are all's; its non-private accuracy is
     # Naive Bayes in the first method's representation (discretized, or Gaussian for the gauss-* methods).
-    out = Plan(target, reps, seed, table.n, evaluations[0].n_train, evaluations[0].nonprivate_accuracy, settings)
+    out = Plan(target, reps, seed, table.n, evaluations[0].n_train, evaluations[0].nonprivate_accuracy, settings,
+               majority_accuracy=majority, majority_test_accuracy=evaluations[0].majority_accuracy,
+               majority_class=table.class_attribute.values[int(np.bincount(table.y).argmax())],
+               respondents=None if respondents is None else int(respondents))
     reaching = [s for s in settings if s.low >= target] if reps > 1 else [s for s in settings if s.accuracy >= target]
     out.reached = bool(reaching)
     out.recommendation = min(reaching, key=_more_private) if reaching else max(settings, key=lambda s: s.accuracy)
-    out.learning_curve = _learning_curve(table, out.recommendation, reps, seed, len(points), total, progress)
+    out.learning_curve = _learning_curve(table, out.recommendation, fractions, reps, seed, len(points), total,
+                                         progress)
     out.respondents_needed = respondents_needed(out.learning_curve, target)
+    out.respondents_to_beat_majority = respondents_to_beat_majority(out.learning_curve)
+    out.expected = _expected(out.learning_curve, out.respondents if respondents is not None else out.n_train)
     return out
+
+
+def _expected(curve: list[dict], planned: int) -> dict | None:
+    """The learning-curve point for ``planned`` respondents: the one closest in size when ``planned`` is within the
+    curve, else the largest (the table simulates no more)."""
+    if not curve:
+        return None
+    largest = curve[-1]
+    point = largest if planned >= largest["n_train"] else min(curve, key=lambda p: abs(p["n_train"] - planned))
+    return {"respondents": int(planned), "n_train": point["n_train"],
+            "simulated": planned <= largest["n_train"],
+            "accuracy": point["accuracy"], "low": point["low"], "high": point["high"],
+            "majority": point["majority"],
+            "beats_majority": beats_majority(point["accuracy"], point["low"], point["majority"])}
 
 
 def respondents_needed(curve: list[dict], target: float) -> int | None:
@@ -144,13 +230,14 @@ def respondents_needed(curve: list[dict], target: float) -> int | None:
     return needed
 
 
-def _learning_curve(table: Table, setting: Setting, reps: int, seed: int, done: int, total: int,
-                    progress: Progress | None) -> list[dict]:
-    """Accuracy of ``setting`` on stratified subsamples of ``SIZES`` of the rows (each subsample split 80/20); sizes
-    too small for a model (with one report per respondent, some input may get no report at all) are left out."""
+def _learning_curve(table: Table, setting: Setting, fractions: list[float], reps: int, seed: int, done: int,
+                    total: int, progress: Progress | None) -> list[dict]:
+    """Accuracy of ``setting`` on stratified subsamples of ``fractions`` of the rows (each subsample split 80/20);
+    sizes too small for a model (with one report per respondent, some input may get no report at all) are left
+    out."""
     rng = np.random.default_rng(seed)
     curve = []
-    for j, fraction in enumerate(SIZES):
+    for j, fraction in enumerate(fractions):
         rows = _stratified_subsample(table.y, fraction, rng)
         try:
             e = evaluate(table.subset(rows), setting.method, setting.value, reps=reps, seed=seed)
@@ -158,7 +245,8 @@ def _learning_curve(table: Table, setting: Setting, reps: int, seed: int, done: 
             e = None
         if e is not None:
             mean, low, high = interval(e.accuracies)
-            curve.append({"n_train": e.n_train, "accuracy": mean, "low": low, "high": high})
+            curve.append({"n_train": e.n_train, "accuracy": mean, "low": low, "high": high,
+                          "majority": e.majority_accuracy})
         if progress is not None:
             progress(done + j + 1, total)
     return curve

@@ -22,8 +22,10 @@ import numpy as np
 
 from .assignment import assign, cdf, check_probabilities
 from .channel import check_theta
-from .postprocess import to_distribution
+from .postprocess import DEFAULT, to_distribution
 from .schema import Categorical
+from .shrinkage import NAME as BAYES
+from .shrinkage import posterior_conditionals
 from .stats import Additive, array, arrays
 
 __all__ = [
@@ -266,7 +268,7 @@ class MRRScheme:
         if stats.n <= 0:
             raise ValueError("stats hold no reports (n = 0)")
 
-    def estimate(self, stats: MRRStats, postprocess: str = "norm-sub") -> MRREstimate:
+    def estimate(self, stats: MRRStats, postprocess: str = DEFAULT) -> MRREstimate:
         """Unbiased P̂(c), P̂(a ∧ c) with standard errors, and projected NB parameters (SPEC §2).
 
         Same group (θ): P̂(E) = (P*(E) − (1−θ)P_Y(E))/θ, SE = √(P*(1−P*)/(nθ²)).
@@ -274,6 +276,11 @@ class MRRScheme:
         − (1−θ_g)(1−θ_h)P_Y(a)P_Y(c)]/(θ_gθ_h) with P̂(a), P̂(c) from their own margins; it is linear in the
         observed fractions P*(a∧c), P*(a), P*(c), and its SE is that of the linear form (``linear_fraction_se``,
         exact up to plugging in the observed fractions).
+
+        ``postprocess``: "bayes" (default) estimates every P(a | c) by its posterior mean given the raw estimate and
+        its perturbation variance (``shrinkage``; ``_perturbation_variances``); "norm-sub" or "neg-to-one" make each
+        column of estimated counts a distribution (``conditional_distributions``). The prior is projected (Norm-Sub)
+        under "bayes" and "norm-sub".
         """
         self._check_stats(stats)
         ci = self.class_index
@@ -285,6 +292,7 @@ class MRRScheme:
         p_c = stats.class_counts / n
         prior_raw = (p_c - (1 - theta_c) * py_c) / theta_c
         prior_se = linear_fraction_se(n, p_c, p_c, p_c, 0.0, 0.0, 1.0 / theta_c)
+        prior = to_distribution(prior_raw * n, postprocess)
         joint_raw, joint_se, conditionals = [], [], []
         for j, i in enumerate(self.feature_indices):
             theta_a = self.theta_of(i)
@@ -311,18 +319,37 @@ class MRRScheme:
                 se = linear_fraction_se(n, p_ac, p_a, p_c[None, :], alpha, beta, 1.0 / (tg * th))
             joint_raw.append(raw)
             joint_se.append(se)
-            conditionals.append(conditional_distributions(raw * n, postprocess))
+            if postprocess == BAYES:
+                same = self.group_of[i] == self.group_of[ci]
+                variances = _perturbation_variances(n, raw, se, (p_ac, theta_c) if same else None)
+                conditionals.append(posterior_conditionals(raw, variances, prior))
+            else:
+                conditionals.append(conditional_distributions(raw * n, postprocess))
         return MRREstimate(
             n=n,
             class_attribute=self.class_attribute,
             attributes=tuple(self.attributes[i] for i in self.feature_indices),
-            prior=to_distribution(prior_raw * n, postprocess),
+            prior=prior,
             conditionals=tuple(conditionals),
             prior_raw=prior_raw,
             prior_se=prior_se,
             joint_raw=tuple(joint_raw),
             joint_se=tuple(joint_se),
         )
+
+
+def _perturbation_variances(n: int, joint, joint_se, same_group) -> np.ndarray:
+    """(n_i, k) variances of the raw P̂(a ∧ c) due to the randomization alone (SPEC §2; what ``shrinkage`` weighs
+    by): the estimator's variance minus the sampling variance J(1 − J)/n the true answers of n respondents would give.
+    ``same_group = (P*(a ∧ c), θ)`` when A_i and C share a group: the variance is P*(1 − P*)/(nθ²) (SPEC §2);
+    otherwise the published SE of the four-term estimator (``linear_fraction_se``)."""
+    J = np.clip(joint, 0.0, 1.0)
+    if same_group is not None:
+        p_ac, theta = same_group
+        total = p_ac * (1 - p_ac) / (n * theta**2)
+    else:
+        total = np.asarray(joint_se) ** 2
+    return np.maximum(total - J * (1 - J) / n, 0.0)
 
 
 # -- accuracy on randomized test data (SPEC §2, seed 004 §3.4) ------------------------------------

@@ -1,15 +1,21 @@
 """Turning raw unbiased count estimates into probability distributions (SPEC §3, "Negative estimates").
 
 * ``project_simplex`` — Norm-Sub (Wang et al., NDSS 2020): f_v ← max(f_v + δ, 0) with δ chosen so that
-  Σ f_v = 1. It is the Euclidean projection onto the probability simplex and the project's default.
+  Σ f_v = 1. It is the Euclidean projection onto the probability simplex and the project's default for a single
+  distribution (Naive Bayes conditionals default to ``shrinkage``'s posterior means, "bayes").
 * ``negative_to_one`` — the seed's rule (seed 000): negative counts become 1, then normalise. Kept so the
   paper's figures can be reproduced.
+
+Names (``METHODS``): "bayes" (the default, issue 13), "norm-sub", "neg-to-one". For a single distribution "bayes" is
+Norm-Sub; for Naive Bayes conditionals it selects ``shrinkage.posterior_conditionals`` (posterior means from each
+estimate's own standard error, degrading to the majority rule as noise grows), chosen in ``naive_bayes.ldp`` and
+``mrr``. "norm-sub" was the default before.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["project_simplex", "negative_to_one", "to_distribution", "METHODS"]
+__all__ = ["project_simplex", "negative_to_one", "to_distribution", "METHODS", "DEFAULT"]
 
 
 def project_simplex(estimates) -> np.ndarray:
@@ -40,11 +46,16 @@ def negative_to_one(estimates) -> np.ndarray:
     return x / x.sum()
 
 
-METHODS = {"norm-sub": project_simplex, "neg-to-one": negative_to_one}
+#: Post-processing methods by name. "bayes" (the default since issue 13, ``shrinkage``) makes a single distribution
+#: (a class prior) by Norm-Sub; under that name the Naive Bayes estimators (LDP, MRR) take every conditional's
+#: posterior mean given its own standard error (``shrinkage.posterior_conditionals``) instead.
+METHODS = {"bayes": project_simplex, "norm-sub": project_simplex, "neg-to-one": negative_to_one}
+DEFAULT = "bayes"
 
 
-def to_distribution(estimates, method: str = "norm-sub") -> np.ndarray:
-    """A probability distribution from raw count estimates, by ``method`` ("norm-sub" default, or "neg-to-one")."""
+def to_distribution(estimates, method: str = DEFAULT) -> np.ndarray:
+    """A probability distribution from raw count estimates, by ``method`` ("bayes" — the default — and "norm-sub"
+    project onto the simplex; "neg-to-one")."""
     try:
         return METHODS[method](estimates)
     except KeyError:

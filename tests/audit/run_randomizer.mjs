@@ -32,7 +32,8 @@ function side(y, a, b) {
 
 /** Cell of one frequency-oracle report, for telling input values u0 and u1 apart ("=" when they are equal: the
  * report's law is then the same under both inputs). DE: is y u0, u1 or another value (all others have probability q
- * under both); SUE/OUE: bits u0 and u1 (the other bits are independent of the input); OLH: does y equal h(u0), h(u1);
+ * under both); SUE/OUE: bits u0 and u1 (the other bits are independent of the input); SS: whether u0 and u1 are in the
+ * set (given that, the rest of the set is uniform under both inputs); OLH: does y equal h(u0), h(u1);
  * SHE/THE: components u0 and u1 against their noiseless values 0 and 1. */
 export function oracleCell(params, report, u0, u1) {
   if (u0 === u1) return "=";
@@ -40,7 +41,8 @@ export function oracleCell(params, report, u0, u1) {
     case "de":
       return report === u0 ? "0" : report === u1 ? "1" : "o";
     case "sue":
-    case "oue": {
+    case "oue":
+    case "ss": {
       const bits = unpack(fromBase64(report), params.domain);
       return `${bits[u0]}${bits[u1]}`;
     }

@@ -18,15 +18,16 @@ on an independent half of the samples, so there is no multiplicity over events):
 no-violation check with probability < 1e-6, whatever the number of runs of this file so far.
 
 Power calculation (``epsilon_audit.samples_for``: the bound at the expected counts, Clopper–Pearson at
-α = 1e-6/40 = 2.5e-8 per audit, α/2 each side). Reaching ½ at ε = 1 needs, per input and half, n ≈ 1,200 samples
-for DE's event "y = u" (p = 0.475 vs q = 0.175), 1,800 for OUE's "bit u0 = 1, bit u1 = 0" (0.366 vs 0.134), 2,900 for
+α = 1e-6/42 = 2.4e-8 per audit, α/2 each side). Reaching ½ at ε = 1 needs, per input and half, n ≈ 1,200 samples
+for DE's event "y = u" (p = 0.475 vs q = 0.175), about the same for SS's "u0 in the set, u1 not" (d = 8, ω = 2:
+0.408 vs 0.150; d = 32, ω = 9: 0.382 vs 0.141), 1,800 for OUE's "bit u0 = 1, bit u1 = 0" (0.366 vs 0.134), 2,900 for
 SHE/THE's "component u0 ≥ 1, component u1 ≤ 0" (¼ vs ¼e⁻¹), 3,300–4,600 for the Gaussian approaches' vector events
 (the public group is part of the event: 0.16–0.23 vs 0.06–0.08), 4,900 for split LDP NB's two-report product event
 (0.154 vs 0.057), 11,100 for the rarest event used (a class through the Gaussian prior group, share 0.1: 0.073 vs
 0.027), and 8,400 for ¼ on split LDP NB's per-feature ε/2 (0.248 vs 0.150). N = 50,000 gives expected bounds of
 0.76–0.92 where ½ is asserted (0.40 where ¼ is), and against the broken unary encoding (true ε 1.55 for OUE, 1.68 for
 SUE) expected bounds of 1.45 and 1.58 > 1. A real violation is caught when the randomizer's ε exceeds the shown one
-by more than these gaps (≈ 0.1–0.25 at ε = 1). Cost: 40 × 200,000 reports, ≈ 40 s of one core — ≈ 20–25 s on the
+by more than these gaps (≈ 0.1–0.25 at ε = 1). Cost: 42 × 200,000 reports, ≈ 45 s of one core — ≈ 20–25 s on the
 suite's two workers (each case is its own node process, so the cases spread over both).
 """
 from __future__ import annotations
@@ -73,6 +74,11 @@ def _oracle_cases() -> list[Case]:
             out.append(Case(f"{name}-eps{epsilon:g}", f"{name.upper()} (d = 4, ε = {epsilon:g})", "value 0 vs 1",
                             {"kind": "oracle", "params": fo.params(), "inputs": [0, 1]}, fo.epsilon,
                             power=epsilon == 1.0))
+    for epsilon, d in ((1.0, 8), (1.0, 32)):  # SS (issue 13 item 2) where its subset size ω is 2 and 9, not DE's 1
+        fo = oracles.get("ss", epsilon=epsilon, domain=d)
+        out.append(Case(f"ss-d{d}-eps{epsilon:g}", f"SS (d = {d}, ε = {epsilon:g}, ω = {fo.subset_size})",
+                        "value 0 vs 1", {"kind": "oracle", "params": fo.params(), "inputs": [0, 1]}, fo.epsilon,
+                        power=True))
     fo = oracles.get("adaptive", epsilon=1.0, domain=16)
     out.append(Case("adaptive-d16", f"adaptive (d = 16, ε = 1 → {fo.name.upper()})", "value 3 vs 11",
                     {"kind": "oracle", "params": fo.params(), "inputs": [3, 11]}, fo.epsilon, power=True))

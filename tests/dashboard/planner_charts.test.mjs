@@ -4,10 +4,21 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { byMethod, curveConfig, learningCurveConfig } from '../../static/js/dashboard/planner_charts.mjs';
+import { byMethod, curveConfig, learningCurveConfig, majorityLabel, percent } from '../../static/js/dashboard/planner_charts.mjs';
 
 const plan = JSON.parse(readFileSync(process.env.PLANNER_FIXTURE, 'utf8'));
-const data = { settings: plan.settings, nonprivate: plan.nonprivate_accuracy, target: plan.target, curve: plan.learning_curve };
+const data = { settings: plan.settings, nonprivate: plan.nonprivate_accuracy, target: plan.target, curve: plan.learning_curve,
+  majority: plan.majority_accuracy };
+
+/** The majority rule's dataset of a configuration: a horizontal line at the plan's majority accuracy, labelled. */
+function assertMajorityLine(config, xs) {
+  const line = config.data.datasets.find((d) => d.label.startsWith('Always guessing the most frequent class'));
+  assert.ok(line, 'a majority-rule line');
+  assert.equal(line.label, `Always guessing the most frequent class: ${percent(plan.majority_accuracy)}`);
+  assert.deepEqual(line.data, [{ x: Math.min(...xs), y: plan.majority_accuracy }, { x: Math.max(...xs), y: plan.majority_accuracy }]);
+  assert.equal(line.fill, false);
+  assert.equal(line.intervalOf, undefined); // shown in the legend
+}
 
 test('settings are grouped by mechanism and sorted by value', () => {
   const groups = byMethod([{ method: 'a', parameter: 'epsilon', value: 2 }, { method: 'b', parameter: 'theta', value: 0.7 },
@@ -24,8 +35,14 @@ test('one line and one interval band per mechanism, then no-privacy and target l
   assert.deepEqual(high.data.map((p) => p.y), oue.map((s) => s.high));
   assert.equal(high.fill, '-1');
   const labels = config.data.datasets.map((d) => d.label);
-  assert.deepEqual(labels.slice(-2), ['No privacy', 'Target']);
-  assert.equal(config.data.datasets.at(-1).data[0].y, plan.target);
+  assert.deepEqual(labels.slice(-3), ['No privacy', 'Target', majorityLabel(plan.majority_accuracy)]);
+  assert.equal(config.data.datasets.at(-2).data[0].y, plan.target);
+  assert.ok(plan.majority_accuracy > 0.5 && plan.majority_accuracy < 1); // vote: 267 of 435 are democrats
+  assert.equal(percent(0.6137931), '61.4 %');
+  assertMajorityLine(config, plan.settings.filter((s) => s.parameter === 'epsilon').map((s) => s.value));
+  assertMajorityLine(curveConfig(data, 'theta'), plan.settings.filter((s) => s.parameter === 'theta').map((s) => s.value));
+  const old = curveConfig({ ...data, majority: undefined }, 'epsilon'); // a run from before the majority rule: no line
+  assert.deepEqual(old.data.datasets.map((d) => d.label).slice(-2), ['No privacy', 'Target']);
   assert.equal(config.options.scales.x.type, 'logarithmic');
   assert.equal(curveConfig(data, 'theta').options.scales.x.type, 'linear');
 });
@@ -39,4 +56,5 @@ test('the learning curve plots accuracy over training respondents', () => {
   const config = learningCurveConfig(data);
   const line = config.data.datasets.find((d) => d.label === 'Recommended setting');
   assert.deepEqual(line.data, plan.learning_curve.map((p) => ({ x: p.n_train, y: p.accuracy })));
+  assertMajorityLine(config, plan.learning_curve.map((p) => p.n_train));
 });

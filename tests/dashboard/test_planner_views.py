@@ -1,11 +1,14 @@
 """The planner's pages (aggregator/dashboard/planner.py): the form's validation, the job end to end (eager Celery),
-the result page, and applying a setting to a draft survey — only the user's own drafts."""
+the result page, and applying a setting to a draft survey — only the user's own drafts; the majority rule and the
+warning when the recommended setting is not expected to beat it at the planned number of respondents."""
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from aggregator import planning
 from aggregator.dashboard.forms import MAX_REFERENCE_BYTES
+from aggregator.lab.planner import beats_majority
 from aggregator.models import Job
 from survey_app.models import Survey
 from tests.factories import PLANNER_FORM, make_survey
@@ -135,3 +138,73 @@ def test_only_the_users_own_drafts_take_a_setting(client, staff, finished):
                            {"setting": 2, "survey": someone_elses.pk}, follow=True)
     assert "Choose a planned setting and one of your surveys" in response.content.decode()
     assert Survey.objects.get(pk=someone_elses.pk).mode == "ldp"
+
+
+# -- usefulness: the majority rule (issue 13 item 7) ---------------------------------------------------------------
+def test_a_run_that_beats_the_majority_rule_says_so_without_a_warning(client, finished):
+    result = finished.result
+    assert result["majority_accuracy"] == 267 / 435 and result["expected"]["beats_majority"]
+    html = client.get(reverse("dashboard:planner-result", args=[finished.pk])).content.decode()
+    assert "Always guessing the most frequent class, “democrat”, is right\n  61.4 % of the time" in html
+    assert 'id="usefulness-warning"' not in html and "Not better than guessing" not in html
+    assert "Beats guessing" in html and f"estimator ({result['estimator']})" in html
+
+
+def test_a_run_that_does_not_beat_the_majority_rule_warns(client, staff, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    client.post(reverse("dashboard:planner"),
+                FORM | {"methods": ["oue"], "epsilons": "0.1", "thetas": "", "respondents": "200"})
+    job = Job.objects.get(kind="planner")
+    assert job.params["respondents"] == 200 and job.result["respondents"] == 200
+    expected = job.result["expected"]
+    assert expected["n_train"] == 200 and not expected["beats_majority"]
+    html = client.get(reverse("dashboard:planner-result", args=[job.pk])).content.decode()
+    assert 'id="usefulness-warning" role="alert"' in html
+    assert ("At 200 respondents, oue at ε = 0.1 is not expected to beat always guessing “democrat” (61.4 %): the "
+            "expected accuracy is ") in html
+    assert "plan on more than 348 respondents or a larger ε." in html
+    assert "200 planned respondents" in html
+    assert '<span class="badge-warning">no</span>' in html
+
+
+def test_the_planned_number_of_respondents_is_checked(client, staff):
+    response = client.post(reverse("dashboard:planner"), FORM | {"respondents": "5"})
+    assert "greater than or equal to 10" in response.content.decode()
+    assert not Job.objects.exists()
+
+
+def _result(low, high, accuracy, *, majority=0.52, test_majority=0.52, needed=None, planned=3000, n_train=3000,
+            simulated=True, parameter="epsilon"):
+    return {"majority_accuracy": majority, "majority_class": "edible", "n_train": 6000,
+            "recommendation": {"method": "oue", "parameter": parameter, "value": 2.0},
+            "respondents_to_beat_majority": needed, "learning_curve": [{"n_train": 6000}],
+            "expected": {"respondents": planned, "n_train": n_train, "simulated": simulated, "accuracy": accuracy,
+                         "low": low, "high": high, "majority": test_majority,
+                         "beats_majority": beats_majority(accuracy, low, test_majority)}}
+
+
+@pytest.mark.parametrize("low, high, warned", [
+    (0.53, 0.56, False),  # the interval lies above 52 %: no warning
+    (0.52, 0.56, True),   # its lower end touches it: not clearly better
+    (0.51, 0.54, True),   # straddles it
+    (0.45, 0.50, True),   # below it
+])
+def test_the_warning_appears_exactly_when_the_interval_does_not_clear_the_majority_rule(low, high, warned):
+    warning = planning.usefulness_warning(_result(low, high, (low + high) / 2, needed=5000))
+    assert (warning is not None) == warned
+    if warned:
+        verdict = "is expected to do worse than" if high < 0.52 else "is not expected to beat"
+        assert warning == (f"At 3,000 respondents, oue at ε = 2 {verdict} always guessing “edible” (52.0 %): the "
+                           f"expected accuracy is {100 * low:.1f}–{100 * high:.1f} %. Plan on at least 5,000 "
+                           "respondents or a larger ε.")
+
+
+def test_the_warning_says_what_the_reference_data_cannot_tell():
+    beyond = planning.usefulness_warning(_result(0.40, 0.55, 0.47, planned=20000, n_train=6000, simulated=False,
+                                                 parameter="theta"))
+    assert beyond.startswith("At 6,000 respondents (the most this reference data can simulate; you plan 20,000), "
+                             "oue at θ = 2 is not expected to beat")
+    assert "cannot tell whether 20,000 would: plan on a larger θ" in beyond
+    within = planning.usefulness_warning(_result(0.40, 0.55, 0.47))
+    assert "No size this reference data can simulate (up to 6,000) beats it" in within
+    assert planning.usefulness_warning({"settings": []}) is None  # a run from before the majority rule

@@ -104,10 +104,13 @@ def test_standard_errors_are_calibrated(protocol, strategy):
         f"{protocol}/{strategy}: var ratio {np.round(ratio, 3)} not in [{lo:.3f}, {hi:.3f}]"
 
 
-def test_conditional_standard_errors_are_calibrated():
+@pytest.mark.parametrize("postprocess", ["norm-sub", "bayes"])
+def test_conditional_standard_errors_are_calibrated(postprocess):
     """The delta-method SE of P̂(a | c) (OUE, one-report, ε = 2, n = 3000, fresh data each of R = 300 reps): same
-    chi-square band as above, per conditional entry (10 entries)."""
-    nb = LDPNaiveBayes(CLS, ATTRS, 2.0, oracle="oue")
+    chi-square band as above, per conditional entry (10 entries), for the ratio estimator it describes (Norm-Sub).
+    The default posterior means (``shrinkage``, issue 13) vary less: for them the same SEs are conservative (the
+    variance ratio stays below the band's upper end)."""
+    nb = LDPNaiveBayes(CLS, ATTRS, 2.0, oracle="oue", postprocess=postprocess)
     rng = np.random.default_rng(5)
     reps = 300
     est, se2 = [], []
@@ -118,6 +121,8 @@ def test_conditional_standard_errors_are_calibrated():
     est, se2 = np.array(est), np.array(se2)
     ratio = est.var(axis=0, ddof=1) / se2.mean(axis=0)
     lo, hi = chi2.ppf([5e-4, 1 - 5e-4], reps - 1) / (reps - 1)
+    if postprocess == "bayes":
+        lo = 0.0
     assert np.all((ratio > lo) & (ratio < hi)), f"var ratio {np.round(ratio, 3)} not in [{lo:.3f}, {hi:.3f}]"
 
 

@@ -349,13 +349,16 @@ def test_standard_errors_and_params_are_json():
 
 
 def test_adaptive_choice():
+    """Least exact variance among DE, OLH, SS, OUE (issue 13 item 2; oracles/adaptive.py): SS with its optimal subset
+    size is never worse than DE or OUE, and is DE when ω = 1 (the tie goes to DE's smaller report)."""
     for d in (2, 3, 8, 16, 50, 256, 1024):
         for eps in (0.1, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0):
-            expected = "de" if d - 2 < 3 * math.exp(eps) else "oue"
+            expected = "de" if oracles.get("ss", epsilon=eps, domain=d).subset_size == 1 else "ss"
             assert oracles.choose(eps, d) == expected, (eps, d)
             fo = oracles.get("adaptive", epsilon=eps, domain=d)
             assert fo.name == expected and fo.epsilon == eps and fo.domain == d
-    # ties: d − 2 = 3e^ε (d = 8, ε = ln 2) → DE; OLH equals OUE when g = e^ε + 1 is an integer → OLH
-    assert oracles.choose(math.log(2), 8) == "de"
-    assert oracles.choose(math.log(3), 16) == "olh"
-    assert oracles.choose(math.log(3), 11) == "de"
+    # ties: SS at ω = 1 is DE exactly → DE (d = 8, ε = 2); OLH equals OUE when g = e^ε + 1 is an integer, and SS
+    # (ω = 4) beats both (d = 16, ε = ln 3); the old approximation's DE/OUE boundary d − 2 = 3e^ε (d = 8, ε = ln 2) → SS
+    assert oracles.choose(2.0, 8) == "de"
+    assert oracles.choose(math.log(3), 16) == "ss"
+    assert oracles.choose(math.log(2), 8) == "ss"

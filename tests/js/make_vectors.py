@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,9 @@ from aggregator.privacy.continuous.projection import fit_pca  # noqa: E402
 OUT = Path(__file__).resolve().parent / "vectors"
 CASES = 12
 BYTES = 8192
+#: Oracles added after the first vectors (issue 13: SS). Their files draw from a generator of their own, seeded by the
+#: file name, so adding one leaves every other file as it was.
+LATER_ENCODINGS = ("ss",)
 
 CLASS = {"kind": "categorical", "name": "sick", "values": ["no", "yes", "unsure"]}
 CATEGORICAL = [
@@ -40,6 +44,13 @@ NUMERIC = [
 def configs() -> dict[str, dict]:
     out = {}
     for encoding in ("de", "sue", "oue", "she", "the", "olh"):
+        for strategy in ("one-report", "split"):
+            out[f"ldp-{encoding}-{strategy}"] = {
+                "mode": "ldp", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
+                "numeric": {"handling": "discretize", "bins": 4},
+                "ldp": {"epsilon": 2.0, "encoding": encoding, "strategy": strategy},
+            }
+    for encoding in LATER_ENCODINGS:
         for strategy in ("one-report", "split"):
             out[f"ldp-{encoding}-{strategy}"] = {
                 "mode": "ldp", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
@@ -94,12 +105,19 @@ def published_model(protocol, config: dict, rng: np.random.Generator):
     return 3, protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
 
 
+def own_stream(name: str) -> bool:
+    """A file of an oracle added later (``LATER_ENCODINGS``), drawn from its own generator."""
+    return any(name.startswith(f"ldp-{encoding}-") for encoding in LATER_ENCODINGS)
+
+
 def generate() -> dict[str, dict]:
-    rng = np.random.default_rng(20261122)
+    seed = 20261122
+    shared = np.random.default_rng(seed)
     files = {}
     base = configs()
     for name, config in base.items():
         protocol = survey_protocol.build(config)
+        rng = np.random.default_rng([seed, zlib.crc32(name.encode())]) if own_stream(name) else shared
         cases = []
         for _ in range(CASES):
             data = rng.integers(0, 256, BYTES, dtype=np.uint8).tobytes()
@@ -110,6 +128,7 @@ def generate() -> dict[str, dict]:
             cases.append({"bytes": data[: stream.consumed].hex(), "answers": x, "class": y, "report": report,
                           "consumed": stream.consumed})
         files[name] = json.loads(json.dumps({"config": config, "protocol": protocol.public(), "cases": cases}))
+    rng = shared
     for name, (source, with_model) in RESPOND.items():
         config = {**base[source], "validation": {"share": VALIDATION_SHARE}}
         protocol = survey_protocol.build(config)

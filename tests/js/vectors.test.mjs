@@ -11,7 +11,7 @@ const dir = new URL("./vectors/", import.meta.url);
 const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
 
 test("there are vectors for every mechanism family", () => {
-  for (const prefix of ["ldp-de", "ldp-sue", "ldp-oue", "ldp-she", "ldp-the", "ldp-olh", "gaussian-approach-1",
+  for (const prefix of ["ldp-de", "ldp-sue", "ldp-oue", "ldp-she", "ldp-the", "ldp-olh", "ldp-ss", "gaussian-approach-1",
                         "gaussian-approach-2", "gaussian-approach-3", "mrr-one-group", "mrr-two-groups",
                         "respond-ldp", "respond-gaussian", "respond-mrr"]) {
     assert.ok(files.some((f) => f.startsWith(prefix)), `missing vectors for ${prefix}`);

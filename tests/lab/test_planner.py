@@ -1,12 +1,25 @@
 """The planner's engine (aggregator/lab/planner.py): intervals, the recommendation rule, respondents needed, privacy
-figures per setting, reproducibility and refusals."""
+figures per setting, reproducibility and refusals; the majority rule, the "beats the majority rule" rule and the
+expectation at the planned number of respondents; the engine's default estimator."""
 import math
+from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from aggregator.lab import methods as registry
 from aggregator.lab.datasets import DATASETS_DIR, load_table
-from aggregator.lab.planner import interval, plan, respondents_needed, survey_methods
+from aggregator.lab.evaluate import evaluate
+from aggregator.lab.planner import (
+    beats_majority,
+    interval,
+    plan,
+    respondents_needed,
+    respondents_to_beat_majority,
+    survey_methods,
+)
+from aggregator.privacy.postprocess import DEFAULT as DEFAULT_ESTIMATOR
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +87,8 @@ def test_an_unreachable_target_recommends_the_most_accurate_setting(vote):
     ({"methods": ["dp-svm"]}, "not a survey method"),
     ({"methods": ["oue"], "epsilons": []}, "grid is empty"),
     ({"target": 0.0}, "target accuracy"),
+    ({"respondents": 0}, "planned number of respondents"),
+    ({"respondents": 10.5}, "planned number of respondents"),
 ])
 def test_plan_refuses_bad_settings(vote, kwargs, message):
     args = {"methods": ["oue"], "epsilons": [1.0], "thetas": [], "target": 0.8} | kwargs
@@ -82,5 +97,77 @@ def test_plan_refuses_bad_settings(vote, kwargs, message):
 
 
 def test_survey_methods_are_the_ones_a_survey_can_run():
-    assert survey_methods() == ["mrr", "de", "sue", "oue", "she", "the", "olh", "adaptive", "gauss-laplace",
+    assert survey_methods() == ["mrr", "de", "sue", "oue", "she", "the", "olh", "ss", "adaptive", "gauss-laplace",
                                 "gauss-onebit", "gauss-sample"]
+
+
+# -- usefulness: the majority rule (issue 13 item 7) ---------------------------------------------------------------
+def test_the_majority_figure_is_the_most_frequent_class_share(vote):
+    result = plan(vote, ["oue"], [2.0], [], reps=2, seed=0)
+    assert result.majority_accuracy == 267 / 435 and result.majority_class == "democrat"  # vote: 267 of 435
+    # on the test rows the settings are scored on (53 democrats of 87): the share up to the split's rounding
+    assert result.majority_test_accuracy == 53 / 87
+    frame = pd.DataFrame({"colour": ["red", "blue"] * 50, "label": ["edible"] * 52 + ["poisonous"] * 48})
+    skewed = plan(load_table(frame, class_column="label"), ["de"], [1.0], [], reps=2, seed=0)
+    assert skewed.majority_accuracy == 0.52 and skewed.majority_class == "edible"
+    assert skewed.to_dict()["majority_accuracy"] == 0.52
+
+
+@pytest.mark.parametrize("accuracy, low, majority, beats", [
+    (0.80, 0.70, 0.69, True),    # the whole interval above the majority rule
+    (0.80, 0.70, 0.70, False),   # the lower end touching it: not clearly above
+    (0.72, 0.66, 0.70, False),   # the interval straddles it
+    (0.60, 0.55, 0.70, False),   # entirely below (the upper end too)
+    (0.71, math.nan, 0.70, True),  # one repetition, no interval: the mean decides
+    (0.70, None, 0.70, False),
+])
+def test_a_setting_beats_the_majority_rule_only_when_its_interval_lies_above_it(accuracy, low, majority, beats):
+    assert beats_majority(accuracy, low, majority) is beats
+
+
+def test_respondents_to_beat_the_majority_rule_is_where_every_larger_interval_clears_it():
+    lows = [0.55, 0.66, 0.60, 0.65, 0.67]
+    curve = [{"n_train": n, "accuracy": low + 0.05, "low": low} for n, low in zip([10, 30, 60, 120, 240], lows,
+                                                                                     strict=True)]
+    assert respondents_to_beat_majority(curve, 0.62) == 120  # the lucky 0.66 at 30 does not count: 0.60 follows
+    assert respondents_to_beat_majority(curve, 0.70) is None
+    assert respondents_to_beat_majority(curve, 0.50) == 10
+    own = [p | {"majority": m} for p, m in zip(curve, [0.5, 0.7, 0.5, 0.5, 0.5], strict=True)]
+    assert respondents_to_beat_majority(own) == 60  # each point against its own test rows' majority rule
+
+
+def test_every_setting_and_the_planned_size_are_judged_against_the_majority_rule(vote):
+    result = plan(vote, ["oue", "mrr"], [0.1, 4.0], [0.9], reps=3, seed=2, target=0.8, respondents=100)
+    for s in result.settings:  # against the majority rule on the same test rows
+        assert s.beats_majority == (s.low > result.majority_test_accuracy)
+    assert {s.beats_majority for s in result.settings} == {True, False}  # ε = 0.1 on 348 respondents does not
+    expected = result.expected
+    point = next(p for p in result.learning_curve if p["n_train"] == expected["n_train"])
+    assert expected["respondents"] == 100 and expected["simulated"] and abs(expected["n_train"] - 100) <= 2
+    assert (expected["accuracy"], expected["low"], expected["high"]) == (point["accuracy"], point["low"], point["high"])
+    assert expected["majority"] == point["majority"] and abs(point["majority"] - result.majority_accuracy) < 0.02
+    assert expected["beats_majority"] == (point["low"] > point["majority"])
+    assert result.respondents_to_beat_majority == respondents_to_beat_majority(result.learning_curve)
+    # more respondents than the reference table has training rows: the expectation is the whole table's, said so
+    many = plan(vote, ["oue"], [4.0], [], reps=2, seed=2, respondents=5000)
+    assert many.expected["respondents"] == 5000 and not many.expected["simulated"]
+    assert many.expected["n_train"] == many.n_train == many.learning_curve[-1]["n_train"]
+    # no planned number: the reference table's training rows
+    default = plan(vote, ["oue"], [4.0], [], reps=2, seed=2)
+    assert default.respondents is None and default.expected["respondents"] == default.n_train
+    assert default.expected["simulated"]
+
+
+def test_the_plan_uses_the_engines_default_estimator(vote):
+    """No survey configuration pins a post-processing, so the settings, the learning curve and the respondents needed
+    are what a live survey with the engine's default estimator would get: the curve's full-size point equals an
+    evaluation with that estimator named explicitly."""
+    result = plan(vote, ["oue", "mrr"], [1.0], [0.8], reps=2, seed=4, target=0.85)
+    assert result.estimator == DEFAULT_ESTIMATOR
+    assert all("postprocess" not in s.config.get("ldp", s.config.get("mrr", {})) for s in result.settings)
+    rec = result.recommendation
+    key = "mrr" if rec.method == "mrr" else "ldp"
+    named = rec.config | {key: rec.config[key] | {"postprocess": DEFAULT_ESTIMATOR}}  # at the recommended value
+    full = evaluate(vote, replace(registry.get(rec.method), fit=registry._survey(lambda value: named)), rec.value,
+                    reps=2, seed=4)
+    assert result.learning_curve[-1]["accuracy"] == full.accuracy_mean

@@ -9,8 +9,13 @@ Strategies:
 * ``"split"`` (comparison only): every respondent reports all m + 1 inputs with ε/(m + 1) each (sequential
   composition).
 
-Estimation: P̂(c) = Ê_c / Σ Ê and P̂(a | c) = Ê_{a,c} / Σ_h Ê_{h,c}, each joint distribution first made a
-distribution by ``postprocess.to_distribution`` (Norm-Sub by default; "neg-to-one" is the seed's rule).
+Estimation: P̂(c) = Ê_c / Σ Ê, made a distribution by Norm-Sub. Conditionals by ``postprocess``:
+* "bayes" (the default since issue 13): every P(a | c) is the posterior mean given its raw estimate
+  Ê_{a,c} / (N_i·P̂(c)) and that estimate's perturbation standard error (the oracle's exact count variance), under the
+  flat Dirichlet prior (``shrinkage.posterior_conditionals``): Norm-Sub's conditionals when the noise vanishes, the
+  uniform column — so the majority rule of P̂(c) — when it swamps the data;
+* "norm-sub" (the default before): P̂(a | c) = Ê_{a,c} / Σ_h Ê_{h,c} of the joint projected onto the simplex;
+* "neg-to-one": the same with seed 000's rule instead of the projection.
 
 Pooled class prior (beyond the seed, SPEC §4): every feature input also estimates P(c) as Σ_a Ê_{a,c} / N_i, N_i
 being the number of its reports. The raw estimates are combined per class by inverse-variance weighting. The weights
@@ -25,7 +30,9 @@ Standard errors (``metadata``) treat respondents as an i.i.d. sample of the popu
 estimated: variance = perturbation variance (exact oracle formulas with the clipped estimate plugged in) + the
 sampling variance of the reporting group, p(1 − p)/N. Conditionals use the delta method for the ratio
 Ê_{a,c} / Σ_h Ê_{h,c}, evaluated at the post-processed estimates; they ignore the post-processing itself, so where
-Norm-Sub clips small values (small ε·n) they overstate the conditionals' spread (conservative).
+Norm-Sub clips small values (small ε·n) they overstate the conditionals' spread (conservative). They describe the
+ratio estimator; the default posterior means vary less, so for them they are conservative too
+(tests/engine/test_ldp_nb.py).
 """
 from __future__ import annotations
 
@@ -36,8 +43,10 @@ import numpy as np
 
 from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
-from ..postprocess import to_distribution
+from ..postprocess import DEFAULT, to_distribution
 from ..schema import Categorical
+from ..shrinkage import NAME as BAYES
+from ..shrinkage import posterior_conditionals
 from ..stats import Additive, Counts, parts
 from .model import NaiveBayesModel
 
@@ -78,8 +87,8 @@ class LDPNaiveBayes:
 
     ``oracle`` is any name of ``oracles.get`` (extra ``oracle_params`` are passed on, e.g. THE's ``threshold``);
     ``assignment`` the public probabilities of the m + 1 inputs (one-report; uniform by default);
-    ``postprocess`` "norm-sub" (default) or "neg-to-one"; ``pooled_prior`` combines the class input's prior with
-    every feature input's.
+    ``postprocess`` "bayes" (default), "norm-sub" or "neg-to-one" (module docstring); ``pooled_prior`` combines the
+    class input's prior with every feature input's.
     """
 
     def __init__(
@@ -90,7 +99,7 @@ class LDPNaiveBayes:
         oracle: str = "oue",
         strategy: str = "one-report",
         assignment: Sequence[float] | np.ndarray | None = None,
-        postprocess: str = "norm-sub",
+        postprocess: str = DEFAULT,
         pooled_prior: bool = True,
         **oracle_params,
     ):
@@ -285,8 +294,12 @@ class LDPNaiveBayes:
             cov = count_covariance(fo, N, np.clip(est, 0, N))
             joint = to_distribution(est, self.postprocess).reshape(attr.size, k)
             col = joint.sum(axis=0)
-            # A class whose whole column was projected away gets a uniform conditional (no information).
-            cond = np.where(col > 0, joint / np.where(col > 0, col, 1.0), 1.0 / attr.size)
+            if self.postprocess == BAYES:  # posterior means from each estimate's own noise (``shrinkage``)
+                cond = posterior_conditionals((est / N).reshape(attr.size, k),
+                                              (np.diag(cov) / N**2).reshape(attr.size, k), prior)
+            else:
+                # A class whose whole column was projected away gets a uniform conditional (no information).
+                cond = np.where(col > 0, joint / np.where(col > 0, col, 1.0), 1.0 / attr.size)
             # Delta method for R = Ê_{a,c} / T_c, T_c = Σ_h Ê_{h,c}: gradient (e_a − R·1)/T_c over the values of
             # class c.
             se = np.empty((attr.size, k))

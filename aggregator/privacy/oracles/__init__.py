@@ -14,12 +14,13 @@ from .base import FrequencyOracle, PureProtocol
 from .de import DirectEncoding
 from .histogram import SummationHistogram, ThresholdingHistogram
 from .olh import OptimizedLocalHashing
+from .ss import SubsetSelection
 from .unary import OptimizedUnaryEncoding, SymmetricUnaryEncoding
 
 __all__ = [
     "get", "names", "register", "unregister", "lookup", "oracle_class", "choose", "FrequencyOracle", "PureProtocol",
     "DirectEncoding", "SymmetricUnaryEncoding", "OptimizedUnaryEncoding", "SummationHistogram", "ThresholdingHistogram",
-    "OptimizedLocalHashing",
+    "OptimizedLocalHashing", "SubsetSelection",
 ]
 
 _REGISTRY: dict[str, type] = {}
@@ -65,8 +66,9 @@ def get(name: str, *, epsilon: float, domain: int, **params) -> FrequencyOracle:
     """The oracle called ``name`` (case-insensitive) for the given ε and domain size.
 
     Names: de, sue, oue, she, the (``threshold=``: a float in [0, 1], default None = the variance-optimal t in
-    (0.5, 1); seed 000 used 0.25), olh (g = max(2, round(e^ε + 1))), and adaptive (an instance of the protocol
-    ``choose(ε, d)`` names: DE, OLH or OUE). Unknown names or parameters raise ``ValueError``.
+    (0.5, 1); seed 000 used 0.25), olh (g = max(2, round(e^ε + 1))), ss (subset selection, the variance-optimal
+    subset size), and adaptive (an instance of the protocol ``choose(ε, d)`` names: DE, OLH, SS or OUE). Unknown
+    names or parameters raise ``ValueError``.
     """
     key = str(name).lower()
     factory = lookup(name)
@@ -78,5 +80,5 @@ def get(name: str, *, epsilon: float, domain: int, **params) -> FrequencyOracle:
 
 
 for _oracle in (DirectEncoding, SymmetricUnaryEncoding, OptimizedUnaryEncoding, SummationHistogram,
-                ThresholdingHistogram, OptimizedLocalHashing, adaptive):
+                ThresholdingHistogram, OptimizedLocalHashing, SubsetSelection, adaptive):
     register(_oracle)

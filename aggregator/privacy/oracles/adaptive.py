@@ -1,32 +1,50 @@
 """The adaptive choice of frequency oracle (SPEC §3).
 
-``choose(epsilon, domain)`` returns the name of the protocol of least ``count_variance`` among DE, OUE and OLH;
-ties (relative difference ≤ 1e-12) go to the smallest report: DE (one integer), then OLH (three integers), then
-OUE (d bits). Since Var_DE ∝ d − 2 + e^ε and Var_OUE ∝ 4e^ε over the same (e^ε − 1)², this is "DE when
-d − 2 < 3e^ε" (SPEC §3), and DE also on the boundary. OLH's variance with the integer g = round(e^ε + 1) is never
-below OUE's (whose value is OLH's at the real optimum g = e^ε + 1), so OLH is chosen only when they tie.
+``choose(epsilon, domain)`` returns the name of the protocol of least *exact* variance among DE, OLH, SS and OUE
+(issue 13 item 2): the mean over the domain of ``exact_variance`` (SPEC §3's exact form, frequency term included),
+
+    V = q(1−q)/(p−q)² + (1−p−q)/(d·(p−q))   per report,
+
+which does not depend on the data (Σ_v c_v = n), so the choice needs only ε and d (``mean_exact_variance``). Ties
+(relative difference ≤ 1e-12) go to the smallest report: DE (one integer), then OLH (three integers), then SS and
+OUE (⌈d/8⌉ bytes each; SS first).
+
+What it gives: SS with its optimal subset size ω is never worse than DE (ω = 1 *is* DE, and then DE wins the tie) nor
+OUE, and 1.0–1.33× better than the better of them for the class × answer domains (d = 8–64, ε = 0.5–3;
+docs/engine.md, "Subset selection"). So the choice is DE where ω = 1 (e^ε large against d: the old rule
+"d − 2 < 3e^ε" of Wang et al.'s approximation, roughly), else SS. OLH (integer g = round(e^ε + 1)) at best equals
+OUE, which SS beats.
 
 ``get("adaptive", epsilon=..., domain=...)`` (see ``oracles.get``) returns an instance of the chosen protocol,
 whose ``name`` is the concrete protocol's.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .base import FrequencyOracle
 
-__all__ = ["choose", "CANDIDATES", "adaptive"]
+__all__ = ["choose", "CANDIDATES", "adaptive", "mean_exact_variance"]
 
 # In tie-breaking order: smallest report first.
-CANDIDATES = ("de", "olh", "oue")
+CANDIDATES = ("de", "olh", "ss", "oue")
 _TIE = 1e-12
 
 
+def mean_exact_variance(fo: FrequencyOracle) -> float:
+    """(1/d)·Σ_v Var(Ê_v) for ONE report, the same for any data: ``exact_variance`` at uniform counts (for a pure
+    protocol the frequency term sums to (1−p−q)/(p−q) whatever the counts)."""
+    d = fo.domain
+    return float(np.mean(fo.exact_variance(1, np.full(d, 1.0 / d))))
+
+
 def choose(epsilon: float, domain: int) -> str:
-    """Name of the least-variance protocol among DE, OLH, OUE for this ε and d (ties → smallest report)."""
+    """Name of the least-exact-variance protocol among DE, OLH, SS, OUE for this ε and d (ties → smallest report)."""
     from . import get  # late import: the registry imports this module
 
-    best_name, best_var = CANDIDATES[0], get(CANDIDATES[0], epsilon=epsilon, domain=domain).count_variance(1)
+    best_name, best_var = CANDIDATES[0], mean_exact_variance(get(CANDIDATES[0], epsilon=epsilon, domain=domain))
     for name in CANDIDATES[1:]:
-        var = get(name, epsilon=epsilon, domain=domain).count_variance(1)
+        var = mean_exact_variance(get(name, epsilon=epsilon, domain=domain))
         if var < best_var * (1 - _TIE):
             best_name, best_var = name, var
     return best_name

@@ -6,6 +6,7 @@
 | SUE, OUE | base64 (standard alphabet, padded) of the ``bits.pack`` bytes: ceil(d/8) bytes |
 | SHE, THE | a list of d numbers |
 | OLH | [a, b, y] integers |
+| SS | as SUE/OUE, with exactly ω bits set (``from_wire`` checks the count; the schema's pattern cannot) |
 
 Each oracle owns its codec: ``oracle.to_wire(reports)`` turns engine reports (arrays, one row per respondent) into
 a list of JSON values; ``oracle.from_wire(values)`` turns a list of JSON values back into the engine's arrays,

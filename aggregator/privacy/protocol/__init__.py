@@ -7,9 +7,9 @@ Configuration (JSON-able; ``survey_app.models.Survey.protocol_config()`` produce
      "class": {"kind": "categorical", "name": ..., "values": [...]},
      "features": [{"kind": "categorical", ...} | {"kind": "numeric", "name": ..., "low": ..., "high": ...}, ...],
      "numeric": {"handling": "discretize", "bins": 4} | {"handling": "gaussian", "approach": 1 | 2 | 3},
-     "ldp": {"epsilon": 1.0, "encoding": "oue", "threshold": null, "strategy": "one-report", "postprocess": "norm-sub"},
+     "ldp": {"epsilon": 1.0, "encoding": "oue", "threshold": null, "strategy": "one-report", "postprocess": "bayes"},
      "mrr": {"theta": 0.7, "groups": [[names…], …] | null, "personal": {name: [P_Y…]},
-             "personal_mode": {name: "simulated" | "real"}, "postprocess": "norm-sub"},
+             "personal_mode": {name: "simulated" | "real"}, "postprocess": "bayes"},
      "validation": {"share": 0.1}}
 
 ``"projection"`` (optional): a ``continuous.projection.Projection`` dict fitted on the numeric questions of a public

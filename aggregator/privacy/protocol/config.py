@@ -16,6 +16,7 @@ from ..browser_arithmetic import check_supported_epsilon
 from ..continuous.approaches import APPROACH_CLASSES
 from ..continuous.projection import Projection
 from ..naive_bayes.ldp import STRATEGIES
+from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..postprocess import METHODS
 
 __all__ = ["ConfigError", "check_settings", "MAX_VALIDATION_SHARE", "MODES", "NUMERIC_HANDLINGS"]
@@ -137,7 +138,7 @@ def mrr_groups(config: dict) -> list | None:
 
 
 def _postprocess(settings: dict, field: str) -> None:
-    if settings.get("postprocess", "norm-sub") not in METHODS:
+    if settings.get("postprocess", DEFAULT_POSTPROCESS) not in METHODS:
         raise ConfigError(field, f"the post-processing method must be one of {', '.join(METHODS)}")
 
 

@@ -12,6 +12,7 @@ from ..continuous.approaches import APPROACH_CLASSES, AllVectors, OneBit
 from ..continuous.gaussian import GaussianReports, GaussianStats, LDPGaussianNB
 from ..jsonable import json_safe
 from ..oracles.wire import from_wire, to_wire
+from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..schema import Numeric
 from ..validation import correct_oracle
 from .base import LDPValidation, ReportError, SurveyProtocol, as_model
@@ -44,7 +45,7 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
         prior_oracle = oracles.choose(epsilon, self.class_attribute.size) if encoding == "adaptive" else encoding
         self.gnb = self.mechanism = LDPGaussianNB(
             self.class_attribute, self.features, epsilon, approach=numeric_settings(config)[2],
-            prior_oracle=prior_oracle, postprocess=ldp.get("postprocess", "norm-sub"),
+            prior_oracle=prior_oracle, postprocess=ldp.get("postprocess", DEFAULT_POSTPROCESS),
         )
         fo = self.gnb.prior_oracle
         self.check_browser_epsilon([(fo.name, fo.epsilon, fo.domain),

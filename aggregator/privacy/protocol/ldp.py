@@ -11,6 +11,7 @@ from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
 from ..naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
 from ..oracles.wire import from_wire, to_wire
+from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..validation import correct_oracle
 from .base import LDPValidation, ReportError, SurveyProtocol, discrete_conditional_standard_errors
 from .config import ldp_epsilon, ldp_threshold, section
@@ -42,7 +43,7 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
             ldp_epsilon(config),
             oracle=ldp.get("encoding", "adaptive"),
             strategy=ldp.get("strategy", "one-report"),
-            postprocess=ldp.get("postprocess", "norm-sub"),
+            postprocess=ldp.get("postprocess", DEFAULT_POSTPROCESS),
             **params,
         )
         self.check_browser_epsilon(

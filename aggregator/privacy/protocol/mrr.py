@@ -11,6 +11,7 @@ from ..jsonable import json_safe
 from ..mrr import MRRScheme, MRRStats, randomized_accuracy
 from ..naive_bayes.model import NaiveBayesModel
 from ..oracles.wire import integer_schema, is_int
+from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..pse import pse_after_mining, pse_after_mining_bayes, pse_entry
 from ..validation import AccuracyEstimate, RecordHistogram
 from .base import VALIDATION_KEY, ReportError, SurveyProtocol, discrete_conditional_standard_errors
@@ -50,7 +51,7 @@ class MRRProtocol(SurveyProtocol):
         dists = [personal.get(a.name) for a in attrs]
         dists = [d if d is not None else [1.0 / a.size] * a.size for d, a in zip(dists, attrs, strict=True)]
         self.personal_mode = {a.name: (mrr.get("personal_mode") or {}).get(a.name, "simulated") for a in attrs}
-        self.postprocess = mrr.get("postprocess", "norm-sub")
+        self.postprocess = mrr.get("postprocess", DEFAULT_POSTPROCESS)
         try:  # everything else is checked: only the personal distributions can be wrong here
             self.scheme = self.mechanism = MRRScheme(attrs, class_index=len(attrs) - 1, theta=mrr_theta(config),
                                                      groups=groups, personal=dists)

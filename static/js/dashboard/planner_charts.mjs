@@ -4,7 +4,9 @@
  * (tests/dashboard/planner_charts.test.mjs); planner.mjs draws them.
  *
  * Each mechanism is a line of mean accuracies with its 95 % interval as a translucent band (two extra datasets, the
- * upper one filled down to the lower one); the non-private accuracy is dotted and the target dashed.
+ * upper one filled down to the lower one); the non-private accuracy is dotted, the target dashed and the majority rule
+ * (always guessing the most frequent class, `data.majority`: the plan's majority_accuracy) dash-dotted on every chart —
+ * a plain extra dataset, no plugin.
  */
 import { CLASS_COLORS, translucent } from './charts.mjs';
 
@@ -19,6 +21,19 @@ export function byMethod(settings, parameter) {
   }
   return [...groups].map(([method, list]) => [method, list.sort((a, b) => a.value - b.value)]);
 }
+
+/** 0.6138 → "61.4 %", as the result page writes it (aggregator/planning.py, percent). */
+export function percent(fraction) {
+  return `${(100 * fraction).toFixed(1)} %`;
+}
+
+/** The label of the majority rule's line. */
+export function majorityLabel(majority) {
+  return `Always guessing the most frequent class: ${percent(majority)}`;
+}
+
+const MAJORITY_COLOR = '#6a1b9a';
+const MAJORITY_DASH = [10, 3, 2, 3];
 
 function level(label, y, xs, color, dash) {
   return {
@@ -44,6 +59,7 @@ export function curveConfig(data, parameter) {
   const xs = data.settings.filter((s) => s.parameter === parameter).map((s) => s.value);
   if (data.nonprivate != null) datasets.push(level('No privacy', data.nonprivate, xs, '#1b1b1f', [2, 3]));
   datasets.push(level('Target', data.target, xs, '#b25e00', [8, 4]));
+  if (data.majority != null) datasets.push(level(majorityLabel(data.majority), data.majority, xs, MAJORITY_COLOR, MAJORITY_DASH));
   return {
     type: 'line',
     data: { datasets },
@@ -77,6 +93,7 @@ export function learningCurveConfig(data) {
           backgroundColor: translucent(CLASS_COLORS[0], 0.2), fill: '-1', intervalOf: 'curve' },
         { label: 'Recommended setting', data: data.curve.map((p) => ({ x: p.n_train, y: p.accuracy })), borderColor: CLASS_COLORS[0], pointRadius: 3, fill: false },
         level('Target', data.target, xs, '#b25e00', [8, 4]),
+        ...(data.majority != null ? [level(majorityLabel(data.majority), data.majority, xs, MAJORITY_COLOR, MAJORITY_DASH)] : []),
       ],
     },
     options: {

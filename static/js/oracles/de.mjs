@@ -18,3 +18,10 @@ export function describe(params) {
 export function describeWire() {
   return "the disguised value, as a number counting from 0";
 }
+
+/** This report in a few plain words (a noun phrase): the value it names, via ``valueText(v)``, and how likely that is
+ * the respondent's own (review step's summary, explain.mjs ``summarize``). */
+export function summarize(params, report, valueText = (v) => `value number ${v}`) {
+  const d = params.domain;
+  return `a single one of the ${d} possible values (here ${valueText(report)}), which is your true one with probability ${percent(params.p)} and otherwise ${d === 2 ? "the other one" : `one of the ${d - 1} others, picked at random`}; so it may or may not be yours`;
+}

@@ -18,3 +18,9 @@ export function describe(params) {
 export function describeWire() {
   return "the list of noisy numbers";
 }
+
+/** This report in a few plain words (a noun phrase): what the noisy numbers stand for (review step's summary,
+ * explain.mjs ``summarize``). */
+export function summarize(params) {
+  return `a list of ${params.domain} numbers, one per possible value — 1 for your value and 0 for the others — each with random noise added (typically about ${figure(params.laplace_scale)} away from the exact 0 or 1)`;
+}

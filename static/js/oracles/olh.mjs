@@ -27,3 +27,10 @@ export function describe(params) {
 export function describeWire() {
   return "the hash function's two numbers, then the bucket sent";
 }
+
+/** This report in a few plain words (a noun phrase): the bucket sent and how likely it is the respondent's (review
+ * step's summary, explain.mjs ``summarize``). */
+export function summarize(params, report) {
+  const [, , bucket] = report;
+  return `a random hash function (its two numbers) that sorts the ${params.domain} possible values into ${params.g} buckets, and one bucket (here number ${bucket}), which is the bucket of your value with probability ${percent(params.p)} and otherwise one of the ${params.g - 1} others, picked at random; so it may or may not be yours`;
+}

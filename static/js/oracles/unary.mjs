@@ -1,6 +1,6 @@
 // SUE / OUE (aggregator/privacy/oracles/unary.py): every bit 1 with probability q (d draws, bit order),
 // then the own bit 1 with probability p (one draw). Wire: base64 of the packed bits.
-import { pack, toBase64 } from "../bits.mjs";
+import { fromBase64, pack, toBase64, unpack } from "../bits.mjs";
 import { percent } from "../words.mjs";
 
 export function perturbBits(params, value, rng) {
@@ -21,4 +21,11 @@ export function describe(params) {
 /** How the wire form of a report reads. */
 export function describeWire() {
   return "the yes/no marks, packed into bytes and written in base64";
+}
+
+/** This report in a few plain words (a noun phrase): how many marks it sets, and what each means (review step's
+ * summary, explain.mjs ``summarize``). */
+export function summarize(params, report) {
+  const ones = unpack(fromBase64(report), params.domain).reduce((a, b) => a + b, 0);
+  return `a row of ${params.domain} 0s and 1s, one per possible value (this one has ${ones === 0 ? "no 1s" : ones === 1 ? "a single 1" : `${ones} 1s`}), in which the position of your value is 1 with probability ${percent(params.p)} and every other position is 1 with probability ${percent(params.q)}, each drawn separately; so it may or may not point at your answer`;
 }

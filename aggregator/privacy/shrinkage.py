@@ -1,0 +1,105 @@
+"""Bayesian shrinkage of Naive Bayes conditionals under perturbation noise (issue 13): estimates that degrade to
+the prior, never below it.
+
+Beyond the papers. SPEC §3 ("Negative estimates") turns raw unbiased estimates into distributions by Norm-Sub, seed
+000 by "negative → 1"; both treat every P(a | c) as exact. Under heavy LDP (SPEC §3–§4) or MRR (SPEC §2) noise a
+conditional that noise pushed to 0 then vetoes its class (Norm-Sub's zeros are floored at ``PROB_FLOOR``), and the
+classifier falls below the majority rule. Here each conditional is estimated from its own noise level instead.
+
+Per attribute i (n_i values) and class c, the raw estimate r_ac = P̂(a ∧ c) / P̂(c) — the unbiased joint (SPEC §2,
+§4) over the published class prior, which pools every report and is far less noisy than the joint's own column
+total — has perturbation standard error s_ac = SE(P̂(a ∧ c)) / P̂(c) (the oracle's exact count variance, SPEC §3, or
+MRR's, SPEC §2, minus the sampling variance; without perturbation nothing is shrunk). Model: r_ac ~ N(θ_ac, s²_ac)
+with θ_·c ~ the flat Dirichlet on the simplex, whose marginal is θ_ac ~ Beta(1, n_i − 1) (density
+(n_i − 1)(1 − θ)^{n_i − 2} on [0, 1]). The estimate is the posterior mean
+
+    P̃(a | c) ∝ E[θ_ac | r_ac] = ∫ θ π(θ) φ((r_ac − θ)/s_ac) dθ / ∫ π(θ) φ((r_ac − θ)/s_ac) dθ,
+
+each column then normalised. The integral runs over [0, 1] ∩ [r − 10s, r + 10s] (the likelihood is below e^{-50}
+elsewhere; when that is empty, over [0, 20s²/|r|] or [1 − 20s²/(r − 1), 1], where the posterior decays like an
+exponential of that scale) by 64-point Gauss–Legendre quadrature in log space: O(n_i·k) per attribute, from the
+sufficient statistics only.
+
+Limits (tested in tests/engine/test_shrinkage.py):
+(a) s → 0 (ε → ∞ with a noiseless oracle, θ → 1): E[θ | r] = r + s²·(log π)'(r) + O(s⁴) (Tweedie's formula), so
+    the columns tend to r normalised, i.e. to the Norm-Sub conditionals whenever the raw estimates are already a
+    distribution;
+(b) s → ∞: the likelihood is flat on [0, 1] (its log varies by at most (2|r| + 1)/(2s²)), every E[θ | r] tends to the
+    prior mean 1/n_i, every column to the uniform distribution, Σ_i log P(x_i | c) stops depending on c, and the
+    classifier predicts argmax P̂(c) for every record: the majority rule.
+A class with P̂(c) = 0 gets the uniform column (no information).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+__all__ = ["posterior_conditionals", "posterior_mean", "NAME", "LABEL"]
+
+#: The name of this estimator where post-processing methods are chosen (``postprocess.METHODS``).
+NAME = "bayes"
+LABEL = "posterior mean under the flat Dirichlet prior, from each estimate's own standard error"
+
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(64)
+#: Half-width of the integration window in standard errors; beyond it the likelihood is below e^{-50}.
+WINDOW = 10.0
+
+
+def _window(r: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    lo = np.maximum(r - WINDOW * s, 0.0)
+    hi = np.minimum(r + WINDOW * s, 1.0)
+    below = r + WINDOW * s <= 0.0
+    above = r - WINDOW * s >= 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = np.where(below, 0.0, np.where(above, np.maximum(1.0 - 20 * s**2 / (r - 1.0), 0.0), lo))
+        hi = np.where(below, np.minimum(20 * s**2 / -r, 1.0), np.where(above, 1.0, hi))
+    return lo, hi
+
+
+def posterior_mean(r, s, size: int) -> np.ndarray:
+    """E[θ | r] for θ ~ Beta(1, size − 1) (the flat Dirichlet's marginal over ``size`` values) and r ~ N(θ, s²);
+    elementwise over arrays ``r`` and ``s`` (s = 0: r clipped to [0, 1])."""
+    r, s = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(s, dtype=np.float64))
+    if size < 1:
+        raise ValueError("size must be ≥ 1")
+    if size == 1:
+        return np.ones(r.shape)
+    out = np.clip(r, 0.0, 1.0).astype(np.float64)
+    noisy = s > 0
+    if not noisy.any():
+        return out
+    rr, ss = r[noisy], s[noisy]
+    lo, hi = _window(rr, ss)
+    half = 0.5 * (hi - lo)
+    theta = (lo + hi)[:, None] * 0.5 + half[:, None] * _NODES[None, :]  # (cells, 64)
+    with np.errstate(divide="ignore"):
+        log_prior = (size - 2) * np.log1p(-np.minimum(theta, 1.0)) if size > 2 else np.zeros_like(theta)
+    log_w = np.log(_WEIGHTS)[None, :] + log_prior - 0.5 * ((rr[:, None] - theta) / ss[:, None]) ** 2
+    norm = logsumexp(log_w, axis=1, keepdims=True)
+    out[noisy] = np.clip((np.exp(log_w - norm) * theta).sum(axis=1), 0.0, 1.0)
+    return out
+
+
+def posterior_conditionals(joint, variances, prior) -> np.ndarray:
+    """P̃(a | c), an (n_i, k) array whose columns are distributions (module docstring), from the raw unbiased joint
+    estimates ``joint`` (n_i, k; fractions P̂(a ∧ c)), their perturbation variances ``variances`` (n_i, k) and the
+    published class prior ``prior`` (k,)."""
+    joint = np.asarray(joint, dtype=np.float64)
+    var = np.asarray(variances, dtype=np.float64)
+    prior = np.asarray(prior, dtype=np.float64)
+    if joint.ndim != 2 or joint.shape[0] < 1 or var.shape != joint.shape:
+        raise ValueError("joint and variances must be (values, classes) arrays of the same shape")
+    if prior.shape != (joint.shape[1],) or np.any(~np.isfinite(prior)) or np.any(prior < 0):
+        raise ValueError("prior must hold one non-negative probability per class")
+    if np.any(~np.isfinite(joint)) or np.any(np.isnan(var)) or np.any(var < 0):
+        raise ValueError("joint must be finite and variances ≥ 0")
+    size = joint.shape[0]
+    valid = prior > 0
+    safe = np.where(valid, prior, 1.0)
+    r = joint / safe
+    s = np.sqrt(np.minimum(var, 1e300)) / safe
+    mean = posterior_mean(r, s, size)
+    mean = np.where(valid[None, :], mean, 1.0 / size)
+    total = mean.sum(axis=0)
+    # A column whose every mean is 0 (only when s = 0 and every raw value ≤ 0) carries no information.
+    return np.where(total > 0, mean / np.where(total > 0, total, 1.0), 1.0 / size)
