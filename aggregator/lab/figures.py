@@ -64,9 +64,13 @@ class Curves:
                 out += [(dataset, method, v) for v in values if not self.skip(method, v)]
         return out
 
+    def load(self, name: str):
+        """The table of the data set ``name`` (a subclass may read preprocessing variants)."""
+        return load_table(DATASETS_DIR / f"{name}.csv")
+
     def compute(self, reps: int, seed: int, progress: Progress | None = None) -> pd.DataFrame:
         points = self.points()
-        tables = {name: load_table(DATASETS_DIR / f"{name}.csv") for name in self.datasets}
+        tables = {name: self.load(name) for name in self.datasets}
         rows = []
         for i, (dataset, method, value) in enumerate(points):
             e = evaluate(tables[dataset], method, value, reps=reps, seed=seed, folds=self.folds, dataset=dataset)

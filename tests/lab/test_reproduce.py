@@ -7,9 +7,11 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
+from aggregator.lab.datasets import load_dataset
 from aggregator.lab.figures import COLUMNS, Curves, Figure, plot_curves, write
-from aggregator.lab.papers import FIGURES, notes_003
+from aggregator.lab.papers import FIGURES, DatasetCurves, notes_003
 from aggregator.privacy.pse import pse_binary
+from aggregator.privacy.schema import Categorical
 
 SMALL = Curves(("vote",), ("oue", "nonprivate-add1"), (1.0, 4.0))
 
@@ -19,7 +21,8 @@ def test_every_figure_is_listed():
     call_command("reproduce", "--list", stdout=out)
     assert [line.split()[0] for line in out.getvalue().splitlines()] == [f.key for f in FIGURES]
     assert {"000-fig2", "000-defaults", "000-fig3", "000-fig4", "004-fig2-3", "004-fig4-5", "004-fig6", "004-fig7",
-            "003-fig2", "002-smooth", "001-synthetic"} == {f.key for f in FIGURES}
+            "003-fig2", "002-smooth", "001-synthetic", "nb-estimators", "nb-estimators-mrr", "000-fig2-adult",
+            "000-defaults-adult", "004-fig2-3-adult", "004-fig4-5-adult", "004-fig7-adult"} == {f.key for f in FIGURES}
 
 
 def test_bad_arguments_are_refused():
@@ -82,3 +85,33 @@ def test_seed_003_tables_and_wilcoxon():
     assert lines["NB vs DT"].split("|")[5].strip() == f"{2 / 2**10:.4g}" and "| yes |" in lines["NB vs DT"]
     assert "| no |" in lines["SVM vs DT"]
     assert "Table 2" in notes and "| NB | 0.9 |" in notes
+
+
+def _small_csv(tmp_path):
+    rows = ["age,color,class"] + [f"{a},{c},{k}" for a, c, k in
+                                  zip(range(1, 13), "rgbrgbrgbrgb", ["x", "y"] * 6, strict=True)]
+    (tmp_path / "toy.csv").write_text("\n".join(rows) + "\n")
+
+
+def test_dataset_variants_binarize_numeric_columns_at_the_median_or_midrange(tmp_path):
+    """Seed 004's preprocessing (issue 13): "toy-median" is toy.csv with age (1..12, median 6.5) split into ≤ / >;
+    "toy-midrange" splits at (1 + 12) / 2 = 6.5 too here, so take a skewed column for the difference."""
+    _small_csv(tmp_path)
+    plain, median = load_dataset("toy", tmp_path), load_dataset("toy-median", tmp_path)
+    assert median.attributes[0] == Categorical("age", ("<= 6.5", "> 6.5"))
+    assert median.X[:, 0].tolist() == [0] * 6 + [1] * 6
+    assert median.attributes[1] == plain.attributes[1] and (median.X[:, 1] == plain.X[:, 1]).all()
+    (tmp_path / "skew.csv").write_text("v,class\n" + "".join(f"{v},{'ab'[i % 2]}\n" for i, v in
+                                                            enumerate([0] * 14 + list(range(1, 12)) + [100])))
+    assert load_dataset("skew-median", tmp_path).attributes[0].values == ("<= 0", "> 0")
+    assert load_dataset("skew-midrange", tmp_path).attributes[0].values == ("<= 50", "> 50")
+    with pytest.raises(FileNotFoundError, match="no data set"):
+        load_dataset("toy-quartiles", tmp_path)
+
+
+def test_dataset_curves_take_variant_keys(monkeypatch, tmp_path):
+    _small_csv(tmp_path)
+    monkeypatch.setattr("aggregator.lab.papers.load_dataset", lambda name: load_dataset(name, tmp_path))
+    frame = DatasetCurves(("toy-median",), ("mrr",), (1.0,)).compute(reps=2, seed=0)
+    assert [c for c in COLUMNS if c not in frame.columns] == []
+    assert frame["accuracy_mean"].iloc[0] == pytest.approx(frame["nonprivate_accuracy"].iloc[0])  # θ = 1: no noise
