@@ -24,17 +24,6 @@ def demo():
     call_command("demo", "--respondents", "200", stdout=io.StringIO())
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    context.close()
-    assert errors == []
-
-
 def answer_every_question(page):
     """On the (one-page) demo survey: the first choice of every question; ends on the review step."""
     for group in page.locator("section.page:not([hidden]) fieldset.question").all():

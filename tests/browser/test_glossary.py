@@ -1,23 +1,11 @@
 """The dashboard's glossary in a real browser (issue 12 item 6): axe finds nothing serious on it (the same check as
 tests/browser/test_accessibility.py), and a term's link on the survey list, with its tooltip, lands on its entry."""
-import pytest
 
 from tests.browser.axe import assert_accessible, sign_in
 from tests.browser_support import BROWSER_TEST
 from tests.factories import make_survey
 
 pytestmark = BROWSER_TEST
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    context.close()
-    assert errors == []
 
 
 def test_the_glossary_has_no_serious_violation_and_the_terms_link_to_it(page, live_server):

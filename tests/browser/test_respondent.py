@@ -159,10 +159,8 @@ def test_validation_respondent_runs_the_published_model_and_sends_only_whether_i
     context.close()
 
 
-def test_a_validation_page_loaded_before_midnight_prepares_its_report_again(browser, live_server):
-    """The page fetched version 1 to evaluate; before it sends, a new UTC day makes version 2 the one evaluated. On
-    "Send" the page checks the version first: nothing leaves; it prepares the report again from the answers still in
-    it, against version 2, says so, and the next "Send" is accepted — one report in all."""
+def _validation_survey_with_version_1_from_two_days_ago():
+    """An LDP survey whose validation share is 0.5 and whose version 1 was published two days ago (UTC)."""
     from aggregator import services
     from aggregator.models import ModelVersion
     from tests.factories import add_reports
@@ -174,11 +172,30 @@ def test_a_validation_page_loaded_before_midnight_prepares_its_report_again(brow
     services.retrain(survey, now=after_midnight())
     ModelVersion.objects.filter(survey=survey).update(created_at=datetime.datetime.now(datetime.UTC)
                                                       - datetime.timedelta(days=2))
+    return survey
+
+
+def _validating_page(browser):
+    """A page whose random bytes are all zero (so it validates: the first draw falls in the share) and the POSTs it
+    makes."""
     context = browser.new_context()
     context.add_init_script(ZERO_RANDOMNESS)
     page = context.new_page()
     posts = []
     page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    return context, page, posts
+
+
+def test_a_validation_page_loaded_before_midnight_prepares_its_report_again(browser, live_server):
+    """The page fetched version 1 to evaluate; before it sends, a new UTC day makes version 2 the one evaluated. On
+    "Send" the page checks the version first: nothing leaves; it prepares the report again from the answers still in
+    it, against version 2, says so, and the next "Send" is accepted — one report in all."""
+    from aggregator import services
+    from aggregator.models import ModelVersion
+    from tests.factories import add_reports
+
+    survey = _validation_survey_with_version_1_from_two_days_ago()
+    context, page, posts = _validating_page(browser)
     page.goto(f"{live_server.url}/s/{survey.slug}/")
     answer_daily_73_yes(page)
     assert json.loads(page.locator("pre.payload").inner_text())["report"]["validation"]["version"] == 1
@@ -201,22 +218,9 @@ def test_a_validation_report_refused_as_stale_is_not_randomized_again(browser, l
     """Midnight passes between the page's check and the server's: the server answers 409 stale_model_version. It
     saw that report, so the page sends no second one (randomized afresh, it would spend the respondent's privacy
     twice) and says so."""
-    from aggregator import services
-    from aggregator.models import ModelVersion
-    from tests.factories import add_reports
 
-    survey = make_habits_survey("ldp", "oue")
-    survey.validation_share = 0.5
-    survey.save()
-    add_reports(survey, 2000)
-    services.retrain(survey, now=after_midnight())
-    ModelVersion.objects.filter(survey=survey).update(created_at=datetime.datetime.now(datetime.UTC)
-                                                      - datetime.timedelta(days=2))
-    context = browser.new_context()
-    context.add_init_script(ZERO_RANDOMNESS)
-    page = context.new_page()
-    posts = []
-    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    survey = _validation_survey_with_version_1_from_two_days_ago()
+    context, page, posts = _validating_page(browser)
     page.route(f"**/api/surveys/{survey.slug}/reports/", lambda route: route.fulfill(
         status=409, content_type="application/json",
         body=json.dumps({"detail": "stale", "code": "stale_model_version"})))
