@@ -76,6 +76,10 @@ class Survey(models.Model):
                             help_text="Used in the survey's public link: /s/ followed by the slug and a slash "
                                       "(e.g. /s/health/).")
     description = models.TextField(blank=True, help_text="Shown to respondents above the questions.")
+    translations = models.JSONField(
+        default=dict, blank=True,
+        help_text="The survey's texts in other languages: {language code: {field: text}}, e.g. "
+                  "{\"de\": {\"title\": \"…\", \"description\": \"…\"}}.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
 
@@ -222,6 +226,13 @@ class Question(models.Model):
         BINARY = "binary", "Yes / no"
         CATEGORICAL = "categorical", "Choices"
         NUMERIC = "numeric", "Number with public bounds"
+        MULTI = "multi", "Select all that apply (one yes / no question per choice)"
+
+    class Style(models.TextChoices):
+        AUTO = "auto", "Automatic (buttons; a dropdown for more than 12 choices)"
+        BUTTONS = "buttons", "One button per choice"
+        DROPDOWN = "dropdown", "Dropdown list"
+        SCALE = "scale", "Ordered scale (e.g. Likert), shown left to right in the choices' order"
 
     class PersonalMode(models.TextChoices):
         SIMULATED = "simulated", "Simulated by the browser from the declared distribution"
@@ -234,6 +245,8 @@ class Question(models.Model):
     text = models.CharField(max_length=500, help_text="The question as respondents read it.")
     help_text = models.CharField(max_length=500, blank=True)
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CATEGORICAL)
+    style = models.CharField(max_length=10, choices=Style.choices, default=Style.AUTO,
+                             help_text="How a question with choices is shown; it does not change the randomization.")
     is_class = models.BooleanField(default=False,
                                    help_text="The class the model learns to predict (exactly one per survey).")
     low = models.FloatField(null=True, blank=True, help_text="Numeric only: public lower bound.")
@@ -246,6 +259,10 @@ class Question(models.Model):
         max_length=500, blank=True,
         help_text="MRR with a real personal question: the unrelated question (e.g. “Were you born in January–June?”).",
     )
+    translations = models.JSONField(
+        default=dict, blank=True,
+        help_text="The question's texts in other languages: {language code: {field: text}}, e.g. "
+                  "{\"de\": {\"text\": \"…\", \"help_text\": \"…\"}}.")
 
     class Meta:
         ordering = ["position", "id"]
@@ -296,6 +313,8 @@ class Choice(models.Model):
         null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
         help_text="MRR: declared share of the population giving this answer to the personal question (empty: uniform).",
     )
+    translations = models.JSONField(default=dict, blank=True,
+                                    help_text="The label in other languages: {language code: label}.")
 
     class Meta:
         ordering = ["position", "id"]
