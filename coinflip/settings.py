@@ -73,6 +73,7 @@ MIDDLEWARE = [
     "coinflip.middleware.NulByteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # after sessions, before common: the language from the cookie or Accept-Language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -117,9 +118,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The languages of the pages (docs/operations.md, "Languages"): chosen from the browser's Accept-Language, or the
+# switch in the page header (Django's set_language view, which sets the language cookie). The catalogue is
+# locale/<code>/LC_MESSAGES/django.po (compiled django.mo committed); the JavaScript's is static/js/locale/<code>.mjs.
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"

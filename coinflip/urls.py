@@ -20,6 +20,7 @@ urlpatterns = [
     path("", home, name="home"),
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
     path("admin/", admin.site.urls),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the language switch in the page header
     path("", include("survey_app.urls")),
     path("", include("aggregator.urls")),
     path("dashboard/", include("aggregator.dashboard.urls")),

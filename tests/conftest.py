@@ -1,4 +1,6 @@
 """Shared fixtures."""
+import datetime
+import time
 from pathlib import Path
 
 import numpy as np
@@ -34,3 +36,17 @@ def browser():
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield browser
         browser.close()
+
+
+#: Models are published only outside the last minutes of a UTC day (aggregator.services.PUBLISH_QUIET), and the
+#: tests that publish by the real clock (real worker processes) take up to a few minutes: one that starts this close
+#: to midnight waits for the new day rather than see no version.
+BEFORE_MIDNIGHT = datetime.timedelta(minutes=12)
+
+
+@pytest.fixture(autouse=True)
+def _not_across_midnight():
+    now = datetime.datetime.now(datetime.UTC)
+    midnight = datetime.datetime.combine(now.date() + datetime.timedelta(days=1), datetime.time(), datetime.UTC)
+    if midnight - now < BEFORE_MIDNIGHT:
+        time.sleep((midnight - now).total_seconds() + 1)
