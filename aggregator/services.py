@@ -41,7 +41,7 @@ import logging
 import random
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +54,7 @@ from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.plausibility import PlausibilityStats
 from survey_app.models import PendingReport, Report, SpentCredential, Survey
 from survey_app.protocol import get_protocol
-from survey_app.reports import current_validation_version
+from survey_app.reports import current_validation_version, todays_assignment
 
 from .models import ModelVersion, PartialStatistics, SurveyStatistics
 
@@ -85,6 +85,7 @@ class Folded:
     training: int = 0
     validating: int = 0
     plausibility: Any = None  # privacy.plausibility statistics (LDP), None for MRR
+    assignment: Any = None  # adaptive allocation: the assignment of the reports' day (None: uniform)
 
     @classmethod
     def empty(cls, protocol) -> Folded:
@@ -95,15 +96,18 @@ class Folded:
         return self.training + self.validating
 
     @classmethod
-    def of_day(cls, protocol, stored: dict | None) -> Folded:
+    def of_day(cls, protocol, stored: dict | None, assignment=None) -> Folded:
         """Start from an open day's stored sums (``SurveyStatistics.open_days[day]``; zero if ``None``). The counts
-        start at 0: they count what this fold adds."""
+        start at 0: they count what this fold adds. ``assignment``: the day's (adaptive allocation)."""
         if stored is None:
-            return cls.empty(protocol)
-        checks = (PlausibilityStats.from_dict(stored["plausibility"]) if stored.get("plausibility") is not None
-                  else plausibility.zero_stats(protocol))
-        return cls(protocol.stats_from_dict(stored["stats"]), protocol.validation_from_dict(stored["validation"]),
-                   plausibility=checks)
+            folded = cls.empty(protocol)
+        else:
+            checks = (PlausibilityStats.from_dict(stored["plausibility"]) if stored.get("plausibility") is not None
+                      else plausibility.zero_stats(protocol))
+            folded = cls(protocol.stats_from_dict(stored["stats"]), protocol.validation_from_dict(stored["validation"]),
+                         plausibility=checks)
+        folded.assignment = assignment
+        return folded
 
     def add_payloads(self, protocol, payloads: list) -> None:
         """Fold report payloads (training and validation reports apart)."""
@@ -112,7 +116,8 @@ class Folded:
             reports = protocol.parse(training)
             self.stats = self.stats + protocol.aggregate(reports)
             if self.plausibility is not None:
-                self.plausibility = self.plausibility + plausibility.report_checks(protocol, reports)
+                self.plausibility = self.plausibility + plausibility.report_checks(protocol, reports,
+                                                                                  self.assignment)
         self.validation = self.validation + protocol.fold_validation(validating)
         self.training += len(training)
         self.validating += len(validating)
@@ -138,18 +143,20 @@ class Days:
     stored: dict = field(default_factory=dict)           # SurveyStatistics.open_days
     first_open: datetime.date | None = None              # closed_through + 1 day (None: nothing closed yet)
     folds: dict[datetime.date, Folded] = field(default_factory=dict)
+    #: Adaptive allocation: day → the assignment respondents were given that day (``assignments_by_day``).
+    assignment_of: Callable[[datetime.date], Any] = field(default=lambda day: None)
 
     @classmethod
     def of_row(cls, protocol, row: SurveyStatistics) -> Days:
         first_open = row.closed_through + datetime.timedelta(days=1) if row.closed_through else None
-        return cls(protocol, dict(row.open_days), first_open)
+        return cls(protocol, dict(row.open_days), first_open, assignment_of=assignments_by_day(protocol, row.survey))
 
     def label(self, day: datetime.date) -> datetime.date:
         return day if self.first_open is None or day >= self.first_open else self.first_open
 
     def of(self, day: datetime.date) -> Folded:
         if day not in self.folds:
-            self.folds[day] = Folded.of_day(self.protocol, self.stored.get(day.isoformat()))
+            self.folds[day] = Folded.of_day(self.protocol, self.stored.get(day.isoformat()), self.assignment_of(day))
         return self.folds[day]
 
     @property
@@ -169,6 +176,24 @@ class Days:
                 "validation_count": before["validation_count"] + folded.validating,
             })
         row.open_days = days
+
+
+def assignments_by_day(protocol, survey: Survey) -> Callable[[datetime.date], Any]:
+    """Adaptive allocation: day → the assignment the protocol API served that day (``todays_assignment`` through
+    ``served_assignment``: set by the newest version published before the day began, or by the reference sample
+    before any; ``None``, uniform, when neither or when it does not fit). Other protocols: always ``None``. A report
+    of a closed day folded late (``Days.label``) is counted with its label day's assignment."""
+    if not protocol.publishes_assignment:
+        return lambda day: None
+    cache: dict[datetime.date, Any] = {}
+
+    def of(day: datetime.date):
+        if day not in cache:
+            stored, _ = todays_assignment(survey, datetime.datetime.combine(day, datetime.time(), datetime.UTC))
+            cache[day] = protocol.served_assignment(stored)  # what the protocol API served that day
+        return cache[day]
+
+    return of
 
 
 @dataclass
@@ -494,6 +519,9 @@ def publish_model(survey: Survey, skipped=None, now: datetime.datetime | None = 
         metrics = {"validation_count": row.validation_count, "out_of_range": monitoring.out_of_range(model),
                    "plausibility": plausibility.findings(protocol, checks),
                    "jumps": monitoring.jumps(NaiveBayesModel.from_dict(latest.model), model) if latest else []}
+        assignment = protocol.next_assignment(model, protocol.stats_from_dict(row.stats))
+        if assignment is not None:  # adaptive allocation: the assignment respondents get from the next day on
+            metrics["assignment"] = assignment
         if protocol.accuracy_at_publication and row.validation is not None:
             accuracy = protocol.accuracy(model, protocol.validation_from_dict(row.validation), version)
             if accuracy is not None:

@@ -107,7 +107,7 @@ def fold_shard(survey: Survey, shard: Shard, worker: str = "", batch_size: int =
     the rows were received on, each listing its rows (one transaction); returns how many reports (0, storing
     nothing, when there are none). ``worker`` names who folded it (the Celery worker's host name)."""
     protocol = get_protocol(survey)
-    days = services.Days(protocol)
+    days = services.Days(protocol, assignment_of=services.assignments_by_day(protocol, survey))
     drain = services.Drain()
     services.fold_pending(protocol, shard.rows(survey), days, drain, batch_size=batch_size, skip=covered(survey))
     if not drain.ids:

@@ -45,7 +45,10 @@ Checks (``check``), each a z-score; a finding is a ``warning`` beyond ``monitori
 Survey-level, for one-report LDP surveys: ``assignment`` — each respondent's input is drawn from the published
 probabilities a_j (SPEC §4), so the reports per input are multinomial: z_j = (n_j − N·a_j)/√(N·a_j(1 − a_j)).
 Fake users who all report the attacked input inflate its share by β(1 − a_j). One-sided (fakes add reports), the
-most over-represented input; false alarms ≤ (m + 1)·Φ(−4).
+most over-represented input; false alarms ≤ (m + 1)·Φ(−4). Under adaptive allocation (``privacy.allocation``) the
+probabilities change from day to day: the statistics then carry, beside the counts, Σ a_j and Σ a_j(1 − a_j) over
+the reports folded, each with the assignment of its day (``report_checks(…, assignment)``), and the z-score uses
+those sums (a sum of independent Bernoulli draws: the same test with the mean and variance of the mixture).
 
 The mass, spread and pair checks need ``MIN_REPORTS`` reports of the input (normal approximations). DE reports have
 S ≡ 1 and no pairs: only ``range`` applies; OLH: mass and range. An attacker who knows these checks can still evade
@@ -224,23 +227,51 @@ class PlausibilityStats(Additive):
     """``ReportSums`` per checked oracle input of a survey protocol; additive, JSON-able."""
 
     per_input: tuple = parts(ReportSums)
+    #: Adaptive allocation only: Σ a_j and Σ a_j(1 − a_j) per input over the reports folded (module docstring).
+    expected: np.ndarray | None = array(np.float64, optional=True, rtol=1e-12, atol=1e-9)
+    expected_var: np.ndarray | None = array(np.float64, optional=True, rtol=1e-12, atol=1e-9)
 
     mismatch: ClassVar[str] = "cannot add plausibility statistics of different input counts"
+
+    def to_dict(self):
+        """The stored form; without the adaptive-allocation sums when there are none, so a uniform survey's stored
+        statistics read exactly as before they existed (``from_dict`` reads a missing one as ``None``)."""
+        out = super().to_dict()
+        for name in ("expected", "expected_var"):
+            if out.get(name) is None:
+                out.pop(name, None)
+        return out
+
+
+def _expected(protocol, reports: int, assignment=None) -> dict:
+    """The ``expected``/``expected_var`` fields for ``reports`` training reports drawn with ``assignment`` (uniform
+    when ``None``): empty unless the protocol publishes its assignment (adaptive allocation)."""
+    if not protocol.publishes_assignment:
+        return {}
+    inputs = len(protocol.checked_oracles())
+    a = np.full(inputs, 1.0 / inputs) if assignment is None else np.asarray(assignment, dtype=np.float64)
+    if a.shape != (inputs,):
+        raise ValueError(f"the assignment must hold {inputs} probabilities")
+    return {"expected": reports * a, "expected_var": reports * a * (1 - a)}
 
 
 def zero_stats(protocol) -> PlausibilityStats | None:
     """Empty statistics for the protocol's ``checked_oracles()``; ``None`` when it has none (MRR)."""
     checked = protocol.checked_oracles()
-    return PlausibilityStats(tuple(ReportSums.zero(fo) for _, fo in checked)) if checked else None
+    return PlausibilityStats(tuple(ReportSums.zero(fo) for _, fo in checked), **_expected(protocol, 0)) \
+        if checked else None
 
 
-def report_checks(protocol, reports) -> PlausibilityStats | None:
-    """Parsed training reports (``protocol.parse``) → ``PlausibilityStats``; ``None`` for MRR surveys."""
+def report_checks(protocol, reports, assignment=None) -> PlausibilityStats | None:
+    """Parsed training reports (``protocol.parse``) → ``PlausibilityStats``; ``None`` for MRR surveys. ``assignment``:
+    under adaptive allocation, the probabilities the reports were drawn with (their day's; uniform when ``None``)."""
     checked = protocol.checked_oracles()
     if not checked:
         return None
     per_input = protocol.checked_reports(reports)
-    return PlausibilityStats(tuple(sums(fo, r) for (_, fo), r in zip(checked, per_input, strict=True)))
+    return PlausibilityStats(tuple(sums(fo, r) for (_, fo), r in zip(checked, per_input, strict=True)),
+                             **(_expected(protocol, int(reports.n), assignment) if protocol.publishes_assignment
+                                else {}))
 
 
 def protocol_checks(protocol, payloads) -> PlausibilityStats | None:
@@ -252,17 +283,17 @@ def protocol_checks(protocol, payloads) -> PlausibilityStats | None:
     return report_checks(protocol, protocol.parse(list(payloads)))
 
 
-def _assignment(probabilities: np.ndarray, reports: list[int], labels: list[str]) -> list[dict]:
-    """Reports per input against the public assignment probabilities (module docstring)."""
+def _assignment(expected: np.ndarray, variance: np.ndarray, reports: list[int], labels: list[str]) -> list[dict]:
+    """Reports per input against their expected counts under the public assignment (module docstring)."""
     counts = np.asarray(reports, dtype=np.float64)
     N = counts.sum()
     if N < MIN_REPORTS:
         return []
-    z = (counts - N * probabilities) / np.sqrt(N * probabilities * (1 - probabilities))
+    z = (counts - expected) / np.sqrt(np.maximum(variance, 1e-300))
     i = int(np.argmax(z))
     return [{"parameter": "assignment", "check": "assignment", "entries": int((z > Z_WARN).sum()),
              "worst_z": float(z[i]), "warning": bool(z[i] > Z_WARN), "input": labels[i].rstrip(": "),
-             "share": float(counts[i] / N), "expected_share": float(probabilities[i]), "reports": int(N)}]
+             "share": float(counts[i] / N), "expected_share": float(expected[i] / N), "reports": int(N)}]
 
 
 def findings(protocol, stats: PlausibilityStats | None) -> list[dict]:
@@ -274,7 +305,12 @@ def findings(protocol, stats: PlausibilityStats | None) -> list[dict]:
     out = []
     for (label, fo), s in zip(checked, stats.per_input, strict=False):
         out.extend(check(s, fo, label))
+    counts = [s.n for s in stats.per_input]
+    labels = [label for label, _ in checked]
     probabilities = protocol.assignment_probabilities()
     if probabilities is not None:
-        out.extend(_assignment(probabilities, [s.n for s in stats.per_input], [label for label, _ in checked]))
+        N = float(sum(counts))
+        out.extend(_assignment(N * probabilities, N * probabilities * (1 - probabilities), counts, labels))
+    elif stats.expected is not None and stats.expected_var is not None:  # adaptive allocation
+        out.extend(_assignment(stats.expected, stats.expected_var, counts, labels))
     return out

@@ -168,6 +168,35 @@ class SurveyProtocol(ABC):
         """Features as the mechanism sees them (numeric → bins when discretizing)."""
         return [ewd_attribute(a, self.bins) if isinstance(a, Numeric) else a for a in self.features]
 
+    def records(self, columns: dict) -> tuple[np.ndarray, np.ndarray]:
+        """A public table's rows as the engine takes respondents: ``columns`` maps each question's name (the class's
+        too) to its cells — a categorical question's labels as respondents see them, a numeric one's numbers within
+        its bounds — and gives question-order records and class codes. ``ValueError`` naming the first missing
+        column or cell that fits no answer."""
+        out = []
+        for attr in [*self.questions, self.class_attribute]:
+            if attr.name not in columns:
+                raise ValueError(f"no column {attr.name!r}")
+            cells = list(columns[attr.name])
+            if isinstance(attr, Numeric):
+                try:
+                    values = np.asarray([float(c) for c in cells], dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(f"column {attr.name!r} must hold numbers") from None
+                if values.size and (not np.all(np.isfinite(values)) or values.min() < attr.low
+                                    or values.max() > attr.high):
+                    raise ValueError(f"column {attr.name!r} must lie within [{attr.low:g}, {attr.high:g}]")
+            else:
+                index = {v: i for i, v in enumerate(attr.values)}
+                unknown = next((c for c in cells if str(c) not in index), None)
+                if unknown is not None:
+                    raise ValueError(f"column {attr.name!r}: {unknown!r} is none of its answers")
+                values = np.asarray([index[str(c)] for c in cells], dtype=np.float64)
+            out.append(values)
+        if len({v.size for v in out}) != 1:
+            raise ValueError("every column must have as many cells")
+        return np.column_stack(out[:-1]) if self.questions else np.empty((out[-1].size, 0)), out[-1].astype(np.int64)
+
     def project(self, X) -> np.ndarray:
         """Question-order records → feature order: categorical answers, then the projected components (if any)."""
         X = np.array(X, dtype=np.float64, copy=True)
@@ -239,6 +268,19 @@ class SurveyProtocol(ABC):
     @abstractmethod
     def public(self) -> dict:
         """Everything the browser needs, nothing secret."""
+
+    def public_with(self, assignment=None) -> dict:
+        """``public()`` with the day's published assignment of respondents to inputs (adaptive allocation only,
+        ``LDPProtocol``); other protocols ignore it."""
+        return self.public()
+
+    #: Whether each published model sets the next days' assignment of respondents (``next_assignment``).
+    publishes_assignment: bool = False
+
+    def next_assignment(self, model, stats) -> list[float] | None:
+        """The assignment probabilities a newly published ``model`` sets for the respondents to come (adaptive
+        allocation, ``LDPProtocol``); ``None``: no assignment to publish."""
+        return None
 
     @abstractmethod
     def encode(self, X, y, rng) -> list[dict]:

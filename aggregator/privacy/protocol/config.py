@@ -4,8 +4,8 @@ questions, MRR groups and personal distributions, the projection's fit) with the
 ``Survey.clean`` calls ``check_settings`` and maps ``ConfigError.field`` onto its form fields.
 
 Fields are dotted configuration paths: "mode", "class", "features", "ldp.epsilon", "ldp.encoding", "ldp.threshold",
-"ldp.strategy", "ldp.postprocess", "mrr.theta", "mrr.groups", "mrr.personal", "mrr.postprocess", "numeric.handling",
-"numeric.bins", "numeric.approach", "projection", "validation.share".
+"ldp.strategy", "ldp.postprocess", "ldp.allocation", "mrr.theta", "mrr.groups", "mrr.personal", "mrr.postprocess",
+"numeric.handling", "numeric.bins", "numeric.approach", "projection", "validation.share".
 """
 from __future__ import annotations
 
@@ -18,6 +18,22 @@ from ..continuous.projection import Projection
 from ..naive_bayes.ldp import STRATEGIES
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..postprocess import METHODS
+
+#: How one-report respondents are assigned their input: uniformly, or by weights the server recomputes from each
+#: published model (``privacy.allocation``; issue 13 item 3).
+ALLOCATIONS = ("uniform", "adaptive")
+
+
+def ldp_allocation(config: dict) -> str:
+    """``ldp.allocation`` ("uniform" when absent); "adaptive" needs one report per respondent."""
+    ldp = section(config, "ldp")
+    allocation = ldp.get("allocation", "uniform")
+    if allocation not in ALLOCATIONS:
+        raise ConfigError("ldp.allocation", f"the allocation must be one of {', '.join(ALLOCATIONS)}")
+    if allocation == "adaptive" and ldp.get("strategy", "one-report") != "one-report":
+        raise ConfigError("ldp.allocation", "adaptive allocation assigns one input per respondent: it needs the "
+                                            "one-report strategy")
+    return allocation
 
 __all__ = ["ConfigError", "check_settings", "MAX_VALIDATION_SHARE", "MODES", "NUMERIC_HANDLINGS"]
 
@@ -173,6 +189,9 @@ def _check_ldp(config: dict, share: float = 0.0) -> None:
     if ldp.get("strategy", "one-report") not in STRATEGIES:
         raise ConfigError("ldp.strategy", f"the strategy must be one of {', '.join(STRATEGIES)}")
     _postprocess(ldp, "ldp.postprocess")
+    if ldp_allocation(config) == "adaptive" and numeric_settings(config)[0] == "gaussian":
+        raise ConfigError("ldp.allocation", "adaptive allocation needs the frequency-oracle protocol: the Gaussian "
+                                            "approaches assign their own groups")
     _check_browser_bound(config, epsilon, share)
 
 

@@ -6,15 +6,19 @@ from typing import Any
 
 import numpy as np
 
+from .. import allocation
+from ..assignment import cdf, check_probabilities
 from ..browser_arithmetic import realized_oracle_epsilon
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
+from ..naive_bayes.fit import fit_nonprivate
 from ..naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
 from ..oracles.wire import from_wire, to_wire
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
+from ..postprocess import to_distribution
 from ..validation import correct_oracle
 from .base import LDPValidation, ReportError, SurveyProtocol, discrete_conditional_standard_errors
-from .config import ldp_epsilon, ldp_threshold, section
+from .config import ldp_allocation, ldp_epsilon, ldp_threshold, section
 from .schemas import INDEX, any_oracle_wire, array_of, keyed_cases, ldp_validation_inner, loosen, obj, validation_shape
 
 __all__ = ["LDPProtocol"]
@@ -46,6 +50,8 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
             postprocess=ldp.get("postprocess", DEFAULT_POSTPROCESS),
             **params,
         )
+        self.allocation = ldp_allocation(config)
+        self.publishes_assignment = self.allocation == "adaptive"
         self.check_browser_epsilon(
             [(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles],
             "" if self.nb.strategy == "one-report" else
@@ -70,8 +76,73 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
         return tuple(reports.per_input)
 
     def assignment_probabilities(self) -> np.ndarray | None:
-        """One-report: the published probabilities a_j of each input (SPEC §4); split: ``None``."""
-        return self.nb.assignment if self.nb.strategy == "one-report" else None
+        """One-report: the published probabilities a_j of each input (SPEC §4); split: ``None``. Adaptive allocation:
+        ``None`` too — its probabilities change from day to day, so the plausibility statistics carry each day's
+        expected counts instead (``plausibility.report_checks``)."""
+        return self.nb.assignment if self.nb.strategy == "one-report" and self.allocation == "uniform" else None
+
+    def served_assignment(self, stored) -> np.ndarray | None:
+        """A stored assignment (a version's ``next_assignment``, a reference sample's ``pilot_assignment``) as the
+        browser runs it: probabilities of every input, each positive (an input of probability 0 would change the
+        privacy figures), summing to 1; ``None`` — the uniform assignment — for anything else, or under uniform
+        allocation. The protocol API, the fold's expected counts and the dashboard all read it through here."""
+        if stored is None or self.allocation != "adaptive":
+            return None
+        try:
+            a = check_probabilities(stored, len(self.nb.oracles), "assignment")
+        except (TypeError, ValueError):
+            return None
+        return a if np.all(a > 0) else None
+
+    def next_assignment(self, model, stats: LDPNBStats) -> list[float] | None:
+        """Adaptive allocation: the assignment for the respondents to come, from a published ``model`` and the
+        statistics it was estimated from, planned for as many reports again (``allocation.weights``). The signal is
+        read from the raw joint estimates made distributions by Norm-Sub — not from the model's shrunk conditionals,
+        whose noise the shrinkage already removed. ``None`` under uniform allocation."""
+        if self.allocation != "adaptive":
+            return None
+        prior = model.metadata.get("prior_raw", model.prior)
+        conditionals = [np.column_stack([to_distribution(column, "norm-sub") for column in np.asarray(joint).T])
+                        for joint in model.metadata["joint_raw"]]
+        variances = [fo.count_variance(1) for fo in self.nb.oracles]
+        return allocation.weights(to_distribution(np.asarray(prior, dtype=np.float64), "norm-sub"), conditionals,
+                                  variances, [c.n for c in stats.per_input]).tolist()
+
+    def pilot_assignment(self, X, y, respondents: int | None = None) -> list[float] | None:
+        """Adaptive allocation: the assignment a *public* sample (question-order records ``X`` and class codes ``y``,
+        e.g. ``records`` of the designer's reference sample) sets before the first model: its add-½ smoothed counts
+        taken as known parameters, planned for ``respondents`` reports (default ``allocation.PILOT_REPORTS_PER_INPUT``
+        per input; ``allocation.weights``, ``estimated=False``); ``None`` under uniform allocation."""
+        if self.allocation != "adaptive":
+            return None
+        y = np.asarray(y, dtype=np.int64)
+        if y.size == 0:
+            raise ValueError("the sample has no rows")
+        model = fit_nonprivate(self.class_attribute, self.nb.attributes, self.to_model_input(X).astype(np.int64), y,
+                               alpha=0.5)
+        variances = [fo.count_variance(1) for fo in self.nb.oracles]
+        return allocation.weights(model.prior, model.conditionals, variances,
+                                  batch=respondents or allocation.PILOT_REPORTS_PER_INPUT * len(self.nb.oracles),
+                                  estimated=False).tolist()
+
+    def public_with(self, assignment=None, source: str = "model") -> dict:
+        """``public()`` with the assignment of the day in place of the uniform one (adaptive allocation):
+        ``served_assignment(assignment)``, and ``assignment_source`` — "model" (set by a published version),
+        "sample" (by the public reference sample) or "uniform" (neither yet, or a stored one that does not fit) —
+        for the words shown to respondents."""
+        public = self.public()
+        if self.allocation != "adaptive":
+            return public
+        a = self.served_assignment(assignment)
+        ldp = {**public["ldp"], "assignment_source": "uniform" if a is None else source}
+        if a is not None:
+            ldp.update(assignment=a.tolist(), assignment_cdf=cdf(a).tolist())
+        return {**public, "ldp": ldp}
+        a = check_probabilities(assignment, len(self.nb.oracles), "assignment")
+        if np.any(a <= 0):
+            raise ValueError("every input needs a positive assignment probability")
+        public["ldp"] = {**public["ldp"], "assignment": a.tolist(), "assignment_cdf": cdf(a).tolist()}
+        return public
 
     def conditional_standard_errors(self, model) -> tuple[str, list | None]:
         """("delta", the model's published ``conditional_standard_errors``), or ("none", None) without them."""
@@ -79,7 +150,10 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
 
     # -- wire -------------------------------------------------------------------------------------------------
     def public(self) -> dict:
-        return {**self.public_base(), "ldp": self.nb.params()}
+        """The browser's protocol; adaptive allocation adds ``"allocation": "adaptive"`` (a uniform survey's protocol
+        is as before it existed, so the memo bound to its hash stays valid)."""
+        extra = {"allocation": "adaptive"} if self.allocation == "adaptive" else {}
+        return {**self.public_base(), "ldp": {**self.nb.params(), **extra}}
 
     def encode(self, X, y, rng) -> list[dict]:
         reports = self.nb.perturb(self.to_model_input(X).astype(np.int64), np.asarray(y), rng)

@@ -1,0 +1,39 @@
+"""Adaptive allocation's first days (docs/allocation.md): the assignment the survey's public reference sample sets
+until the first model is published. The sample is public (the designer uploads it), so weights computed from it
+cost no privacy; the engine computes them (``LDPProtocol.pilot_assignment``)."""
+from __future__ import annotations
+
+import math
+
+from .models import PREFER_NOT_TO_SAY, Survey
+from .protocol import get_protocol
+
+
+def fit_pilot(survey: Survey) -> list[float] | None:
+    """Compute and store ``survey.pilot_assignment`` from its reference sample (``None``, stored, without adaptive
+    allocation or without a sample); ``ValueError`` naming what does not fit. A question's empty cells are its
+    “Prefer not to say” when it offers one."""
+    from aggregator.lab.datasets import read_csv
+
+    protocol = get_protocol(survey)
+    assignment = None
+    if survey.pilot_assignment is not None:  # a sample that no longer fits must not leave the old assignment behind
+        survey.pilot_assignment = None
+        survey.save(update_fields=["pilot_assignment"])
+    if protocol.publishes_assignment and survey.reference_sample:
+        survey.reference_sample.open("rb")
+        try:
+            frame = read_csv(survey.reference_sample)
+        finally:
+            survey.reference_sample.close()
+        columns = {}
+        for q in survey.questions.all():
+            for name in q.feature_names():
+                if name in frame.columns:
+                    fill = PREFER_NOT_TO_SAY if q.prefer_not_to_say else ""
+                    columns[name] = [fill if isinstance(c, float) and math.isnan(c) else c for c in frame[name]]
+        X, y = protocol.records(columns)
+        assignment = protocol.pilot_assignment(X, y)
+    survey.pilot_assignment = assignment
+    survey.save(update_fields=["pilot_assignment"])
+    return assignment
