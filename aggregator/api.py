@@ -5,9 +5,10 @@
   ``?for=validation``: the version LDP validation respondents evaluate (``services.validation_version``: the newest
   published before the current UTC day), so a validation report's version reveals no more than its day; the
   survey page's browser code asks for this one.
-* ``POST /api/surveys/<slug>/predict/`` — ``{"records": [{question name: answer label or number, …}, …]}`` →
-  ``{"version": v, "predictions": [class label, …]}`` with the latest model; 400 names the record and field. Numbers
-  outside a question's public bounds are clipped to them.
+* ``POST /api/surveys/<slug>/predict/`` — ``{"records": [{question name: answer, …}, …]}`` →
+  ``{"version": v, "predictions": [class label, …]}`` with the latest model; 400 names the record and field. An
+  answer is a label, a number (outside a question's public bounds clipped to them), or for a select-all question the
+  list of the choices that apply.
 
 Only public (open or closed) surveys are visible, as for the report API. Bodies are JSON only, at most Django's
 ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``survey_app.api.BoundedJSONParser``: 415 / 413 otherwise).
@@ -24,7 +25,7 @@ from rest_framework.views import APIView
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.oracles.wire import is_number
 from survey_app.api import BoundedJSONParser, ErrorSchema, FieldErrors, SlugParameter, public_survey
-from survey_app.models import Question, Survey
+from survey_app.models import PREFER_NOT_TO_SAY, Question, Survey
 from survey_app.protocol import get_protocol
 
 from .models import ModelVersion
@@ -67,7 +68,8 @@ ModelVersionSchema = inline_serializer("ModelVersion", {
 class PredictSerializer(serializers.Serializer):
     records = serializers.ListField(
         child=serializers.DictField(), min_length=1, max_length=MAX_RECORDS,
-        help_text="One object per record: {question name: answer label (choices) or number (numeric questions)}.",
+        help_text="One object per record: {question name: answer label (choices), number (numeric questions) or "
+                  "list of the choices that apply (select-all questions; [] for none)}.",
     )
 
 
@@ -117,13 +119,26 @@ class ModelView(APIView):
         })
 
 
+def multi_codes(question: Question, value, field: str) -> list[int]:
+    """The no/yes codes of a select-all question's features from its answer: the list of the choices that apply
+    (empty: none), or “Prefer not to say” when the question offers it (every feature then says so)."""
+    options = question.options()
+    if question.prefer_not_to_say and value == PREFER_NOT_TO_SAY:
+        return [2] * len(options)
+    if not isinstance(value, list) or any(v not in options for v in value):
+        raise ValidationError({field: [f"A list of the choices that apply (possibly empty), among: "
+                                       f"{', '.join(options)}."]})
+    return [int(option in value) for option in options]
+
+
 def records_to_matrix(survey: Survey, records: list[dict]) -> np.ndarray:
     """Question-order feature matrix (choice index or number per feature question); 400 naming record and field."""
     questions = list(survey.questions.prefetch_related("choices"))
     features = [q for q in questions if not q.is_class]
     class_names = {q.name for q in questions if q.is_class}
     known = {q.name for q in features}
-    X = np.empty((len(records), len(features)), dtype=np.float64)
+    columns = [j for j, q in enumerate(features) for _ in q.feature_names()]  # a select-all question: one per choice
+    X = np.empty((len(records), len(columns)), dtype=np.float64)
     labels = {q.name: q.labels() for q in features}
     for i, record in enumerate(records):
         unknown = [k for k in record if k not in known and k not in class_names]
@@ -134,7 +149,10 @@ def records_to_matrix(survey: Survey, records: list[dict]) -> np.ndarray:
             if q.name not in record:
                 raise ValidationError({field: ["Missing answer."]})
             value = record[q.name]
-            if q.kind == Question.Kind.NUMERIC:
+            if q.kind == Question.Kind.MULTI:
+                first = columns.index(j)
+                X[i, first:first + len(q.options())] = multi_codes(q, value, field)
+            elif q.kind == Question.Kind.NUMERIC:
                 if not is_number(value):
                     raise ValidationError({field: ["Must be a finite number."]})
                 # Clipped to the public bounds, as respondents' answers are (SPEC §5, ``Numeric.normalise``).

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 
+from django.utils.translation import gettext
+
 from aggregator.lab.datasets import DATASETS_DIR, load_table, read_csv
 from aggregator.lab.planner import plan
 from aggregator.privacy.jsonable import json_safe
@@ -113,8 +115,8 @@ def apply_setting(survey: Survey, setting: dict) -> Survey:
     """Give draft ``survey`` a planned setting (a ``Plan.settings`` entry): its mode and ε or θ, the LDP encoding or
     Gaussian approach of the setting's protocol configuration (``Method.survey``)."""
     if survey.status != Survey.Status.DRAFT:
-        raise NotADraft(f"“{survey.title}” is {survey.get_status_display().lower()}: only a draft's privacy settings "
-                        "can change.")
+        raise NotADraft(gettext("“%(title)s” is %(status)s: only a draft's privacy settings can change.")
+                        % {"title": survey.title, "status": survey.get_status_display().lower()})
     config = setting["config"]
     survey.mode = config["mode"]
     fields = ["mode"]

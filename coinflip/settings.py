@@ -73,7 +73,7 @@ MIDDLEWARE = [
     "coinflip.middleware.NulByteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",  # after sessions, before common: the language from the cookie or Accept-Language
+    "django.middleware.locale.LocaleMiddleware",  # after sessions, before common: cookie or Accept-Language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -254,6 +254,7 @@ if PRODUCTION:
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
     SESSION_COOKIE_SECURE = env_bool("DJANGO_SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env_bool("DJANGO_CSRF_COOKIE_SECURE", default=True)
+    LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE  # the language switch's cookie (coinflip/urls.py)
 
 # Content-Security-Policy (django-csp) on every response, in every mode, without 'unsafe-inline' or 'unsafe-eval':
 # scripts, styles, fonts and images only from this site. The survey page adds the hash of its inline import map

@@ -2,7 +2,9 @@
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt
 from django.views.generic import RedirectView
+from django.views.i18n import set_language
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from .views import home
@@ -20,7 +22,9 @@ urlpatterns = [
     path("", home, name="home"),
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
     path("admin/", admin.site.urls),
-    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the language switch in the page header
+    # The language switch at the foot of every page (templates/base.html). Without CSRF protection, so that pages need
+    # no CSRF cookie (the survey page sets none): a forged request could only change someone's display language.
+    path("i18n/setlang/", csrf_exempt(set_language), name="set_language"),
     path("", include("survey_app.urls")),
     path("", include("aggregator.urls")),
     path("dashboard/", include("aggregator.dashboard.urls")),

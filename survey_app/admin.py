@@ -1,4 +1,5 @@
-"""The designers' interface: surveys with their questions inline, choices inline on each question, token batches."""
+"""The designers' interface: surveys with their questions inline — each question's choices typed in place, one per
+line — a preview link, CSV import, the question's own page for the rest, token batches."""
 from __future__ import annotations
 
 import csv
@@ -10,30 +11,106 @@ from django.http import HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.protocol import SurveyProtocol
 
 from .credentials import active_key, rotate_key
-from .models import Choice, InvitationToken, Question, Survey
+from .models import CHOICE_COUNT, SCALE_TOO_FEW, Choice, InvitationToken, Question, Survey, engine_message
 from .permissions import can_manage, surveys_for
+from .pilot import fit_pilot
 from .protocol import get_protocol
-from .services import clone_survey, create_survey_from_table, fit_projection, generate_tokens
+from .services import (
+    choice_lines,
+    clone_survey,
+    create_survey_from_table,
+    fit_projection,
+    generate_tokens,
+    parse_choice_lines,
+    read_table,
+    sync_choices,
+)
 
 #: How the admin writes each privacy setting (``SurveyProtocol.privacy_settings``; as the dashboard does).
 SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
 
 
+#: The labels of the models' fields on the designers' forms, translatable (a model field's verbose_name is part of
+#: its migration state: these labels change no migration).
+FIELD_LABELS = {
+    "title": _("Title"), "slug": _("Slug"), "description": _("Description"), "translations": _("Translations"),
+    "status": _("Status"), "access": _("Access"), "mode": _("Mode"), "theta": _("θ (MRR)"), "epsilon": _("ε (LDP)"),
+    "encoding": _("Encoding"), "the_threshold": _("THE threshold t"), "strategy": _("Strategy"),
+    "numeric_handling": _("Numeric handling"), "numeric_bins": _("Numeric bins"),
+    "gaussian_approach": _("Gaussian approach"), "projection": _("Projection"),
+    "projection_components": _("Projection components"), "reference_sample": _("Reference sample"),
+    "allocation": _("Allocation"), "postprocess": _("Post-processing"), "validation_share": _("Validation share"),
+    "designers": _("Designers"), "retrain_minutes": _("Retrain every (minutes)"),
+    "survey": _("Survey"), "position": _("Position"), "section": _("Section"), "name": _("Name"), "text": _("Text"),
+    "help_text": _("Help text"), "kind": _("Kind"), "style": _("Style"), "is_class": _("Is the class"),
+    "low": _("Lower bound"), "high": _("Upper bound"), "prefer_not_to_say": _("Prefer not to say"),
+    "group": _("Group"), "personal_mode": _("Unrelated question"), "personal_text": _("Unrelated question's text"),
+    "label": _("Label"), "personal_probability": _("Declared share (MRR)"), "batch": _("Batch"), "used": _("Used"),
+    "token": _("Token"), "created_on": _("Created on"),
+}
+
+
+class TranslatedLabelsMixin:
+    """Form fields labelled from ``FIELD_LABELS`` (in the page's language)."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if field is not None and db_field.name in FIELD_LABELS:
+            field.label = FIELD_LABELS[db_field.name]
+        return field
+
+
+def column(name: str, **options):
+    """A list column of the model field ``name`` headed by its ``FIELD_LABELS`` label (a column named by the field
+    would be headed by the field's verbose_name, which only a migration could make translatable); sorted by the
+    field, a field with choices showing its label."""
+    def value(obj):
+        display = getattr(obj, f"get_{name}_display", None)
+        return display() if display is not None else getattr(obj, name)
+
+    value.__name__ = name
+    return admin.display(description=FIELD_LABELS[name], ordering=name, **options)(value)
+
+
+def titled(name: str, base):
+    """A list filter on the model field ``name`` titled by its ``FIELD_LABELS`` label (as ``column``)."""
+    class Filter(base):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.title = FIELD_LABELS[name]
+
+    return name, Filter
+
+
+def reason(exc: Exception) -> str:
+    """Why the engine refused a survey: its message (``ConfigError.message``) in the page's language where the
+    catalogue has it (``survey_app.models.ENGINE_MESSAGES``), else the error as raised."""
+    message = getattr(exc, "message", None)
+    return engine_message(message) if isinstance(message, str) and message else str(exc)
+
+
 class ImportForm(forms.Form):
-    csv_file = forms.FileField(label="CSV table", help_text="One column per question and a header row; the class "
-                                                         "column last unless named below.")
-    slug = forms.SlugField(max_length=80)
-    title = forms.CharField(max_length=200, required=False)
-    mode = forms.ChoiceField(choices=Survey.Mode.choices, initial=Survey.Mode.LDP)
-    encoding = forms.ChoiceField(choices=Survey.Encoding.choices, initial=Survey.Encoding.ADAPTIVE)
-    epsilon = forms.FloatField(required=False, help_text="LDP only (default 1).")
-    theta = forms.FloatField(required=False, help_text="MRR only (default 0.7).")
-    class_column = forms.CharField(required=False, help_text="Default: the last column.")
+    csv_file = forms.FileField(label=_("CSV table"), help_text=_(
+        "One column per question and a header row; the class column last unless named below. Each question's text "
+        "is made from its column name (“capital-gain” → “Capital gain”), to reword on the survey's page; empty or "
+        "“?” cells become the answer “Prefer not to say”."))
+    slug = forms.SlugField(max_length=80, label=_("Slug"))
+    title = forms.CharField(max_length=200, required=False, label=_("Title"))
+    mode = forms.ChoiceField(choices=Survey.Mode.choices, initial=Survey.Mode.LDP, label=_("Mode"))
+    encoding = forms.ChoiceField(choices=Survey.Encoding.choices, initial=Survey.Encoding.ADAPTIVE,
+                                 label=_("Encoding"))
+    epsilon = forms.FloatField(required=False, label=_("ε (LDP)"), help_text=_("LDP only (default 1)."))
+    theta = forms.FloatField(required=False, label=_("θ (MRR)"), help_text=_("MRR only (default 0.7)."))
+    class_column = forms.CharField(required=False, label=_("Class column"),
+                                   help_text=_("Default: the last column."))
 
 
 def _locked(obj) -> bool:
@@ -44,7 +121,7 @@ def _locked(obj) -> bool:
     return bool(survey is not None and survey.pk and survey.has_reports())
 
 
-class LockedInlineMixin:
+class LockedInlineMixin(TranslatedLabelsMixin):
     """For inlines: ``obj`` is the parent (a survey or a question)."""
 
     def has_add_permission(self, request, obj=None):
@@ -57,28 +134,142 @@ class LockedInlineMixin:
         return not _locked(obj) and super().has_delete_permission(request, obj)
 
 
+CHOICES_HELP = _("One answer per line, in the order respondents see them. MRR: optionally “label = probability” on "
+                  "every line (e.g. “Daily = 0.2”, or 20%, or 1/5), the declared share of the population giving that "
+                  "answer to the unrelated question, summing to 1; without them the browser draws the stand-in "
+                  "uniformly. A yes/no question has the answers no and yes, a number none: leave this empty. "
+                  "“Prefer not to say” is added by its own box.")
+CHOICES_LABEL = _("Choices (one per line)")
+
+
+class ChoiceLinesField(forms.CharField):
+    """A textarea of choice lines. Browsers send CRLF line breaks and the initial value has LF: compare them
+    normalised, so a question whose choices nobody touched is not taken as changed (and not parsed again)."""
+
+    def to_python(self, value):
+        return super().to_python(value).replace("\r\n", "\n").replace("\r", "\n")
+
+    def has_changed(self, initial, data):
+        return self.to_python(initial or "").strip() != self.to_python(data or "").strip()
+
+
+class QuestionChoicesForm(forms.ModelForm):
+    """A question with its choices as lines of text (``survey_app.services.parse_choice_lines``): the survey page edits
+    every question's answers in place. Saved, the lines become the question's ``Choice`` rows — created, renamed,
+    reordered, deleted (``sync_choices``) — only when the text changed."""
+
+    choices_text = ChoiceLinesField(
+        label=CHOICES_LABEL, required=False, help_text=CHOICES_HELP,
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 48, "class": "choices-text", "spellcheck": "true"}))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "choices_text" in self.fields:
+            self.fields["choices_text"].initial = choice_lines(self.instance)
+        self.choice_lines = None
+
+    def clean(self):
+        cleaned = super().clean()
+        if "choices_text" not in self.fields or "choices_text" in self._errors:
+            return cleaned
+        if self.instance.pk is not None and not {"choices_text", "kind", "prefer_not_to_say"} & set(self.changed_data):
+            return cleaned  # the choices are not concerned: saving the survey's other settings is not held up
+        kind = cleaned.get("kind", self.instance.kind)
+        prefer = cleaned.get("prefer_not_to_say", self.instance.prefer_not_to_say)
+        try:
+            lines = parse_choice_lines(cleaned.get("choices_text") or "", kind=kind, prefer_not_to_say=prefer)
+        except ValueError as exc:
+            self.add_error("choices_text", exc.args[0])
+            return cleaned
+        self.choice_lines = lines
+        return cleaned
+
+    def _post_clean(self):
+        super()._post_clean()
+        if self.choice_lines is None:
+            return
+        # The question's own rules count its saved choices (Question.clean); the lines replace them on save, so a
+        # count error (code CHOICE_COUNT, whatever the page's language) is the lines' to judge (parse_choice_lines
+        # checked the count of the lines).
+        for field in ("kind", "style"):
+            errors = self._errors.get(field)
+            if errors:
+                kept = [e for e in errors.as_data() if e.code != CHOICE_COUNT]
+                if kept:
+                    errors.data[:] = kept
+                else:
+                    del self._errors[field]
+                    self.cleaned_data.setdefault(field, getattr(self.instance, field))
+        style = getattr(self.instance, "style", None)
+        if style == "scale" and self.instance.kind == Question.Kind.CATEGORICAL and len(self.choice_lines) < 3:
+            self.add_error("choices_text", ValidationError(SCALE_TOO_FEW, code=CHOICE_COUNT))
+
+    def save(self, commit=True):
+        question = super().save(commit=commit)
+        if commit:
+            self.save_choices()
+        else:
+            save_m2m = self.save_m2m
+
+            def save_m2m_and_choices():
+                save_m2m()
+                self.save_choices()
+
+            self.save_m2m = save_m2m_and_choices
+        return question
+
+    def save_choices(self):
+        if self.choice_lines is not None and self.instance.pk is not None:
+            sync_choices(self.instance, self.choice_lines)
+
+
+class QuestionFormSet(forms.BaseInlineFormSet):
+    """The survey page's questions: at most one class question (a database constraint the forms cannot see one by
+    one: without this check, two ticked boxes were a server error)."""
+
+    def clean(self):
+        super().clean()
+        classes = [form.cleaned_data.get("name") or "?" for form in self.forms
+                   if form.cleaned_data.get("is_class") and not self._should_delete_form(form)]
+        if len(classes) > 1:
+            raise ValidationError(gettext("Only one question can be the class the model predicts; ticked: %(names)s.")
+                                  % {"names": ", ".join(classes)})
+
+
 class QuestionInline(LockedInlineMixin, admin.StackedInline):
     """One block per question, its fields in small groups: a table of eleven columns made the survey page 2,300 px
-    wide at a 1,280 px window (issue 12)."""
+    wide at a 1,280 px window (issue 12). Its choices are a text box, one per line (``QuestionChoicesForm``); the
+    question's own page has the rest (help text, the unrelated question of MRR)."""
     model = Question
+    verbose_name, verbose_name_plural = _("question"), _("questions")  # the model's own would need a migration
+    form = QuestionChoicesForm
+    formset = QuestionFormSet
     extra = 0
-    fieldsets = ((None, {"fields": (("position", "section"), ("name", "kind", "is_class"), "text",
-                                    ("low", "high"), ("prefer_not_to_say", "group"), "edit_link")}),)
+    fieldsets = ((None, {"fields": (("position", "section"), ("name", "kind", "style", "is_class"), "text",
+                                    "choices_text", ("low", "high"), ("prefer_not_to_say", "group"), "edit_link")}),)
     readonly_fields = ("edit_link",)
     show_change_link = True
 
-    @admin.display(description="Choices")
+    @admin.display(description=CHOICES_LABEL)
+    def choices_text(self, obj):
+        """The choices as the locked (view-only) inline shows them."""
+        return format_html_join(mark_safe("<br>"), "{}", ((line,) for line in choice_lines(obj).split("\n"))) \
+            if obj is not None and obj.pk else "—"
+
+    @admin.display(description=_("More"))
     def edit_link(self, obj):
         if not obj.pk:
-            return "—"
+            return gettext("Save to set the help text and the unrelated question (MRR) on the question's own page.")
         url = reverse("admin:survey_app_question_change", args=[obj.pk])
-        return format_html('<a href="{}">{} choice(s) ›</a>', url, obj.choices.count())
+        return format_html('<a href="{}">{} ›</a>', url, gettext("Help text, unrelated question (MRR) and the rest"))
 
 
 @admin.register(Survey)
-class SurveyAdmin(admin.ModelAdmin):
-    list_display = ("title", "slug", "status", "mode", "privacy_summary", "report_count", "access")
-    list_filter = ("status", "mode", "access")
+class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
+    list_display = (column("title"), column("slug"), column("status"), column("mode"), "privacy_summary",
+                    "report_count", column("access"))
+    list_filter = (titled("status", admin.ChoicesFieldListFilter), titled("mode", admin.ChoicesFieldListFilter),
+                   titled("access", admin.ChoicesFieldListFilter))
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [QuestionInline]
@@ -90,13 +281,14 @@ class SurveyAdmin(admin.ModelAdmin):
     actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "retrain_minutes")}),
-        ("Privacy", {
-            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "postprocess",
-                       "validation_share", "privacy_report"),
-            "description": "MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports "
-                           "(clone it to change).",
+        (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
+        (_("Privacy"), {
+            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "allocation",
+                       "postprocess", "validation_share", "privacy_report"),
+            "description": _("MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports "
+                             "(clone it to change)."),
         }),
-        ("Numeric questions (LDP)", {
+        (_("Numeric questions (LDP)"), {
             "fields": ("numeric_handling", "numeric_bins", "gaussian_approach", "projection", "projection_components",
                        "reference_sample"),
             "classes": ("collapse",),
@@ -119,7 +311,7 @@ class SurveyAdmin(admin.ModelAdmin):
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
         if request.user.is_superuser:
-            return fieldsets + (("Designers", {"fields": ("designers",), "classes": ("collapse",)}),)
+            return fieldsets + ((_("Designers"), {"fields": ("designers",), "classes": ("collapse",)}),)
         return fieldsets
 
     def save_model(self, request, obj, form, change):
@@ -129,26 +321,29 @@ class SurveyAdmin(admin.ModelAdmin):
         if obj.access == Survey.Access.TOKENS:
             active_key(obj)  # a token survey signs invitations with its own key (survey_app/credentials.py)
 
-    @admin.display(description="Invitation key")
+    @admin.display(description=_("Invitation key"))
     def invitation_key(self, obj: Survey) -> str:
         """The active key's fingerprint (what respondents' pages show), for a token survey."""
         if obj is None or obj.pk is None or obj.access != Survey.Access.TOKENS:
-            return "— (token surveys only)"
+            return gettext("— (token surveys only)")
         key = obj.keys.filter(active=True).first()
         if key is None:
-            return "Made when the survey is saved or first used."
+            return gettext("Made when the survey is saved or first used.")
         retired = obj.keys.filter(active=False).count()
-        return format_html("<code>{}</code> (RSA, RFC 9474; since {}){}", key.key_id, key.created_on,
-                           f"; {retired} retired key(s) still verify credentials" if retired else "")
+        return format_html("<code>{}</code> ({}){}", key.key_id,
+                           gettext("RSA, RFC 9474; since %(date)s") % {"date": key.created_on},
+                           ngettext("; %(count)d retired key still verifies credentials",
+                                    "; %(count)d retired keys still verify credentials", retired)
+                           % {"count": retired} if retired else "")
 
-    @admin.display(description="Privacy")
+    @admin.display(description=_("Privacy"))
     def privacy_summary(self, obj: Survey) -> str:
         """The setting that sets the privacy level and the others that qualify it, e.g. "ε = 1 (oue)"
         (``SurveyProtocol.privacy_settings`` of the survey's mode)."""
         level, *others = SurveyProtocol.for_mode(obj.mode).privacy_settings
         symbol, value = SETTING_SYMBOLS[level], getattr(obj, level)
         if value is None:
-            return f"{symbol} not set"
+            return gettext("%(symbol)s not set") % {"symbol": symbol}
         return f"{symbol} = {value:g}" + "".join(f" ({getattr(obj, name)})" for name in others)
 
     def save_related(self, request, form, formsets, change):
@@ -160,20 +355,30 @@ class SurveyAdmin(admin.ModelAdmin):
         if survey.projection != Survey.Projection.NONE and not survey.has_reports():
             try:
                 fit_projection(survey)
-                self.message_user(request, f"{survey.projection.upper()} fitted on the reference sample.",
-                                  messages.SUCCESS)
+                self.message_user(request, gettext("%(projection)s fitted on the reference sample.")
+                                  % {"projection": survey.projection.upper()}, messages.SUCCESS)
             except ValueError as exc:
-                self.message_user(request, f"PCA/DCA not fitted: {exc}", messages.ERROR)
+                self.message_user(request, gettext("PCA/DCA not fitted: %(reason)s") % {"reason": exc},
+                                  messages.ERROR)
+        if not survey.has_reports():
+            try:
+                if fit_pilot(survey) is not None:
+                    self.message_user(request, gettext("The first days' assignment of respondents was set from the "
+                                                       "reference sample."), messages.SUCCESS)
+            except ValueError as exc:
+                self.message_user(request, gettext("The reference sample cannot set the first days' assignment "
+                                                   "(%(reason)s); respondents are assigned uniformly until the first "
+                                                   "model.") % {"reason": exc}, messages.WARNING)
 
-    @admin.display(description="Privacy this gives")
+    @admin.display(description=_("Privacy this gives"))
     def privacy_report(self, obj: Survey) -> str:
         """ε per question and per respondent (and PSE for MRR), computed by the engine from the saved settings."""
         if obj is None or obj.pk is None:
-            return "Save the survey to see the privacy it gives."
+            return gettext("Save the survey to see the privacy it gives.")
         try:
             privacy = get_protocol(obj).privacy()
         except ValueError as exc:
-            return f"Not computable yet: {exc}"
+            return gettext("Not computable yet: %(reason)s") % {"reason": reason(exc)}
         pse = privacy.get("pse_per_question", {})
         rows = format_html_join(
             "", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -183,19 +388,23 @@ class SurveyAdmin(admin.ModelAdmin):
         epsilon = privacy["epsilon_per_respondent"]
         notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
         if "epsilon_per_respondent_known_personal" in privacy:
-            notes.append("Against someone who knows a respondent's answers to the real unrelated questions: ε = "
-                         f"{format_epsilon(privacy['epsilon_per_respondent_known_personal'])} per respondent.")
+            notes.append(gettext("Against someone who knows a respondent's answers to the real unrelated questions: "
+                                 "ε = %(epsilon)s per respondent.")
+                         % {"epsilon": format_epsilon(privacy["epsilon_per_respondent_known_personal"])})
         if obj.access == Survey.Access.LINK:
-            notes.append("Open link: nothing stops one person from answering several times, and a person who answers "
-                         f"k times gives up to k·ε about themselves (twice: ε = {format_epsilon(2 * float(epsilon))}). "
-                         "Invitation tokens admit one report each.")
+            notes.append(gettext("Open link: nothing stops one person from answering several times, and a person who "
+                                 "answers k times gives up to k·ε about themselves (twice: ε = %(twice)s). Invitation "
+                                 "tokens admit one report each.") % {"twice": format_epsilon(2 * float(epsilon))})
         else:
-            notes.append("By invitation: each invitation admits one report, so ε per respondent holds per invitation.")
+            notes.append(gettext("By invitation: each invitation admits one report, so ε per respondent holds per "
+                                 "invitation."))
         return format_html(
-            "<p><strong>ε per respondent: {}</strong> (smaller is more private)</p>{}"
-            '<table class="privacy-report"><thead><tr><th>question</th><th>ε</th><th>PSE (uniform prior)</th></tr>'
+            "<p><strong>{}</strong> ({})</p>{}"
+            '<table class="privacy-report"><thead><tr><th>{}</th><th>ε</th><th>{}</th></tr>'
             "</thead><tbody>{}</tbody></table>",
-            format_epsilon(epsilon), format_html_join("", "<p>{}</p>", ((n,) for n in notes)), rows,
+            gettext("ε per respondent: %(epsilon)s") % {"epsilon": format_epsilon(epsilon)},
+            gettext("smaller is more private"), format_html_join("", "<p>{}</p>", ((n,) for n in notes)),
+            gettext("question"), gettext("PSE (uniform prior)"), rows,
         )
 
     def get_urls(self):
@@ -204,13 +413,11 @@ class SurveyAdmin(admin.ModelAdmin):
 
     def import_view(self, request):
         """Create a draft survey from an uploaded CSV (the same as ``manage.py create_survey``)."""
-        from aggregator.lab.datasets import load_table, read_csv
-
         form = ImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             try:
-                table = load_table(read_csv(data["csv_file"]), class_column=data["class_column"] or None)
+                table = read_table(data["csv_file"], class_column=data["class_column"] or None)
                 survey = create_survey_from_table(
                     table, slug=data["slug"], title=data["title"] or None, mode=data["mode"], encoding=data["encoding"],
                     epsilon=data["epsilon"], theta=data["theta"],
@@ -222,70 +429,83 @@ class SurveyAdmin(admin.ModelAdmin):
                 form.add_error(None, str(exc))
             else:
                 survey.designers.add(request.user)
-                self.message_user(request, f"Created draft survey {survey.slug} with "
-                                           f"{survey.questions.count()} questions.")
+                missing = survey.questions.filter(prefer_not_to_say=True).count()
+                self.message_user(request, gettext(
+                    "Created draft survey %(slug)s with %(count)d questions. Their texts were made from the column "
+                    "names: check and reword them below, then preview the survey.")
+                    % {"slug": survey.slug, "count": survey.questions.count()}
+                    + (" " + ngettext("%(count)d question had empty or “?” cells: it offers “Prefer not to say”.",
+                                      "%(count)d questions had empty or “?” cells: they offer “Prefer not to say”.",
+                                      missing) % {"count": missing} if missing else ""))
                 return HttpResponseRedirect(reverse("admin:survey_app_survey_change", args=[survey.pk]))
-        context = {**self.admin_site.each_context(request), "form": form, "title": "Import a survey from a CSV table",
+        context = {**self.admin_site.each_context(request), "form": form,
+                   "title": gettext("Import a survey from a CSV table"),
                    "opts": self.model._meta}
         return TemplateResponse(request, "admin/survey_app/survey/import.html", context)
 
-    @admin.display(description="Reports")
+    @admin.display(description=_("Reports"))
     def report_count(self, obj: Survey) -> int:
         return obj.report_total()  # folded and still in the inbox
 
-    @admin.action(description="Open the selected surveys")
+    @admin.action(description=_("Open the selected surveys"))
     def open_surveys(self, request, queryset):
         """Open only surveys whose protocol the engine accepts (a class question with ≥ 2 answers, features, …)."""
         for survey in queryset:
             try:
                 get_protocol(survey)
             except ValueError as exc:
-                self.message_user(request, f"{survey.slug} cannot open: {exc}", messages.ERROR)
+                self.message_user(request, gettext("%(slug)s cannot open: %(reason)s")
+                                  % {"slug": survey.slug, "reason": reason(exc)}, messages.ERROR)
                 continue
             survey.status = Survey.Status.OPEN
             survey.save(update_fields=["status"])
-            self.message_user(request, f"{survey.slug} is open: /s/{survey.slug}/", messages.SUCCESS)
+            self.message_user(request, gettext("%(slug)s is open: %(link)s")
+                              % {"slug": survey.slug, "link": f"/s/{survey.slug}/"}, messages.SUCCESS)
 
-    @admin.action(description="Close the selected surveys")
+    @admin.action(description=_("Close the selected surveys"))
     def close_surveys(self, request, queryset):
         for survey in queryset:  # one save each, so the retraining schedule follows (aggregator.schedules)
             survey.status = Survey.Status.CLOSED
             survey.save(update_fields=["status"])
 
-    @admin.action(description="Clone (a draft copy whose privacy settings can be changed)")
+    @admin.action(description=_("Clone (a draft copy whose privacy settings can be changed)"))
     def clone(self, request, queryset):
         for survey in queryset:
             copy = clone_survey(survey)
             copy.designers.set([*survey.designers.all(), request.user])
-            self.message_user(request, f"Cloned {survey.slug} as {copy.slug}.", messages.SUCCESS)
+            self.message_user(request, gettext("Cloned %(slug)s as %(copy)s.") % {"slug": survey.slug,
+                                                                                    "copy": copy.slug},
+                              messages.SUCCESS)
 
-    @admin.action(description="Generate 100 invitation tokens")
+    @admin.action(description=_("Generate 100 invitation tokens"))
     def make_100_tokens(self, request, queryset):
         for survey in queryset:
             generate_tokens(survey, 100)
-            self.message_user(request, f"100 tokens added to {survey.slug}.", messages.SUCCESS)
+            self.message_user(request, gettext("100 tokens added to %(slug)s.") % {"slug": survey.slug},
+                              messages.SUCCESS)
             if survey.access == Survey.Access.LINK:
-                self.message_user(request, f"{survey.slug} is an open-link survey: anyone with its link can answer, "
-                                           "as often as they like, and its tokens are not asked for. To admit one "
-                                           "report per invitation, set its access to invitations (tokens) before "
-                                           "it opens.", messages.WARNING)
+                self.message_user(request, gettext(
+                    "%(slug)s is an open-link survey: anyone with its link can answer, as often as they like, and its "
+                    "tokens are not asked for. To admit one report per invitation, set its access to invitations "
+                    "(tokens) before it opens.") % {"slug": survey.slug}, messages.WARNING)
 
     def get_changeform_initial_data(self, request):
         """A new survey starts from sensible privacy settings: ε = 1 (LDP), θ = 0.7 (MRR)."""
         return {"epsilon": 1.0, "theta": 0.7, **super().get_changeform_initial_data(request)}
 
-    @admin.action(description="Rotate the invitation key (token surveys)")
+    @admin.action(description=_("Rotate the invitation key (token surveys)"))
     def rotate_keys(self, request, queryset):
         for survey in queryset:
             if survey.access != Survey.Access.TOKENS:
-                self.message_user(request, f"{survey.slug} is an open-link survey: it has no invitation key.",
-                                  messages.WARNING)
+                self.message_user(request, gettext("%(slug)s is an open-link survey: it has no invitation key.")
+                                  % {"slug": survey.slug}, messages.WARNING)
                 continue
             key = rotate_key(survey)
-            self.message_user(request, f"{survey.slug}: new invitation key {key.key_id[:16]}…; the previous keys "
-                                       "still verify the credentials they signed.", messages.SUCCESS)
+            self.message_user(request, gettext("%(slug)s: new invitation key %(key)s…; the previous keys still "
+                                               "verify the credentials they signed.")
+                              % {"slug": survey.slug, "key": key.key_id[:16]}, messages.SUCCESS)
 
-    @admin.action(description="Export unused invitation links (CSV)")
+    @admin.action(description=_("Export unused invitation links (CSV)"))
     def export_token_links(self, request, queryset):
         response = HttpResponse(content_type="text/csv")
         response["Content-Disposition"] = 'attachment; filename="invitations.csv"'
@@ -299,8 +519,9 @@ class SurveyAdmin(admin.ModelAdmin):
 
 class ChoiceInline(LockedInlineMixin, admin.TabularInline):
     model = Choice
+    verbose_name, verbose_name_plural = _("choice"), _("choices")
     extra = 2
-    fields = ("position", "label", "personal_probability")
+    fields = ("position", "label", "personal_probability", "translations")
 
 
 class OfDesignedSurveyMixin:
@@ -325,12 +546,38 @@ class OfDesignedSurveyMixin:
 
 
 @admin.register(Question)
-class QuestionAdmin(OfDesignedSurveyMixin, admin.ModelAdmin):
-    list_display = ("name", "survey", "kind", "is_class", "position")
-    list_filter = ("kind", "is_class", ("survey", admin.RelatedOnlyFieldListFilter))
+class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdmin):
+    list_display = (column("name"), column("survey"), column("kind"), column("is_class", boolean=True),
+                    column("position"))
+    list_filter = (titled("kind", admin.ChoicesFieldListFilter), titled("is_class", admin.BooleanFieldListFilter),
+                   titled("survey", admin.RelatedOnlyFieldListFilter))
     search_fields = ("name", "text")
     inlines = [ChoiceInline]
 
+    # -- back to the survey: a question is edited from its survey's page, so "Save" and "Delete" return there, not
+    # to the list of every survey's questions ("Save and continue editing" and "Save and add another" stay). --------
+    def _back_to_survey(self, request, survey_id):
+        survey = Survey.objects.filter(pk=survey_id).first()
+        if survey is not None and can_manage(request.user, survey):
+            return HttpResponseRedirect(reverse("admin:survey_app_survey_change", args=[survey.pk]))
+        return None
+
+    def response_post_save_add(self, request, obj):
+        return self._back_to_survey(request, obj.survey_id) or super().response_post_save_add(request, obj)
+
+    def response_post_save_change(self, request, obj):
+        return self._back_to_survey(request, obj.survey_id) or super().response_post_save_change(request, obj)
+
+    def delete_model(self, request, obj):
+        request.deleted_question_survey = obj.survey_id
+        super().delete_model(request, obj)
+
+    def response_delete(self, request, obj_display, obj_id):
+        response = super().response_delete(request, obj_display, obj_id)  # its message; a popup's own answer
+        survey_id = getattr(request, "deleted_question_survey", None)
+        if isinstance(response, HttpResponseRedirect) and survey_id is not None:
+            return self._back_to_survey(request, survey_id) or response
+        return response
 
     def has_change_permission(self, request, obj=None):
         return not _locked(obj) and super().has_change_permission(request, obj)
@@ -339,16 +586,18 @@ class QuestionAdmin(OfDesignedSurveyMixin, admin.ModelAdmin):
         return not _locked(obj) and super().has_delete_permission(request, obj)
 
     fieldsets = (
-        (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "is_class",
+        (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "style", "is_class",
                            "prefer_not_to_say")}),
-        ("Numeric bounds (public)", {"fields": ("low", "high")}),
-        ("Unrelated-question model (MRR)", {"fields": ("group", "personal_mode", "personal_text")}),
+        (_("Numeric bounds (public)"), {"fields": ("low", "high")}),
+        (_("Unrelated-question model (MRR)"), {"fields": ("group", "personal_mode", "personal_text")}),
+        (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
     )
 
 
 @admin.register(InvitationToken)
-class InvitationTokenAdmin(OfDesignedSurveyMixin, admin.ModelAdmin):
-    list_display = ("__str__", "survey", "batch", "used", "created_on")
-    list_filter = ("used", ("survey", admin.RelatedOnlyFieldListFilter))
+class InvitationTokenAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdmin):
+    list_display = ("__str__", column("survey"), column("batch"), column("used", boolean=True),
+                    column("created_on"))
+    list_filter = (titled("used", admin.BooleanFieldListFilter), titled("survey", admin.RelatedOnlyFieldListFilter))
     readonly_fields = ("token", "used", "created_on")
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
@@ -60,13 +61,17 @@ from rest_framework.response import Response
 from rest_framework.utils.json import strict_constant
 from rest_framework.views import APIView
 
+from aggregator.privacy import blind_rsa
 from aggregator.privacy.protocol import report_shapes
 
+from . import languages
 from . import reports as ingestion
 from .credentials import public_credential, redeem, redeem_if_unchanged
 from .models import Survey
 from .protocol import get_protocol
-from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report
+from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report, todays_assignment
+
+logger = logging.getLogger(__name__)
 
 #: Largest report body accepted: 512 KiB, ten times the largest honest report measured on the bundled data sets
 #: (glass, 64 bins, split SHE/THE: 50 KB; one-report bodies stay under 6 KB) and a fifth of Django's
@@ -271,19 +276,32 @@ def public_survey(slug: str) -> Survey:
 
 def question_display(survey: Survey) -> list[dict]:
     out = []
-    for q in survey.questions.prefetch_related("choices"):
+    questions = list(survey.questions.prefetch_related("choices"))
+    sections = languages.section_titles(questions)
+    for q in questions:
+        # Texts and labels in the page's language (survey_app/languages.py), the engine's names and the order of the
+        # labels (the choice numbers sent) unchanged.
+        texts = languages.question_texts(q)
         out.append({
             "name": q.name,
-            "text": q.text,
-            "help_text": q.help_text,
-            "section": q.section,
+            "text": texts["text"],
+            "help_text": texts["help_text"],
+            "section": sections.get(q.section, q.section),
             "kind": q.kind,
             "is_class": q.is_class,
-            "labels": q.labels(),
+            "labels": languages.display_labels(q, q.labels()),
             "low": q.low,
             "high": q.high,
             "personal_mode": q.personal_mode,
-            "personal_text": q.personal_text,
+            "personal_text": texts["personal_text"],
+            # How the page shows it (never "auto": Question.resolved_style decides); a select-all question's
+            # choices, each with the engine feature (a no/yes question) its box answers.
+            "style": q.resolved_style(),
+            "prefer_not_to_say": q.prefer_not_to_say,
+            "options": [{"label": label, "feature": feature}
+                        for label, feature in zip(languages.display_labels(q, q.options()), q.feature_names(),
+                                                  strict=True)]
+            if q.kind == q.Kind.MULTI else [],
         })
     return out
 
@@ -402,17 +420,43 @@ class ProtocolView(APIView):
         survey = public_survey(slug)
         if survey.status == Survey.Status.CLOSED:
             raise Gone()
-        protocol = get_protocol(survey)
-        return Response({
-            "survey": {"slug": survey.slug, "title": survey.title, "description": survey.description,
-                       "access": survey.access},
-            "questions": question_display(survey),
-            "protocol": protocol.public(),
-            "report_schema": protocol.report_schema(),
-            "privacy": protocol.privacy(),
-            "model_url": reverse("api-model", kwargs={"slug": survey.slug}),
-            **({"credential": public_credential(survey)} if survey.access == Survey.Access.TOKENS else {}),
-        })
+        return Response(protocol_body(survey))
+
+
+def public_protocol(survey: Survey, protocol, preview: bool) -> dict:
+    """The protocol as the browser runs it today: with adaptive allocation, the assignment of the day
+    (``todays_assignment``, checked by ``served_assignment``: the uniform one before any, in a preview, or should a
+    stored one not fit)."""
+    if not protocol.publishes_assignment or preview:
+        return protocol.public()
+    stored, source = todays_assignment(survey)
+    if stored is not None and protocol.served_assignment(stored) is None:
+        logger.warning("survey %s: the stored assignment does not fit the protocol; serving the uniform one",
+                       survey.slug)
+    return protocol.public_with(stored, source)
+
+
+def protocol_body(survey: Survey, *, preview: bool = False) -> dict:
+    """What ``ProtocolView`` serves for ``survey``. ``preview`` (a designer's preview of any survey, drafts included:
+    survey_app/views.py): the same, without the model (nothing is validated) and without making a key — a token
+    survey's active key only if it already has one."""
+    protocol = get_protocol(survey)
+    if preview:
+        key = survey.keys.filter(active=True).first() if survey.access == Survey.Access.TOKENS else None
+        credential = {"credential": {"variant": blind_rsa.VARIANT, "key_id": key.key_id, "spki": key.public_spki}} \
+            if key is not None else {}
+    else:
+        credential = {"credential": public_credential(survey)} if survey.access == Survey.Access.TOKENS else {}
+    return {
+        "survey": {"slug": survey.slug, "title": survey.display_title, "description": survey.display_description,
+                   "access": survey.access},
+        "questions": question_display(survey),
+        "protocol": public_protocol(survey, protocol, preview),
+        "report_schema": protocol.report_schema(),
+        "privacy": protocol.privacy(),
+        "model_url": None if preview else reverse("api-model", kwargs={"slug": survey.slug}),
+        **credential,
+    }
 
 
 class ReportView(JSONBodyView):

@@ -11,6 +11,7 @@ moved into ``Report`` by the fold that counts it (``aggregator.services``): ever
 from __future__ import annotations
 
 import math
+import re
 import secrets
 import uuid
 
@@ -19,90 +20,125 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext_lazy as _
+
+from . import languages
 
 PREFER_NOT_TO_SAY = "Prefer not to say"
+
+#: A question with more choices than this is shown as a dropdown when its style is "auto".
+DROPDOWN_ABOVE = 12
+#: Between a select-all question's name and its choice's index in the names of its yes/no features.
+FEATURE_SEPARATOR = "__"
+OPTION_NAME = re.compile(rf".+{FEATURE_SEPARATOR}\d+")
+
+
+def option_feature(name: str, index: int) -> str:
+    """The engine's feature name of choice ``index`` (from 0, in order) of the select-all question ``name``."""
+    return f"{name}{FEATURE_SEPARATOR}{index}"
 
 
 def encoding_choices() -> list[tuple[str, str]]:
     """(name, title) of every registered frequency oracle, in registration order (issue 10: one home per oracle)."""
     from aggregator.privacy import oracles
 
-    return [(name, oracles.lookup(name).title) for name in oracles.names(sort=False)]
+    return [(name, _(oracles.lookup(name).title)) for name in oracles.names(sort=False)]
+
+
+#: The frequency oracles' titles (``aggregator.privacy.oracles``: the engine knows no Django), marked here so that
+#: makemessages finds them; ``encoding_choices`` translates them (tests/survey/test_languages.py checks that every
+#: registered oracle's title is in the German catalogue).
+ORACLE_TITLES = (
+    _("DE — direct encoding (k-ary randomized response)"),
+    _("SUE — symmetric unary encoding (basic RAPPOR)"),
+    _("OUE — optimized unary encoding"),
+    _("SHE — summation with histogram encoding"),
+    _("THE — thresholding with histogram encoding"),
+    _("OLH — optimized local hashing"),
+    _("SS — subset selection (ω-subset)"),
+    _("Adaptive — least variance for each question"),
+)
 
 
 class Survey(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        OPEN = "open", "Open"
-        CLOSED = "closed", "Closed"
+        DRAFT = "draft", _("Draft")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
 
     class Access(models.TextChoices):
-        LINK = "link", "Open link"
-        TOKENS = "tokens", "One-use invitation tokens"
+        LINK = "link", _("Open link")
+        TOKENS = "tokens", _("One-use invitation tokens")
 
     class Mode(models.TextChoices):
-        MRR = "mrr", "Unrelated-question randomized response (θ)"
-        LDP = "ldp", "Local differential privacy (ε)"
+        MRR = "mrr", _("Unrelated-question randomized response (θ)")
+        LDP = "ldp", _("Local differential privacy (ε)")
 
     #: The frequency oracles, from the engine's registry (``aggregator.privacy.oracles``): registering an oracle adds it
     #: here, with no migration (the field's choices are the callable ``encoding_choices``).
     Encoding = models.TextChoices("Encoding", [(name.upper(), (name, title)) for name, title in encoding_choices()])
 
     class Strategy(models.TextChoices):
-        ONE_REPORT = "one-report", "One report per person, full ε (recommended)"
-        SPLIT = "split", "Every answer reported, ε split between them"
+        ONE_REPORT = "one-report", _("One report per person, full ε (recommended)")
+        SPLIT = "split", _("Every answer reported, ε split between them")
 
     class NumericHandling(models.TextChoices):
-        DISCRETIZE = "discretize", "Discretize into equal-width bins"
-        GAUSSIAN = "gaussian", "Gaussian Naive Bayes"
+        DISCRETIZE = "discretize", _("Discretize into equal-width bins")
+        GAUSSIAN = "gaussian", _("Gaussian Naive Bayes")
 
     class GaussianApproach(models.IntegerChoices):
-        ALL_LAPLACE = 1, "Approach 1 — every answer with Laplace noise 2m/ε"
-        ONE_BIT = 2, "Approach 2 — one bit (Duchi et al.)"
-        ONE_ANSWER = 3, "Approach 3 — one answer with Laplace noise 2/ε"
+        ALL_LAPLACE = 1, _("Approach 1 — every answer with Laplace noise 2m/ε")
+        ONE_BIT = 2, _("Approach 2 — one bit (Duchi et al.)")
+        ONE_ANSWER = 3, _("Approach 3 — one answer with Laplace noise 2/ε")
 
     class Projection(models.TextChoices):
-        NONE = "none", "None"
+        NONE = "none", _("None")
         PCA = "pca", "PCA"
         DCA = "dca", "DCA"
 
+    class Allocation(models.TextChoices):
+        UNIFORM = "uniform", _("Uniform: every answer equally often")
+        ADAPTIVE = "adaptive", _("Adaptive: more respondents where the model needs them")
+
     class PostProcess(models.TextChoices):
-        BAYES = "bayes", "Posterior means from each estimate's standard error (recommended: never below guessing)"
-        NORM_SUB = "norm-sub", "Projection onto the simplex"
-        NEG_TO_ONE = "neg-to-one", "Negative counts set to 1 (as in the paper)"
+        BAYES = "bayes", _("Posterior means from each estimate's standard error (recommended: never below guessing)")
+        NORM_SUB = "norm-sub", _("Projection onto the simplex")
+        NEG_TO_ONE = "neg-to-one", _("Negative counts set to 1 (as in the paper)")
 
     title = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True,
-                            help_text="Used in the survey's public link: /s/ followed by the slug and a slash "
-                                      "(e.g. /s/health/).")
-    description = models.TextField(blank=True, help_text="Shown to respondents above the questions.")
+                            help_text=_("Used in the survey's public link: /s/ followed by the slug and a slash "
+                                      "(e.g. /s/health/)."))
+    description = models.TextField(blank=True, help_text=_("Shown to respondents above the questions."))
     translations = models.JSONField(
         default=dict, blank=True,
-        help_text="The survey's texts in other languages: {language code: {field: text}}, e.g. "
-                  "{\"de\": {\"title\": \"…\", \"description\": \"…\"}}.")
+        help_text=_("The survey's texts in other languages: {language code: {field: text}}, e.g. "
+                  "{\"de\": {\"title\": \"…\", \"description\": \"…\"}}."))
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
 
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
     theta = models.FloatField(
         null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="MRR: probability that a group's true answers are sent (0 < θ ≤ 1). "
-                  "Larger θ: more accuracy, less privacy.",
+        help_text=_("MRR: probability that a group's true answers are sent (0 < θ ≤ 1). "
+                  "Larger θ: more accuracy, less privacy."),
     )
     epsilon = models.FloatField(
         null=True, blank=True,
-        help_text="LDP: privacy budget per respondent (ε > 0). Smaller ε: more privacy, less accuracy.",
+        help_text=_("LDP: privacy budget per respondent (ε > 0). Smaller ε: more privacy, less accuracy."),
     )
     encoding = models.CharField(max_length=10, choices=encoding_choices, default="adaptive")
     the_threshold = models.FloatField(
-        null=True, blank=True, help_text="THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25)."
+        null=True, blank=True,
+        help_text=_("THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25).")
     )
     strategy = models.CharField(max_length=12, choices=Strategy.choices, default=Strategy.ONE_REPORT)
     numeric_handling = models.CharField(max_length=12, choices=NumericHandling.choices,
                                         default=NumericHandling.DISCRETIZE)
     numeric_bins = models.PositiveSmallIntegerField(
         default=4, validators=[MinValueValidator(2), MaxValueValidator(64)],
-        help_text="Equal-width bins per numeric question.",
+        help_text=_("Equal-width bins per numeric question."),
     )
     gaussian_approach = models.PositiveSmallIntegerField(choices=GaussianApproach.choices,
                                                          default=GaussianApproach.ONE_ANSWER)
@@ -110,26 +146,38 @@ class Survey(models.Model):
     projection_components = models.PositiveSmallIntegerField(null=True, blank=True)
     reference_sample = models.FileField(
         upload_to="reference-samples/", null=True, blank=True,
-        help_text="Public CSV sample with the numeric questions' columns (and the class), used to fit PCA/DCA.",
+        help_text=_("Public CSV sample with the numeric questions' columns (and the class), used to fit PCA/DCA; "
+                  "with adaptive allocation and a column for every question, it also sets the first days' "
+                  "assignment."),
     )
     projection_params = models.JSONField(null=True, blank=True, editable=False)
+    allocation = models.CharField(
+        max_length=10, choices=Allocation.choices, default=Allocation.UNIFORM,
+        help_text=_("LDP, one report per respondent: how respondents are assigned the answer they report. Adaptive: "
+                  "more respondents for the questions whose estimates most limit the model, set from the public "
+                  "reference sample until the first model, then each day from the newest model (docs/allocation.md); "
+                  "it costs no privacy."))
+    pilot_assignment = models.JSONField(
+        null=True, blank=True, editable=False,
+        help_text=_("Adaptive allocation: the assignment the public reference sample sets until the first model "
+                  "(survey_app/pilot.py)."))
     postprocess = models.CharField(max_length=12, choices=PostProcess.choices, default=PostProcess.BAYES,
-                                   help_text="How noisy estimates become model parameters (docs/results/"
-                                             "nb-estimators.md compares them).")
+                                   help_text=_("How noisy estimates become model parameters (docs/results/"
+                                             "nb-estimators.md compares them)."))
     validation_share = models.FloatField(
         default=0.1, validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
-        help_text="Share of respondents who validate the current model instead of answering for training: their "
+        help_text=_("Share of respondents who validate the current model instead of answering for training: their "
                   "randomized reports give the accuracy estimate with its confidence interval. 0 turns it off. "
-                  "MRR surveys with several attribute groups need 0.",
+                  "MRR surveys with several attribute groups need 0."),
     )
     designers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="designed_surveys",
-        help_text="Staff who may see and edit this survey (superusers see every survey). Whoever creates a survey "
-                  "designs it.",
+        help_text=_("Staff who may see and edit this survey (superusers see every survey). Whoever creates a survey "
+                  "designs it."),
     )
     retrain_minutes = models.PositiveIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
-        help_text="While the survey is open, workers fold new reports and publish a new model this often.",
+        help_text=_("While the survey is open, workers fold new reports and publish a new model this often."),
     )
 
     created_at = models.DateTimeField(auto_now_add=True)
@@ -140,6 +188,15 @@ class Survey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.title} ({self.slug})"
+
+    @property
+    def display_title(self) -> str:
+        """The title in the page's language (``translations``), else the original (survey_app/languages.py)."""
+        return languages.survey_title(self)
+
+    @property
+    def display_description(self) -> str:
+        return languages.survey_description(self)
 
     # -- validation --------------------------------------------------------------------------
     def clean(self):
@@ -162,19 +219,21 @@ class Survey(models.Model):
         if self.projection != self.Projection.NONE and not self.projection_params:
             # Not fitted yet (the admin fits it once saved): the engine has nothing to check but the mode.
             if self.mode != self.Mode.LDP:
-                errors.setdefault("projection", "PCA/DCA applies to LDP surveys only.")
+                errors.setdefault("projection", _("PCA/DCA applies to LDP surveys only."))
             elif not self.reference_sample:
-                errors["reference_sample"] = "PCA/DCA needs a public reference sample."
+                errors["reference_sample"] = _("PCA/DCA needs a public reference sample.")
         if self.projection != self.Projection.NONE and not self.projection_components:
-            errors["projection_components"] = "Say how many components to keep."
+            errors["projection_components"] = _("Say how many components to keep.")
         if self.pk and self.has_reports():
             previous = Survey.objects.get(pk=self.pk)
             changed = [f for f in PROTOCOL_FIELDS if getattr(previous, f) != getattr(self, f)]
             if changed:
                 raise ValidationError(
-                    "This survey has reports: its privacy settings can no longer change (the estimates would be "
-                    f"corrupted). Changed: {', '.join(changed)}. Clone the survey instead."
-                )
+                    _("This survey has reports: its privacy settings can no longer change (the estimates would be "
+                      "corrupted). Changed: %(fields)s. Clone the survey instead."),
+                    code="frozen", params={"fields": ", ".join(changed)})
+        self.translations = self.translations or {}  # an emptied form field: no translations
+        errors.update(languages.translation_errors(self.translations, languages.SURVEY_FIELDS))
         if errors:
             raise ValidationError(errors)
 
@@ -205,6 +264,7 @@ CONFIG_FIELDS = {
     "ldp.threshold": "the_threshold",
     "ldp.strategy": "strategy",
     "ldp.postprocess": "postprocess",
+    "ldp.allocation": "allocation",
     "mrr.theta": "theta",
     "mrr.postprocess": "postprocess",
     "numeric.handling": "numeric_handling",
@@ -218,51 +278,71 @@ CONFIG_FIELDS = {
 PROTOCOL_FIELDS = (
     "mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "numeric_handling", "numeric_bins",
     "gaussian_approach", "projection", "projection_components", "postprocess", "validation_share",
+    "allocation",
 )
+
+
+#: Under MRR a respondent's “Prefer not to say” on a select-all question applies to every choice at once, while the
+#: browser draws each choice's stand-in answer on its own: a stand-in record mixing it with yes/no answers would give
+#: itself away, and a consistent record would more likely be true than θ says. So the two do not go together.
+MULTI_PREFER_NOT_UNDER_MRR = _(
+    "Under MRR a select-all question cannot offer “Prefer not to say”: it covers every choice at once, while each "
+    "choice's unrelated stand-in is drawn on its own, so a mixed record would give itself away. Turn it off, or use "
+    "LDP.")
+
+
+#: The code of the errors about how many choices a question has (``Question._type_errors``, ``parse_choice_lines``).
+CHOICE_COUNT = "choice_count"
+MULTI_TOO_FEW = _("A select-all question needs at least 2 choices (each becomes a yes/no question).")
+SCALE_TOO_FEW = _("An ordered scale needs at least 3 choices, in their order.")
 
 
 class Question(models.Model):
     class Kind(models.TextChoices):
-        BINARY = "binary", "Yes / no"
-        CATEGORICAL = "categorical", "Choices"
-        NUMERIC = "numeric", "Number with public bounds"
-        MULTI = "multi", "Select all that apply (one yes / no question per choice)"
+        BINARY = "binary", _("Yes / no")
+        CATEGORICAL = "categorical", _("Choices")
+        NUMERIC = "numeric", _("Number with public bounds")
+        MULTI = "multi", _("Select all that apply (one yes / no question per choice)")
 
     class Style(models.TextChoices):
-        AUTO = "auto", "Automatic (buttons; a dropdown for more than 12 choices)"
-        BUTTONS = "buttons", "One button per choice"
-        DROPDOWN = "dropdown", "Dropdown list"
-        SCALE = "scale", "Ordered scale (e.g. Likert), shown left to right in the choices' order"
+        AUTO = "auto", _("Automatic (buttons; a dropdown for more than 12 choices)")
+        BUTTONS = "buttons", _("One button per choice")
+        DROPDOWN = "dropdown", _("Dropdown list")
+        SCALE = "scale", _("Ordered scale (e.g. Likert), shown left to right in the choices' order")
 
     class PersonalMode(models.TextChoices):
-        SIMULATED = "simulated", "Simulated by the browser from the declared distribution"
-        REAL = "real", "A real unrelated question asked to the respondent"
+        SIMULATED = "simulated", _("Simulated by the browser from the declared distribution")
+        REAL = "real", _("A real unrelated question asked to the respondent")
 
     survey = models.ForeignKey(Survey, related_name="questions", on_delete=models.CASCADE)
     position = models.PositiveIntegerField(default=0)
-    section = models.CharField(max_length=120, blank=True, help_text="Questions with the same section share a page.")
-    name = models.SlugField(max_length=100, help_text="Machine name (the CSV column name); unique within the survey.")
-    text = models.CharField(max_length=500, help_text="The question as respondents read it.")
+    section = models.CharField(max_length=120, blank=True,
+                               help_text=_("Questions with the same section share a page."))
+    name = models.SlugField(max_length=100,
+                            help_text=_("Machine name (the CSV column name); unique within the survey."))
+    text = models.CharField(max_length=500, help_text=_("The question as respondents read it."))
     help_text = models.CharField(max_length=500, blank=True)
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CATEGORICAL)
     style = models.CharField(max_length=10, choices=Style.choices, default=Style.AUTO,
-                             help_text="How a question with choices is shown; it does not change the randomization.")
+                             help_text=_("How a question with choices is shown; it does not change the randomization."))
     is_class = models.BooleanField(default=False,
-                                   help_text="The class the model learns to predict (exactly one per survey).")
-    low = models.FloatField(null=True, blank=True, help_text="Numeric only: public lower bound.")
-    high = models.FloatField(null=True, blank=True, help_text="Numeric only: public upper bound.")
-    prefer_not_to_say = models.BooleanField(default=False, help_text="Add “Prefer not to say” as an explicit category.")
+                                   help_text=_("The class the model learns to predict (exactly one per survey)."))
+    low = models.FloatField(null=True, blank=True, help_text=_("Numeric only: public lower bound."))
+    high = models.FloatField(null=True, blank=True, help_text=_("Numeric only: public upper bound."))
+    prefer_not_to_say = models.BooleanField(default=False,
+                                            help_text=_("Add “Prefer not to say” as an explicit category."))
     group = models.PositiveSmallIntegerField(
-        default=0, help_text="MRR attribute group: a group's answers are randomized together.")
+        default=0, help_text=_("MRR attribute group: a group's answers are randomized together."))
     personal_mode = models.CharField(max_length=10, choices=PersonalMode.choices, default=PersonalMode.SIMULATED)
     personal_text = models.CharField(
         max_length=500, blank=True,
-        help_text="MRR with a real personal question: the unrelated question (e.g. “Were you born in January–June?”).",
+        help_text=_("MRR with a real personal question: the unrelated question (e.g. “Were you born in "
+                    "January–June?”)."),
     )
     translations = models.JSONField(
         default=dict, blank=True,
-        help_text="The question's texts in other languages: {language code: {field: text}}, e.g. "
-                  "{\"de\": {\"text\": \"…\", \"help_text\": \"…\"}}.")
+        help_text=_("The question's texts in other languages: {language code: {field: text}}, e.g. "
+                  "{\"de\": {\"text\": \"…\", \"help_text\": \"…\"}}."))
 
     class Meta:
         ordering = ["position", "id"]
@@ -278,23 +358,93 @@ class Question(models.Model):
     def clean(self):
         if self.survey_id and self.survey.has_reports():
             raise ValidationError(
-                "This survey has reports: its questions can no longer change. Clone the survey instead.")
+                _("This survey has reports: its questions can no longer change. Clone the survey instead."),
+                code="frozen")
         errors = {}
         if self.kind == self.Kind.NUMERIC:
             if self.low is None or self.high is None:
-                errors["high"] = "A numeric question needs public lower and upper bounds."
+                errors["high"] = _("A numeric question needs public lower and upper bounds.")
             elif not (math.isfinite(self.low) and math.isfinite(self.high)) or self.low >= self.high:
-                errors["high"] = "The bounds must be finite with lower < upper."
+                errors["high"] = _("The bounds must be finite with lower < upper.")
             if self.is_class:
-                errors["kind"] = "The class question must be binary or categorical."
+                errors["kind"] = _("The class question must be binary or categorical.")
         if self.personal_mode == self.PersonalMode.REAL and not self.personal_text.strip():
-            errors["personal_text"] = "Write the real unrelated question, or let the browser simulate it."
+            errors["personal_text"] = _("Write the real unrelated question, or let the browser simulate it.")
+        errors.update(self._type_errors())
+        self.translations = self.translations or {}  # an emptied form field: no translations
+        errors.update(languages.translation_errors(self.translations, languages.QUESTION_FIELDS))
         if errors:
             raise ValidationError(errors)
 
+    def _type_errors(self) -> dict[str, ValidationError]:
+        """The rules of the question types (issue 12 item 4): a select-all question is a set of yes/no questions, one
+        per choice, never the class; a scale is an ordered categorical question; numbers have one look only. Choice
+        counts are checked once the question is saved (its choices are other rows): their errors have the code
+        ``CHOICE_COUNT`` (the survey page's form, which replaces the saved choices, judges the count of its lines
+        instead: survey_app/admin.py)."""
+        errors: dict[str, ValidationError] = {}
+        if OPTION_NAME.fullmatch(self.name or ""):
+            errors["name"] = ValidationError(
+                _("Names ending in “%(separator)s” and a number are kept for the choices of select-all questions: "
+                  "choose another name."), code="reserved_name", params={"separator": FEATURE_SEPARATOR})
+        if self.kind == self.Kind.MULTI:
+            if self.is_class:
+                errors["is_class"] = ValidationError(
+                    _("A select-all question cannot be the class: the model predicts one answer. Use a categorical "
+                      "question."), code="multi_class")
+            if self.personal_mode == self.PersonalMode.REAL:
+                errors["personal_mode"] = ValidationError(
+                    _("A select-all question's stand-in answers are simulated by the browser (each choice's declared "
+                      "share, or half and half)."), code="multi_personal")
+            if self.style not in (self.Style.AUTO, self.Style.BUTTONS):
+                errors["style"] = ValidationError(
+                    _("A select-all question is shown as check boxes: leave the style on Automatic."),
+                    code="multi_style")
+            if self.prefer_not_to_say and self.survey_id and self.survey.mode == Survey.Mode.MRR:
+                errors["prefer_not_to_say"] = ValidationError(MULTI_PREFER_NOT_UNDER_MRR, code="multi_prefer_not")
+        if self.kind == self.Kind.NUMERIC and self.style != self.Style.AUTO:
+            errors["style"] = ValidationError(
+                _("A number is always typed in a box: leave the style on Automatic."), code="numeric_style")
+        if self.style == self.Style.SCALE and self.kind != self.Kind.CATEGORICAL:
+            errors.setdefault("style", ValidationError(
+                _("An ordered scale needs a categorical question (Choices) with at least 3 choices in their order."),
+                code="scale_kind"))
+        if self.pk and self.kind in (self.Kind.MULTI, self.Kind.CATEGORICAL):
+            count = self.choices.count()
+            if self.kind == self.Kind.MULTI and count < 2:
+                errors["kind"] = ValidationError(MULTI_TOO_FEW, code=CHOICE_COUNT)
+            elif self.style == self.Style.SCALE and count < 3:
+                errors["style"] = ValidationError(SCALE_TOO_FEW, code=CHOICE_COUNT)
+        return errors
+
+    def resolved_style(self) -> str:
+        """How the respondent's page shows the question: ``number`` (numeric), ``checkboxes`` (select all that
+        apply), else ``buttons``, ``dropdown`` or ``scale`` — ``auto`` resolved here, the one place (buttons; a
+        dropdown for more than ``DROPDOWN_ABOVE`` choices)."""
+        if self.kind == self.Kind.NUMERIC:
+            return "number"
+        if self.kind == self.Kind.MULTI:
+            return "checkboxes"
+        if self.style == self.Style.AUTO:
+            return self.Style.DROPDOWN.value if len(self.choices.all()) > DROPDOWN_ABOVE else self.Style.BUTTONS.value
+        return str(self.style)
+
+    def options(self) -> list[str]:
+        """A select-all question's choices (each a yes/no feature of the engine); empty for other kinds."""
+        return [c.label for c in self.choices.all()] if self.kind == self.Kind.MULTI else []
+
+    def feature_names(self) -> list[str]:
+        """The engine's features this question is: its name, or for a select-all question one per choice,
+        ``<name>__<i>`` with ``i`` the choice's index in order from 0 (``option_feature``)."""
+        if self.kind == self.Kind.MULTI:
+            return [option_feature(self.name, i) for i in range(len(self.options()))]
+        return [self.name]
+
     def labels(self) -> list[str]:
-        """The categories respondents choose from (binary: no/yes), with “Prefer not to say” when enabled."""
-        if self.kind == self.Kind.BINARY:
+        """The categories respondents choose from (binary: no/yes), with “Prefer not to say” when enabled. A
+        select-all question: the values of each of its yes/no features (no/yes, and “Prefer not to say”, which the
+        page offers once for the whole question and then sends for every choice)."""
+        if self.kind in (self.Kind.BINARY, self.Kind.MULTI):
             labels = ["no", "yes"]
         elif self.kind == self.Kind.CATEGORICAL:
             labels = [c.label for c in self.choices.all()]
@@ -305,16 +455,37 @@ class Question(models.Model):
         return labels
 
 
+def feature_texts(questions) -> dict[str, str]:
+    """{engine feature or class name: what a designer reads} for ``questions``: a question's text, and for each
+    yes/no feature of a select-all question “question — choice”."""
+    out = {}
+    for q in questions:
+        out[q.name] = q.text
+        if q.kind == Question.Kind.MULTI:
+            for name, option in zip(q.feature_names(), q.options(), strict=True):
+                out[name] = f"{q.text} — {option}"
+    return out
+
+
+def feature_labels(questions) -> dict[str, str]:
+    """{feature name: short label} of the yes/no features of the select-all questions among ``questions``, for the
+    places that name questions by their machine name (the dashboard's charts, the model card): “sports — swimming”
+    rather than ``sports__1``."""
+    return {name: f"{q.name} — {option}" for q in questions if q.kind == Question.Kind.MULTI
+            for name, option in zip(q.feature_names(), q.options(), strict=True)}
+
+
 class Choice(models.Model):
     question = models.ForeignKey(Question, related_name="choices", on_delete=models.CASCADE)
     position = models.PositiveIntegerField(default=0)
     label = models.CharField(max_length=200)
     personal_probability = models.FloatField(
         null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="MRR: declared share of the population giving this answer to the personal question (empty: uniform).",
+        help_text=_("MRR: declared share of the population giving this answer to the personal question (empty: "
+                    "uniform)."),
     )
     translations = models.JSONField(default=dict, blank=True,
-                                    help_text="The label in other languages: {language code: label}.")
+                                    help_text=_("The label in other languages: {language code: label}."))
 
     class Meta:
         ordering = ["position", "id"]
@@ -326,11 +497,49 @@ class Choice(models.Model):
     def clean(self):
         if self.question_id and self.question.survey.has_reports():
             raise ValidationError(
-                "This survey has reports: its answers can no longer change. Clone the survey instead.")
+                _("This survey has reports: its answers can no longer change. Clone the survey instead."),
+                code="frozen")
+        self.translations = self.translations or {}  # an emptied form field: no translations
+        errors = languages.translation_errors(self.translations, None)
+        if errors:
+            raise ValidationError(errors)
+
+
+#: The engine's fixed messages that a designer meets on the survey's form (``aggregator.privacy``: the engine knows no
+#: Django), marked here for the catalogue: ``engine_message`` shows them in the page's language (a message with a
+#: figure or a name in it stays English).
+ENGINE_MESSAGES = (
+    gettext_noop("LDP needs ε"),
+    gettext_noop("ε must be a number > 0"),
+    gettext_noop("MRR needs θ"),
+    gettext_noop("θ must be in (0, 1]"),
+    gettext_noop("the threshold t of THE must lie in [0, 1]"),
+    gettext_noop("the validation share must be a number"),
+    gettext_noop("the number of bins must be a whole number of at least 2"),
+    gettext_noop("adaptive allocation assigns one input per respondent: it needs the one-report strategy"),
+    gettext_noop("adaptive allocation needs the frequency-oracle protocol: the Gaussian approaches assign their own "
+                 "groups"),
+    gettext_noop("the accuracy estimate on randomized test records needs every question in one group: use one group "
+                 "or set the validation share to 0"),
+    gettext_noop("PCA/DCA applies to LDP surveys only"),
+    gettext_noop("the survey needs a class question"),
+    gettext_noop("the class question must be categorical with at least two answers"),
+    gettext_noop("a survey needs at least one feature question besides the class"),
+    gettext_noop("Gaussian Naive Bayes needs every feature question to be numeric (or discretize them)"),
+    gettext_noop("the projection must be fitted on exactly the numeric questions"),
+    gettext_noop("the groups must put every question in exactly one group"),
+)
+
+
+def engine_message(message: str) -> str:
+    """An engine message (``ConfigError.message``) in the page's language when it is one of ``ENGINE_MESSAGES``."""
+    return gettext(message) if message else message
 
 
 def form_message(message: str) -> str:
-    """An engine message as a form shows it: a sentence (a leading symbol such as θ or ε keeps its case)."""
+    """An engine message as a form shows it: a sentence (a leading symbol such as θ or ε keeps its case), in the page's
+    language when it is one of ``ENGINE_MESSAGES``."""
+    message = engine_message(message)
     if message[:1].isascii():
         message = message[:1].upper() + message[1:]
     return message if message.endswith(".") else message + "."
@@ -357,7 +566,8 @@ class InvitationToken(models.Model):
     created_on = models.DateField(default=timezone.localdate, editable=False)
 
     def __str__(self) -> str:
-        return f"{self.token[:6]}… ({'used' if self.used else 'unused'})"
+        state = gettext("used") if self.used else gettext("unused")
+        return f"{self.token[:6]}… ({state})"
 
 
 class Report(models.Model):

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
+from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.survey_protocol import ReportError
 
@@ -64,20 +65,21 @@ TOKEN_IN_REPORT = ("A report to this survey carries a credential, never the invi
                    "the report together.")
 
 #: The message of each result that has a fixed one (``INVALID`` carries the engine's).
+# Shown to respondents (the API's "detail"), in the request's language.
 MESSAGES = {
     Result.STORED: "stored",
-    Result.NOT_FOUND: "No such survey.",
-    Result.CLOSED: "This survey is closed and no longer accepts answers.",
-    Result.TOKEN_UNKNOWN: "Unknown invitation token.",
-    Result.TOKEN_USED: "This invitation has already been used.",
-    Result.CREDENTIAL_MISSING: "This survey needs an invitation: send the report with the credential obtained by "
-                               "redeeming your invitation token.",
-    Result.CREDENTIAL_USED: "This credential has already been used: its report was received.",
-    Result.NO_INVITATIONS: "This survey takes no invitations: it is open to anyone with its link.",
+    Result.NOT_FOUND: _("No such survey."),
+    Result.CLOSED: _("This survey is closed and no longer accepts answers."),
+    Result.TOKEN_UNKNOWN: _("Unknown invitation token."),
+    Result.TOKEN_USED: _("This invitation has already been used."),
+    Result.CREDENTIAL_MISSING: _("This survey needs an invitation: send the report with the credential obtained by "
+                               "redeeming your invitation token."),
+    Result.CREDENTIAL_USED: _("This credential has already been used: its report was received."),
+    Result.NO_INVITATIONS: _("This survey takes no invitations: it is open to anyone with its link."),
     Result.SIGNED: "signed",
-    Result.STALE_VERSION: "This validation report evaluated a model version that validation respondents no longer "
+    Result.STALE_VERSION: _("This validation report evaluated a model version that validation respondents no longer "
                           "evaluate today (a new day began, UTC): fetch the model with ?for=validation and prepare "
-                          "the report again.",
+                          "the report again."),
 }
 
 
@@ -229,6 +231,22 @@ def current_validation_version(survey: Survey, now: datetime.datetime | None = N
     its day; a report naming any other is refused (``STALE_VERSION``)."""
     return (survey.model_versions.filter(created_at__lt=utc_midnight(now)).order_by("-version")
             .values_list("version", flat=True).first())
+
+
+
+def todays_assignment(survey: Survey, now: datetime.datetime | None = None) -> tuple[list | None, str]:
+    """Adaptive allocation: (the stored assignment of respondents to inputs for today, its source). Set by the
+    version validation respondents evaluate today (``current_validation_version``: "model"), so it changes only at
+    midnight (UTC) and tells nothing finer than the day; before any version by the public reference sample
+    (``survey_app.pilot``: "sample"); else ``(None, "uniform")``. The protocol checks it before use
+    (``served_assignment``)."""
+    metrics = (survey.model_versions.filter(created_at__lt=utc_midnight(now)).order_by("-version")
+               .values_list("metrics", flat=True).first())
+    if metrics is not None:
+        return metrics.get("assignment"), "model"
+    if survey.pilot_assignment is not None:
+        return survey.pilot_assignment, "sample"
+    return None, "uniform"
 
 
 # -- the survey, cached per row version ----------------------------------------------------------------------------

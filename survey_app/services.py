@@ -1,10 +1,23 @@
 """Survey operations shared by the admin, the API and management commands."""
 from __future__ import annotations
 
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
 from django.db import transaction
 from django.utils.text import slugify
+from django.utils.translation import gettext
 
-from .models import Choice, InvitationToken, Question, Survey
+from .models import MULTI_TOO_FEW, PREFER_NOT_TO_SAY, Choice, InvitationToken, Question, Survey
+
+#: Kinds of question whose answers are its ``Choice`` rows (a yes/no question's are no/yes, a number has none).
+KINDS_WITH_CHOICES = (Question.Kind.CATEGORICAL, Question.Kind.MULTI)
+#: How far the declared probabilities of a question with choices may sum from 1 (they are then scaled to sum to 1).
+SUM_TOLERANCE = 1e-3
+#: A cell holding only this is a missing answer, as in the UCI repository's files (like an empty cell).
+MISSING_MARKERS = ("?",)
 
 
 def unique_slug(base: str) -> str:
@@ -61,6 +74,7 @@ def create_survey_from_table(
     with every personal answer simulated uniformly by the browser (seed 004's experiments). Validation errors of the
     resulting survey are raised as ``django.core.exceptions.ValidationError``.
     """
+    from aggregator.lab.datasets import MISSING, option_name
     from aggregator.privacy.schema import Numeric
 
     if Survey.objects.filter(slug=slug).exists():
@@ -79,20 +93,77 @@ def create_survey_from_table(
     survey.full_clean()
     survey.save()
     attributes = list(table.attributes) + [table.class_attribute]
+    # A table's select-all column (load_table's ``multi``) is one no/yes attribute per choice: one question of kind
+    # "multi" made at its first choice, whose features have the same names (``option_feature``) when the column's
+    # name is a slug; an ordered column of 3 values or more is an ordered scale (issue 12 item 4).
+    multi_first = {option_name(column, 0): (column, options) for column, options in getattr(table, "multi", ())}
+    multi_rest = {option_name(column, k) for column, options in getattr(table, "multi", ())
+                  for k in range(1, len(options))}
+    taken: set[str] = set()
+
+    def unique(name: str) -> str:
+        """Two columns can make one slug ("a b", "a-b"): the second gets "-2" (and so on)."""
+        base, k = name, 2
+        while name in taken:
+            name, k = f"{base[:96]}-{k}", k + 1
+        taken.add(name)
+        return name
+
     for position, attr in enumerate(attributes):
         is_class = attr is table.class_attribute
-        name = slugify(attr.name)[:100] or f"q{position}"
-        if isinstance(attr, Numeric):
-            q = Question(survey=survey, position=position, name=name, text=attr.name, kind=Question.Kind.NUMERIC,
+        name = unique(slugify(attr.name)[:100] or f"q{position}")
+        text = readable_text(attr.name)
+        if attr.name in multi_rest:
+            continue
+        if attr.name in multi_first:
+            column, options = multi_first[attr.name]
+            labels = list(options)
+            q = Question(survey=survey, position=position, name=unique(slugify(column)[:100] or f"q{position}"),
+                         text=readable_text(column), kind=Question.Kind.MULTI)
+        elif isinstance(attr, Numeric):
+            q = Question(survey=survey, position=position, name=name, text=text, kind=Question.Kind.NUMERIC,
                          low=attr.low, high=attr.high)
+            labels: list[str] = []
         else:
-            q = Question(survey=survey, position=position, name=name, text=attr.name, kind=Question.Kind.CATEGORICAL,
-                         is_class=is_class)
+            labels = list(attr.values)
+            # The table's missing answers (an empty cell, or "?": aggregator.lab.datasets.MISSING, last) are the
+            # question's "Prefer not to say", also last: the same answer code.
+            missing = not is_class and labels[-1:] == [MISSING]
+            if missing:
+                labels.pop()
+            if not is_class and PREFER_NOT_TO_SAY in labels:  # the answer written out: the same as a missing cell
+                labels.remove(PREFER_NOT_TO_SAY)
+                missing = True
+            q = Question(survey=survey, position=position, name=name, text=text, kind=Question.Kind.CATEGORICAL,
+                         is_class=is_class, prefer_not_to_say=missing)
+        if attr.name in getattr(table, "ordered", ()) and len(labels) >= 3:
+            q.style = Question.Style.SCALE
         q.full_clean(exclude=["survey"])
         q.save()
-        if not isinstance(attr, Numeric):
-            Choice.objects.bulk_create([Choice(question=q, position=i, label=v) for i, v in enumerate(attr.values)])
+        if labels:
+            Choice.objects.bulk_create([Choice(question=q, position=i, label=v) for i, v in enumerate(labels)])
     return survey
+
+
+def readable_text(column: str) -> str:
+    """A question text from a column name, for a designer to edit: separators become spaces and the first letter a
+    capital, the rest kept ("capital-gain" → "Capital gain", "bruises?" → "Bruises?", "RI" → "RI")."""
+    words = " ".join(re.sub(r"[_\-.]+", " ", column).split())
+    return (words[:1].upper() + words[1:])[:Question._meta.get_field("text").max_length] or column
+
+
+def read_table(source, *, class_column: str | None = None, numeric=None, **options):
+    """A survey's table from a CSV (a path or an uploaded file): ``aggregator.lab.datasets.load_table``, with a cell
+    holding only a ``MISSING_MARKERS`` value ("?", as UCI files write a missing value) read as missing, like an empty
+    cell (outside the class column, whose values must all be given)."""
+    from aggregator.lab.datasets import load_table, read_csv
+
+    frame = read_csv(source)
+    if frame.shape[1] >= 2:
+        target = class_column if class_column in frame.columns else frame.columns[-1]
+        features = [c for c in frame.columns if c != target]
+        frame[features] = frame[features].mask(frame[features].isin(MISSING_MARKERS))
+    return load_table(frame, class_column=class_column, numeric=numeric, **options)  # options: multi=, ordered=
 
 
 def fit_projection(survey: Survey) -> dict | None:
@@ -106,10 +177,10 @@ def fit_projection(survey: Survey) -> dict | None:
         survey.save(update_fields=["projection_params"])
         return None
     if not survey.reference_sample:
-        raise ValueError("PCA/DCA needs a public reference sample")
+        raise ValueError(gettext("PCA/DCA needs a public reference sample"))
     numeric = [q.name for q in survey.questions.filter(kind=Question.Kind.NUMERIC, is_class=False)]
     if not numeric:
-        raise ValueError("PCA/DCA needs numeric questions")
+        raise ValueError(gettext("PCA/DCA needs numeric questions"))
     survey.reference_sample.open("rb")
     try:
         frame = read_csv(survey.reference_sample)
@@ -117,19 +188,183 @@ def fit_projection(survey: Survey) -> dict | None:
         survey.reference_sample.close()
     missing = [c for c in numeric if c not in frame.columns]
     if missing:
-        raise ValueError(f"the reference sample lacks the column(s) {', '.join(missing)}")
+        raise ValueError(gettext("the reference sample lacks the column(s) %(columns)s")
+                         % {"columns": ", ".join(missing)})
     try:
         X = frame[numeric].astype(float).to_numpy()
     except ValueError:
-        raise ValueError("the reference sample's numeric columns must hold numbers only") from None
+        raise ValueError(gettext("the reference sample's numeric columns must hold numbers only")) from None
     r = survey.projection_components or 1
     if survey.projection == Survey.Projection.PCA:
         projection = fit_pca(X, r)
     else:
         class_question = survey.class_question
         if class_question is None or class_question.name not in frame.columns:
-            raise ValueError("DCA needs the class question's column in the reference sample")
+            raise ValueError(gettext("DCA needs the class question's column in the reference sample"))
         projection = fit_dca(X, frame[class_question.name].to_numpy(), r)
     survey.projection_params = projection.to_dict()
     survey.save(update_fields=["projection_params"])
     return survey.projection_params
+
+
+# -- choices as lines of text (the survey page's "Choices (one per line)", survey_app/admin.py) -----------------------
+
+@dataclass(frozen=True)
+class ChoiceLine:
+    label: str
+    probability: float | None = None
+
+
+def _probability(text: str) -> Fraction | None:
+    """``0.3``, ``.3``, ``1/3`` or ``30%`` as an exact fraction; ``None`` if ``text`` is none of these."""
+    text = text.strip()
+    scale = 1
+    if text.endswith("%"):
+        text, scale = text[:-1].strip(), 100
+    if not text or len(text) > 40 or not re.fullmatch(r"[0-9.+\-/ ]+", text):  # no exponent: 1e-999999999
+        return None
+    try:
+        return Fraction(text.replace(" ", "")) / scale
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _split_line(line: str) -> tuple[str, Fraction | None]:
+    """A line's label and declared probability: ``Daily = 0.2`` → ("Daily", 1/5). The text after the last "=" is a
+    probability only when it is a number and the "=" is not part of a comparison (``<= 50K``, ``>= 2.5`` are labels)."""
+    label, sep, tail = line.rpartition("=")
+    if sep and not label.rstrip().endswith(("<", ">", "!", "=")):
+        value = _probability(tail)
+        if value is not None:
+            return label.strip(), value
+    return line.strip(), None
+
+
+def parse_choice_lines(text: str, *, kind: str, prefer_not_to_say: bool = False) -> list[ChoiceLine]:
+    """The choices written one per line, optionally ``label = probability`` (MRR: the declared share of the
+    population giving that answer to the unrelated question), checked; ``ValueError`` with every problem, one
+    sentence each. Blank lines are skipped. A question with one answer (Choices) needs at least two answers and
+    probabilities for all of its choices or none, summing to 1 (within ``SUM_TOLERANCE``, then scaled to sum to 1
+    exactly); a select-all question's probabilities are each choice's share of "yes". Yes/no and numeric questions
+    take no choices."""
+    lines = [line for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()]
+    problems: list[str] = []
+    if kind not in KINDS_WITH_CHOICES:
+        if lines:
+            problems.append(gettext("Leave the choices empty: a yes/no question has the answers no and yes. To offer "
+                                    "these choices, set the kind to “Choices”.") if kind == Question.Kind.BINARY else
+                            gettext("Leave the choices empty: a number has no choices. To offer these choices, set the "
+                                    "kind to “Choices”."))
+        if problems:
+            raise ValueError(problems)
+        return []
+    parsed = [_split_line(line) for line in lines]
+    seen: dict[str, int] = {}
+    label_field = Choice._meta.get_field("label")
+    for number, (label, _) in enumerate(parsed, start=1):
+        if not label:
+            problems.append(gettext("Line %(number)d has no label before its “=”.") % {"number": number})
+            continue
+        if len(label) > label_field.max_length:
+            problems.append(gettext("Line %(number)d: a label has at most %(max)d characters.")
+                            % {"number": number, "max": label_field.max_length})
+        key = " ".join(label.split()).casefold()
+        if key in seen:
+            problems.append(gettext("“%(label)s” is given twice (lines %(first)d and %(number)d): each choice once.")
+                            % {"label": label, "first": seen[key], "number": number})
+        else:
+            seen[key] = number
+        if prefer_not_to_say and key in (PREFER_NOT_TO_SAY.casefold(), gettext(PREFER_NOT_TO_SAY).casefold()):
+            problems.append(gettext("Line %(number)d: “%(prefer)s” is added by its own box (ticked); remove the line.")
+                            % {"number": number, "prefer": gettext(PREFER_NOT_TO_SAY)})
+    probabilities = [p for _, p in parsed]
+    given = [p for p in probabilities if p is not None]
+    if given:
+        if len(given) != len(parsed):
+            missing = ", ".join(f"“{label}”" for label, p in parsed if p is None)
+            problems.append(gettext("Give a probability for every choice or for none: missing for %(labels)s.")
+                            % {"labels": missing})
+        for label, p in parsed:
+            if p is not None and not 0 <= p <= 1:
+                problems.append(gettext("The probability of “%(label)s” must be between 0 and 1 (e.g. 0.25 or "
+                                        "25%%).") % {"label": label})
+        if prefer_not_to_say:
+            problems.append(gettext("Probabilities cannot be combined with “%(prefer)s”: the declared distribution "
+                                    "would have to include it. Untick it or remove the probabilities.")
+                            % {"prefer": gettext(PREFER_NOT_TO_SAY)})
+        if kind == Question.Kind.CATEGORICAL and len(given) == len(parsed) and not problems:
+            total = sum(given)
+            if abs(total - 1) > SUM_TOLERANCE:
+                problems.append(gettext("The probabilities add up to %(total)s, not 1: the declared shares of all "
+                                        "the answers must sum to 1.") % {"total": f"{float(total):.4g}"})
+    count = len(parsed) + (1 if prefer_not_to_say and kind == Question.Kind.CATEGORICAL else 0)
+    if kind == Question.Kind.CATEGORICAL and count < 2:
+        problems.append(gettext("A question with choices needs at least two answers: write one choice per line."))
+    if kind == Question.Kind.MULTI and len(parsed) < 2:
+        problems.append(str(MULTI_TOO_FEW))
+    if problems:
+        raise ValueError(problems)
+    if given and kind == Question.Kind.CATEGORICAL:
+        total = sum(given)
+        shares = [float(p / total) for p in given] if total != 1 else [float(p) for p in given]
+        return [ChoiceLine(label, share) for (label, _), share in zip(parsed, shares, strict=True)]
+    return [ChoiceLine(label, None if p is None else float(p)) for label, p in parsed]
+
+
+def format_probability(p: float) -> str:
+    """A declared probability as the choice lines write it: at most 12 significant digits (0.25, 0.333333333333)."""
+    return f"{p:.12g}"
+
+
+def choice_lines(question: Question) -> str:
+    """A question's choices as ``parse_choice_lines`` reads them: one per line, ``label = probability`` when declared
+    (``""`` for a question not yet saved)."""
+    if question.pk is None:
+        return ""
+    return "\n".join(c.label if c.personal_probability is None else
+                     f"{c.label} = {format_probability(c.personal_probability)}" for c in question.choices.all())
+
+
+@transaction.atomic
+def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
+    """Make ``question``'s ``Choice`` rows be ``lines``, in order: a label already there keeps its row (and its
+    translations); when as many labels are new as disappeared, the new ones are renames of those rows, in order
+    (a renamed row loses its translations: they named the old answer); otherwise new labels are new rows and rows no
+    longer listed are deleted. Only rows that change are written (each write bumps the survey's version,
+    survey_app/protocol.py). Returns how many were created, renamed, moved or changed, deleted, and how many renamed
+    rows' translations were reset."""
+    existing = list(question.choices.all())
+    by_label = {c.label: c for c in existing}
+    kept: list[Choice | None] = [by_label.get(line.label) for line in lines]
+    used = {c.pk for c in kept if c is not None}
+    new = [i for i, choice in enumerate(kept) if choice is None]
+    gone = [choice for choice in existing if choice.pk not in used]
+    if len(new) == len(gone):  # as many labels changed as disappeared: renames, in order
+        for i, choice in zip(new, gone, strict=True):
+            kept[i] = choice
+            used.add(choice.pk)
+    counts = {"created": 0, "renamed": 0, "changed": 0, "deleted": 0, "translations_reset": 0}
+    for choice in existing:
+        if choice.pk not in used:
+            choice.delete()
+            counts["deleted"] += 1
+    for position, (line, choice) in enumerate(zip(lines, kept, strict=True)):
+        if choice is None:
+            Choice.objects.create(question=question, position=position, label=line.label,
+                                  personal_probability=line.probability)
+            counts["created"] += 1
+            continue
+        same_p = (choice.personal_probability is None) == (line.probability is None) and (
+            line.probability is None or math.isclose(choice.personal_probability, line.probability, abs_tol=1e-11))
+        if choice.label == line.label and choice.position == position and same_p:
+            continue
+        counts["renamed" if choice.label != line.label else "changed"] += 1
+        if choice.label != line.label and choice.translations:
+            # The old label's translations would show respondents the old answer for the new one.
+            choice.translations = {}
+            counts["translations_reset"] += 1
+        choice.label, choice.position = line.label, position
+        if not same_p:
+            choice.personal_probability = line.probability
+        choice.save(update_fields=["label", "position", "personal_probability", "translations"])
+    return counts

@@ -9,4 +9,7 @@ urlpatterns = [
     path("s/<slug:slug>/", views.survey_page, name="survey"),
     path("s/<slug:slug>/t/<str:token>/", views.survey_page, name="survey-token"),
     path("s/<slug:slug>/thanks/", views.thanks_page, name="survey-thanks"),
+    # A designer's preview (staff only, drafts included; nothing can be sent from it).
+    path("s/<slug:slug>/preview/", views.survey_preview, name="survey-preview"),
+    path("s/<slug:slug>/preview/protocol/", views.survey_preview_protocol, name="survey-preview-protocol"),
 ]

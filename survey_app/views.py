@@ -7,11 +7,20 @@ no other inline script, and the page shows the randomizer hash so anyone can che
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import Http404, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
 
+from aggregator.privacy import blind_rsa
+
+from .api import protocol_body
 from .credentials import public_credential
 from .integrity import groups_of_8, randomizer
 from .models import InvitationToken, Survey
+from .permissions import can_manage
+from .protocol import get_protocol
 
 
 def _problem(request, template: str, status: int, survey: Survey | None = None):
@@ -32,16 +41,66 @@ def survey_page(request, slug: str, token: str | None = None):
             return _problem(request, "survey/unknown.html", 404)
         if invitation.used:
             return _problem(request, "survey/token_used.html", 409, survey)
-    code = randomizer()
     survey_key = public_credential(survey)  # a token survey's active key (made on first use), shown to verify
+    return _respond_page(request, survey, token=token or "", survey_key=survey_key)
+
+
+def _respond_page(request, survey: Survey, *, token: str = "", survey_key: dict | None = None, preview: bool = False):
+    """The respondent's page (templates/survey/respond.html) with the integrity-checked randomizer: the import map,
+    and the CSP that allows exactly it."""
+    code = randomizer()
     if survey_key is not None:
         survey_key["key_id_parts"] = groups_of_8(survey_key["key_id"])
     response = render(request, "survey/respond.html", {
-        "survey": survey, "token": token or "", "randomizer": code, "survey_key": survey_key,
+        "survey": survey, "token": token, "randomizer": code, "survey_key": survey_key, "preview": preview,
         "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
     })
     response._csp_update = {"script-src": [code.import_map_csp_source]}  # what django-csp's @csp_update sets
     return response
+
+
+# -- a designer's preview (issue 12 item 2) ---------------------------------------------------------------------------
+
+def _previewed(request, slug: str) -> Survey:
+    """The survey ``slug`` — any status, drafts included — if the signed-in staff member designs it (or is a
+    superuser); 404 otherwise, so that other staff do not learn which drafts exist."""
+    survey = Survey.objects.filter(slug=slug).first()
+    if survey is None or not can_manage(request.user, survey):
+        raise Http404("No survey of yours has this address.")
+    return survey
+
+
+@never_cache
+@staff_member_required
+def survey_preview(request, slug: str):
+    """The survey exactly as respondents will see it — the same page, the same randomizer, integrity-checked — with
+    a banner, its protocol from ``survey_preview_protocol``, and its send step disabled: nothing can be sent from it
+    (and the report API refuses a draft's report anyway). Creates no row: no invitation token, credential or key."""
+    survey = _previewed(request, slug)
+    try:
+        get_protocol(survey)
+    except ValueError as exc:
+        return render(request, "survey/preview_problem.html", {
+            "survey": survey, "problem": str(exc),
+            "admin_url": reverse("admin:survey_app_survey_change", args=[survey.pk]),
+        }, status=409)
+    key = survey.keys.filter(active=True).first() if survey.access == Survey.Access.TOKENS else None
+    survey_key = {"variant": blind_rsa.VARIANT, "key_id": key.key_id} if key is not None else None
+    return _respond_page(request, survey, survey_key=survey_key, preview=True)
+
+
+@never_cache
+def survey_preview_protocol(request, slug: str):
+    """The protocol of a survey being previewed (``api.protocol_body(preview=True)``): for its designers (and
+    superusers) only, drafts included — the public protocol API refuses drafts. 403 for anyone not signed in as
+    staff, 404 for a survey they do not design, 409 for a survey whose settings the engine refuses."""
+    if not (request.user.is_active and request.user.is_staff):
+        return JsonResponse({"detail": "Sign in as one of the survey's designers to preview it."}, status=403)
+    survey = _previewed(request, slug)
+    try:
+        return JsonResponse(protocol_body(survey, preview=True))
+    except ValueError as exc:
+        return JsonResponse({"detail": str(exc)}, status=409)
 
 
 def thanks_page(request, slug: str):

@@ -35,3 +35,40 @@ def open_page(browser, url: str):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url)
     return context, page, posts, errors
+
+
+# -- the keyboard (tests/browser/test_keyboard.py, test_question_types.py) --------------------------------------
+
+def focused(page) -> dict:
+    """What has the focus: its tag, accessible text, radio group, id and whether a focus outline is drawn."""
+    return page.evaluate("""() => {
+        const node = document.activeElement;
+        const style = getComputedStyle(node);
+        return {tag: node.tagName.toLowerCase(), text: (node.textContent || "").trim(), group: node.name || "",
+                id: node.id || "",
+                outlined: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0};
+    }""")
+
+
+class Keyboard:
+    """The keyboard, counting the Tab presses."""
+
+    def __init__(self, page):
+        self.page, self.tabs = page, 0
+
+    def press(self, key: str):
+        self.page.keyboard.press(key)
+
+    def tab(self) -> dict:
+        self.tabs += 1
+        self.page.keyboard.press("Tab")
+        now = focused(self.page)
+        assert now["outlined"], f"no visible focus on {now}"
+        return now
+
+    def tab_to(self, text: str, limit: int) -> int:
+        """Tab until the focused element's text is ``text``; how many presses (at most ``limit``)."""
+        for presses in range(1, limit + 1):
+            if self.tab()["text"] == text:
+                return presses
+        raise AssertionError(f"{text!r} not reached in {limit} Tab presses")

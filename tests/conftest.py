@@ -45,6 +45,17 @@ BEFORE_MIDNIGHT = datetime.timedelta(minutes=12)
 
 
 @pytest.fixture(autouse=True)
+def _english_after_each_test():
+    """LocaleMiddleware leaves the language of a request active in its thread (a test client's request in German):
+    each test starts in the default language, as a new request without Accept-Language would."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _not_across_midnight():
     now = datetime.datetime.now(datetime.UTC)
     midnight = datetime.datetime.combine(now.date() + datetime.timedelta(days=1), datetime.time(), datetime.UTC)

@@ -179,3 +179,43 @@ def redeem_credential(survey: Survey, token: str | None = None) -> dict:
 #: A small planner form as the dashboard posts it (vote data, OUE and MRR, two settings each, two repetitions).
 PLANNER_FORM = {"dataset": "vote", "methods": ["oue", "mrr"], "epsilons": "1, 4", "thetas": "0.7, 0.9", "reps": "2",
                 "target": "0.8", "class_column": ""}
+
+
+#: The question types survey (issue 12 item 4): 13 countries (a dropdown by "auto"), a 5-point agreement scale with
+#: "Prefer not to say", and a select-all question (3 sports, "Prefer not to say"); the class "sick".
+COUNTRIES = ("Austria", "Belgium", "Croatia", "Denmark", "Estonia", "France", "Germany", "Hungary", "Ireland", "Italy",
+             "Latvia", "Malta", "Norway")
+AGREEMENT = ("Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree")
+SPORTS = ("running", "swimming", "cycling")
+
+
+def make_types_survey(mode: str = "ldp", encoding: str = "oue", **fields) -> Survey:
+    """An open survey with a dropdown (country), an ordered scale (agree) and a select-all question (sports; with
+    "Prefer not to say" except under MRR), then the class sick, on one page; no validation share (every respondent
+    trains)."""
+    settings = dict(title="Types", slug=f"types-{mode}-{encoding}", mode=mode, epsilon=1.0, theta=0.6,
+                    encoding=encoding, status="open", validation_share=0.0)
+    survey = Survey.objects.create(**{**settings, **fields})
+    country = Question.objects.create(survey=survey, name="country", text="Where do you live?", position=0)
+    agree = Question.objects.create(survey=survey, name="agree", text="I sleep well.", position=1, style="scale",
+                                    prefer_not_to_say=True)
+    # Under MRR a select-all question offers no "Prefer not to say" (survey_app.models.MULTI_PREFER_NOT_UNDER_MRR).
+    sports = Question.objects.create(survey=survey, name="sports", text="Which of these do you do every week?",
+                                     kind="multi", position=2, prefer_not_to_say=survey.mode != "mrr")
+    for question, labels in ((country, COUNTRIES), (agree, AGREEMENT), (sports, SPORTS)):
+        Choice.objects.bulk_create([Choice(question=question, label=label, position=i)
+                                    for i, label in enumerate(labels)])
+    Question.objects.create(survey=survey, name="sick", text="Have you been ill this year?", kind="binary",
+                            is_class=True, position=3)
+    return survey
+
+
+def make_designer(name: str):
+    """A staff user with every permission on surveys, questions, choices and invitations (a survey designer)."""
+    from django.contrib.auth.models import Permission, User
+
+    user = User.objects.create_user(name, password="pw", is_staff=True)
+    codenames = [f"{action}_{model}" for action in ("add", "change", "view", "delete")
+                 for model in ("survey", "question", "choice", "invitationtoken")]
+    user.user_permissions.set(Permission.objects.filter(codename__in=codenames))
+    return user

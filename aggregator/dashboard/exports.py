@@ -50,6 +50,7 @@ import re
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
+from django.utils import translation
 
 from aggregator.privacy import oracles
 from aggregator.privacy.jsonable import format_epsilon
@@ -428,6 +429,17 @@ def _privacy(privacy: dict, grouped: bool, order: Sequence[str] = ()) -> dict:
             "has_pse": any(r["pse_before"] is not None or r["pse_uniform"] is not None for r in rows)}
 
 
+def _with_texts(privacy: dict, questions: Sequence) -> dict:
+    """``privacy`` with each per-question row's label (``text``): its name, and for a select-all question's choice
+    “question — choice” (``survey_app.models.feature_labels``), not its feature name."""
+    from survey_app.models import feature_labels
+
+    texts = feature_labels(questions)
+    for row in privacy["per_question"]:
+        row["text"] = texts.get(row["name"], row["name"])
+    return privacy
+
+
 def _accuracy(accuracy: dict | None) -> dict | None:
     if not accuracy:
         return None
@@ -452,6 +464,7 @@ def _warning(f: dict) -> dict:
     return {"what": kind, "parameter": f["parameter"], "entries": f["entries"], "standard_errors": z, "detail": detail}
 
 
+@translation.override("en")  # the card is written in English: the settings' labels too, whatever the page's language
 def model_card(version, protocol, questions: Sequence, accuracy: dict | None) -> dict:
     """Everything a model card says about ``version`` (a ``ModelVersion``), as display strings: the data, the
     mechanism in plain words, ε and PSE (``version.privacy``), the accuracy estimate ``accuracy`` (an
@@ -471,12 +484,16 @@ def model_card(version, protocol, questions: Sequence, accuracy: dict | None) ->
     class_name = model.class_attribute.name
     order = [q.name for q in features] + [a.name for a in model.attributes] + [class_name]
     class_text = class_question.text if class_question else class_name
+    from survey_app.models import feature_labels
+
+    choices = feature_labels(questions)  # a select-all question's choices: "sports — swimming", not sports__1
     data = [
         ("Survey", f"{survey.title} ({survey.slug}), {survey.get_status_display().lower()}"),
         ("Questions", f"{len(questions)}: {len(features)} asked as features ("
                       + ", ".join(q.name for q in features) + f") and the class question {class_name} "
                       f"(“{class_text}”)"),
-        ("Model inputs", f"{len(model.attributes)}: " + ", ".join(a.name for a in model.attributes)),
+        ("Model inputs", f"{len(model.attributes)}: "
+                         + ", ".join(choices.get(a.name, a.name) for a in model.attributes)),
         ("Classes", ", ".join(model.classes)),
         ("Training reports", str(version.report_count)),
         ("Validation reports", str(int(metrics.get("validation_count") or 0))),
@@ -524,7 +541,7 @@ def model_card(version, protocol, questions: Sequence, accuracy: dict | None) ->
         "survey_title": survey.title, "slug": survey.slug, "version": version.version, "published": published,
         "data": data,
         "mechanism": _mechanism(survey, protocol, privacy, model, questions, order),
-        "privacy": _privacy(privacy, protocol.grouped_privacy, order),
+        "privacy": _with_texts(_privacy(privacy, protocol.grouped_privacy, order), questions),
         "accuracy": accuracy_card, "accuracy_missing": missing,
         "interval_method": method, "interval_sentence": INTERVAL_SENTENCES.get(method, INTERVAL_SENTENCES["none"]),
         "warnings": warnings,
@@ -540,14 +557,17 @@ def card_for(version, protocol=None) -> dict:
     from survey_app.protocol import get_protocol
 
     survey = version.survey
-    questions = list(survey.questions.order_by("position", "id"))
+    questions = list(survey.questions.order_by("position", "id").prefetch_related("choices"))
     accuracy = services.accuracy_by_version(survey).get(version.version)
     return model_card(version, protocol if protocol is not None else get_protocol(survey), questions, accuracy)
 
 
 def question_texts(survey) -> dict[str, str]:
-    """{question name: its wording} of the survey's questions."""
-    return dict(survey.questions.values_list("name", "text"))
+    """{engine feature or class name: its wording} of the survey's questions; a select-all question's yes/no
+    features read “question — choice” (``survey_app.models.feature_texts``)."""
+    from survey_app.models import feature_texts
+
+    return feature_texts(survey.questions.prefetch_related("choices"))
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
@@ -576,11 +596,11 @@ def model_card_markdown(card: dict) -> str:
         if privacy["has_pse"]:
             out += ["", "| Question | ε | PSE (uniform prior) | PSE before mining | PSE after mining |",
                     "|---|---|---|---|---|"]
-            out += [f"| {_md(r['name'])} | {r['epsilon']} | {r['pse_uniform'] or '—'} | {r['pse_before'] or '—'} | "
-                    f"{r['pse_after'] or '—'} |" for r in privacy["per_question"]]
+            out += [f"| {_md(r.get('text', r['name']))} | {r['epsilon']} | {r['pse_uniform'] or '—'} | "
+                    f"{r['pse_before'] or '—'} | {r['pse_after'] or '—'} |" for r in privacy["per_question"]]
         else:
             out += ["", "| Question | ε |", "|---|---|"]
-            out += [f"| {_md(r['name'])} | {r['epsilon']} |" for r in privacy["per_question"]]
+            out += [f"| {_md(r.get('text', r['name']))} | {r['epsilon']} |" for r in privacy["per_question"]]
     out += ["", "## Accuracy", "",
             f"Estimated accuracy: {card['accuracy']['text']}." if card["accuracy"] else card["accuracy_missing"],
             "", card["interval_sentence"], "", "## Warnings", ""]

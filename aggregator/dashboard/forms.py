@@ -4,6 +4,7 @@ the predict API takes it (``aggregator.api.records_to_matrix``: {question name: 
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from aggregator.lab.methods import get as get_method
 from aggregator.planning import reference_table
@@ -21,11 +22,16 @@ class PredictionForm(forms.Form):
                     label=q.text, min_value=q.low, max_value=q.high,
                     help_text=f"A number from {q.low:g} to {q.high:g}.",
                 )
+            elif q.kind == Question.Kind.MULTI:
+                # Select all that apply: the predict API takes the list of the choices that apply.
+                self.fields[q.name] = forms.MultipleChoiceField(
+                    label=q.text, required=False, widget=forms.CheckboxSelectMultiple,
+                    choices=[(label, label) for label in q.options()], help_text="Tick every choice that applies.")
             else:
                 self.fields[q.name] = forms.ChoiceField(label=q.text, choices=[(label, label) for label in q.labels()])
 
     def record(self) -> dict:
-        """The cleaned answers, {question name: label or number} (call after ``is_valid()``)."""
+        """The cleaned answers, {question name: label, number or list of labels} (call after ``is_valid()``)."""
         return {name: self.cleaned_data[name] for name in self.fields}
 
 
@@ -59,30 +65,30 @@ def _numbers(text: str, name: str, low: float, high: float, low_open: bool = Tru
 class PlannerForm(forms.Form):
     """What the planner evaluates: reference data, mechanisms, grids, repetitions and the target accuracy."""
 
-    dataset = forms.ChoiceField(required=False, label="Bundled data set",
-                                help_text="A public data set shipped with Coinflip (data/datasets/).")
-    upload = forms.FileField(required=False, label="…or upload a public reference CSV",
-                             help_text="A header row and one row per person, answers as your questions will record "
-                                       "them; at most 2 MB. Use public data only: it is stored with the job.")
-    class_column = forms.CharField(required=False, max_length=100, label="Class column",
-                                   help_text="Default: the last column.")
+    dataset = forms.ChoiceField(required=False, label=_("Bundled data set"),
+                                help_text=_("A public data set shipped with Coinflip (data/datasets/)."))
+    upload = forms.FileField(required=False, label=_("…or upload a public reference CSV"),
+                             help_text=_("A header row and one row per person, answers as your questions will record "
+                                       "them; at most 2 MB. Use public data only: it is stored with the job."))
+    class_column = forms.CharField(required=False, max_length=100, label=_("Class column"),
+                                   help_text=_("Default: the last column."))
     methods = forms.MultipleChoiceField(
-        widget=forms.CheckboxSelectMultiple, label="Mechanisms (how browsers disguise the answers)",
-        help_text="Each option is explained in the glossary (Glossary, at the top of the page). Exact definitions: "
+        widget=forms.CheckboxSelectMultiple, label=_("Mechanisms (how browsers disguise the answers)"),
+        help_text=_("Each option is explained in the glossary (Glossary, at the top of the page). Exact definitions: "
                   "SPEC §2 (randomized response), §3–§4 (one disguised answer per person), §5b (numbers kept as "
-                  "numbers).")
-    epsilons = forms.CharField(initial=DEFAULT_EPSILONS, required=False, label="ε grid (LDP mechanisms)")
-    thetas = forms.CharField(initial=DEFAULT_THETAS, required=False, label="θ grid (unrelated-question MRR)")
-    reps = forms.IntegerField(initial=5, min_value=2, max_value=50, label="Repetitions per setting",
-                              help_text="Each repetition is a fresh 80/20 split; more give narrower intervals.")
-    target = forms.FloatField(initial=0.8, min_value=0.01, max_value=1.0, label="Target accuracy",
-                              help_text="A fraction, e.g. 0.8 for 80 %.")
+                  "numbers)."))
+    epsilons = forms.CharField(initial=DEFAULT_EPSILONS, required=False, label=_("ε grid (LDP mechanisms)"))
+    thetas = forms.CharField(initial=DEFAULT_THETAS, required=False, label=_("θ grid (unrelated-question MRR)"))
+    reps = forms.IntegerField(initial=5, min_value=2, max_value=50, label=_("Repetitions per setting"),
+                              help_text=_("Each repetition is a fresh 80/20 split; more give narrower intervals."))
+    target = forms.FloatField(initial=0.8, min_value=0.01, max_value=1.0, label=_("Target accuracy"),
+                              help_text=_("A fraction, e.g. 0.8 for 80 %."))
     respondents = forms.IntegerField(required=False, min_value=10, max_value=100_000_000,
-                                     label="Planned respondents",
-                                     help_text="How many people you expect to answer (training respondents). The "
+                                     label=_("Planned respondents"),
+                                     help_text=_("How many people you expect to answer (training respondents). The "
                                                "planner warns when the recommended setting is not expected to beat "
                                                "always guessing the most frequent class at that size. Default: the "
-                                               "reference data's 80 % training rows.")
+                                               "reference data's 80 % training rows."))
 
     def __init__(self, *args, datasets: list[str], methods: list[tuple[str, str]], **kwargs):
         super().__init__(*args, **kwargs)
@@ -105,17 +111,17 @@ class PlannerForm(forms.Form):
         try:
             return upload.read().decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise forms.ValidationError("The file is not UTF-8 text; save it as a UTF-8 CSV.") from None
+            raise forms.ValidationError(_("The file is not UTF-8 text; save it as a UTF-8 CSV.")) from None
 
     def clean(self):
         data = super().clean()
         if bool(data.get("dataset")) == bool(data.get("upload")):
-            raise forms.ValidationError("Choose a bundled data set or upload a CSV (one of the two).")
+            raise forms.ValidationError(_("Choose a bundled data set or upload a CSV (one of the two)."))
         chosen = data.get("methods") or []
         if any(get_method(m).parameter == "epsilon" for m in chosen) and not data.get("epsilons"):
-            self.add_error("epsilons", "Give at least one ε for the LDP mechanisms chosen.")
+            self.add_error("epsilons", _("Give at least one ε for the LDP mechanisms chosen."))
         if any(get_method(m).parameter == "theta" for m in chosen) and not data.get("thetas"):
-            self.add_error("thetas", "Give at least one θ for MRR.")
+            self.add_error("thetas", _("Give at least one θ for MRR."))
         if not self.errors:
             try:
                 reference_table(self.params())
@@ -137,7 +143,7 @@ class ApplySettingForm(forms.Form):
     """Which planned setting goes to which draft survey."""
 
     setting = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
-    survey = forms.ModelChoiceField(queryset=None, label="Draft survey", empty_label=None)
+    survey = forms.ModelChoiceField(queryset=None, label=_("Draft survey"), empty_label=None)
 
     def __init__(self, *args, surveys, **kwargs):
         super().__init__(*args, **kwargs)

@@ -26,9 +26,10 @@ from aggregator.api import records_to_matrix
 from aggregator.models import Job, ModelVersion, SurveyStatistics
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import SurveyProtocol
-from survey_app.models import PendingReport, Report, Survey
+from survey_app.models import PendingReport, Report, Survey, feature_labels
 from survey_app.permissions import can_manage, surveys_for
 from survey_app.protocol import get_protocol
+from survey_app.reports import todays_assignment
 
 from . import charts, exports
 from .forms import PredictionForm
@@ -157,6 +158,22 @@ def _requested_job(request, survey: Survey) -> Job | None:
     return Job.objects.filter(pk=job_id, survey=survey).first() if job_id is not None else None
 
 
+def _allocation(survey: Survey, latest: ModelVersion | None) -> list[dict] | None:
+    """Adaptive allocation: each input's chance (%) today and from the day after the newest version, as the
+    protocol API serves them (``served_assignment``: uniform where nothing fits); ``None`` for other surveys."""
+    protocol = get_protocol(survey)
+    if not protocol.publishes_assignment:
+        return None
+    labels = [label.rstrip(": ") for label, _ in protocol.checked_oracles()]
+    uniform = [1 / len(labels)] * len(labels)
+    served = protocol.served_assignment(todays_assignment(survey)[0])
+    today = uniform if served is None else served.tolist()
+    following = protocol.served_assignment(latest.metrics.get("assignment")) if latest else None
+    following = today if following is None else following.tolist()
+    return [{"label": label, "today": 100 * a, "next": 100 * b}
+            for label, a, b in zip(labels, today, following, strict=True)]
+
+
 @staff_required
 @require_GET
 def survey_detail(request, slug: str):
@@ -180,6 +197,8 @@ def survey_detail(request, slug: str):
         "distributions": charts.attribute_distributions(selected.model, get_protocol(survey)) if selected else [],
         "privacy": charts.privacy_per_attribute(privacy) if privacy else None,
     }
+    # The charts' label of each select-all question's choice ("sports — swimming", not its feature name sports__1).
+    chart_data["labels"] = feature_labels(survey.questions.prefetch_related("choices"))
     context = {
         "survey": survey,
         "versions": [{"version": v, "accuracy": _with_percent(accuracies.get(v.version)),
@@ -200,6 +219,7 @@ def survey_detail(request, slug: str):
                   and f["kind"] != "report_check"],
         "job": job,
         "chart_data": chart_data,
+        "allocation": _allocation(survey, versions[0] if versions else None),
         "admin_url": reverse("admin:survey_app_survey_change", args=[survey.pk]),
     }
     return render(request, "dashboard/survey_detail.html", context)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,10 +27,13 @@ import pandas as pd
 from ..privacy.continuous.discretize import ewd_attribute, ewd_codes
 from ..privacy.schema import Attribute, Categorical, Numeric
 
-__all__ = ["Table", "load_table", "load_dataset", "read_csv", "discretize_table", "binarize_at_median",
+__all__ = ["Table", "load_table", "option_name", "parse_ordered", "MULTI_SEPARATOR",
+           "load_dataset", "read_csv", "discretize_table", "binarize_at_median",
            "binarize_at_midrange", "train_test_split", "MISSING", "MISSING_POLICIES", "DATASETS_DIR", "VARIANTS"]
 
 MISSING = "?"
+#: Separates the choices that apply in a cell of a select-all column ("bruises;crowded gills"; empty: none applies).
+MULTI_SEPARATOR = ";"
 MISSING_POLICIES = ("category", "drop", "error")
 NUMERIC_MIN_DISTINCT = 10
 DATASETS_DIR = Path(__file__).resolve().parents[2] / "data" / "datasets"
@@ -45,6 +48,10 @@ class Table:
     X: np.ndarray
     y: np.ndarray
     columns: tuple[str, ...] = field(default=())
+    #: Select-all columns, (column, its choices in order): each choice is the no/yes attribute ``option_name``.
+    multi: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+    #: Ordered columns (an ordered scale): their values are in the order given, not sorted.
+    ordered: tuple[str, ...] = field(default=())
 
     @property
     def n(self) -> int:
@@ -59,6 +66,51 @@ class Table:
 
     def majority_accuracy(self) -> float:
         return float(np.bincount(self.y, minlength=self.class_attribute.size).max() / max(self.n, 1))
+
+
+def option_name(column: str, index: int) -> str:
+    """The no/yes attribute of choice ``index`` (from 0) of select-all column ``column``: the name a survey gives the
+    feature (``survey_app.models.option_feature``)."""
+    return f"{column}__{index}"
+
+
+def _multi_columns(df: pd.DataFrame, multi, class_column: str, separator: str) -> dict[str, tuple[str, ...]]:
+    """{column: its choices in order} of the select-all columns ``multi``: a list of columns (choices: those that
+    occur, sorted) or a mapping to their choices (in that order; any other choice in a cell is an error)."""
+    if multi is None:
+        return {}
+    given = dict(multi) if isinstance(multi, Mapping) else {c: None for c in ([multi] if isinstance(multi, str)
+                                                                              else multi)}
+    out = {}
+    for column, options in given.items():
+        if column not in df.columns:
+            raise ValueError(f"select-all column {column!r} is not in the table")
+        if column == class_column:
+            raise ValueError(f"the class column {column!r} cannot be a select-all column")
+        cells = [[part.strip() for part in str(v).split(separator) if part.strip()] for v in df[column].dropna()]
+        seen = sorted({part for parts in cells for part in parts}, key=_sort_key)
+        if options is None:
+            options = seen
+        unknown = sorted(set(seen) - set(options))
+        if unknown:
+            raise ValueError(f"select-all column {column!r} holds {', '.join(map(repr, unknown))}, not among its "
+                             f"choices {', '.join(options)}")
+        if len(options) < 2:
+            raise ValueError(f"select-all column {column!r} needs at least 2 choices")
+        out[column] = tuple(options)
+    return out
+
+
+def parse_ordered(items: Sequence[str] | None) -> dict[str, list[str]]:
+    """Ordered columns as a command line gives them, ``COLUMN=first,second,…`` each, as ``load_table``'s ``ordered``."""
+    out = {}
+    for item in items or ():
+        column, sep, values = item.partition("=")
+        order = [v.strip() for v in values.split(",") if v.strip()]
+        if not sep or not column or len(order) < 2:
+            raise ValueError(f"an ordered column is COLUMN=first,second,… with 2 values or more, not {item!r}")
+        out[column] = order
+    return out
 
 
 def read_csv(path) -> pd.DataFrame:
@@ -87,11 +139,20 @@ def load_table(
     class_column: str | None = None,
     numeric: Sequence[str] | None = None,
     missing: str = "category",
+    multi: Mapping[str, Sequence[str] | None] | Sequence[str] | None = None,
+    ordered: Mapping[str, Sequence[str]] | None = None,
+    separator: str = MULTI_SEPARATOR,
 ) -> Table:
     """Read a CSV (or take a DataFrame of strings) into a ``Table``; the class is the last column by default.
 
     Categorical labels are sorted (numerically when they parse as numbers), ``MISSING`` last when present; the class
     values are the labels that occur. Numeric attributes get the observed minimum and maximum as bounds.
+
+    Question types (issue 12 item 4): a column of ``multi`` is "select all that apply" — a cell lists the choices that
+    apply, separated by ``separator`` (";"), an empty cell none — and becomes one no/yes attribute per choice,
+    ``option_name(column, i)``, as a survey's select-all question becomes one no/yes feature per choice. A column of
+    ``ordered`` (an ordered scale) keeps the values in the order given ({column: values}); a value outside it is an
+    error, a missing one is ``MISSING`` as usual.
     """
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
@@ -105,11 +166,14 @@ def load_table(
         raise ValueError(f"no column named {class_column!r}; columns: {', '.join(df.columns)}")
     if df[class_column].isna().any():
         raise ValueError(f"the class column {class_column!r} has missing values")
-    if missing == "error" and df.isna().any().any():
-        bad = [c for c in df.columns if df[c].isna().any()]
+    # An empty cell of a select-all column is an answer (no choice applies), never missing.
+    multi_names = set() if multi is None else {multi} if isinstance(multi, str) else set(multi)
+    answered = [c for c in df.columns if c not in multi_names]
+    if missing == "error" and df[answered].isna().any().any():
+        bad = [c for c in answered if df[c].isna().any()]
         raise ValueError(f"missing values in column(s) {', '.join(bad)} (missing='error')")
     if missing == "drop":
-        df = df.dropna().reset_index(drop=True)
+        df = df.dropna(subset=answered).reset_index(drop=True)
         if df.shape[0] == 0:
             raise ValueError("no row is complete (missing='drop')")
     if isinstance(numeric, str):
@@ -122,6 +186,16 @@ def load_table(
         raise ValueError(f"numeric columns not in the table: {', '.join(sorted(unknown))}")
     if class_column in numeric:
         raise ValueError(f"the class column {class_column!r} cannot be numeric")
+    multi_columns = _multi_columns(df, multi, class_column, separator)
+    ordered = {c: tuple(v) for c, v in (ordered or {}).items()}
+    for column in ordered:
+        if column not in df.columns or column in numeric or column in multi_columns:
+            raise ValueError(f"ordered column {column!r} must be a categorical column of the table")
+        outside = sorted(set(df[column].dropna()) - set(ordered[column]))
+        if outside:
+            raise ValueError(f"ordered column {column!r} holds {', '.join(map(repr, outside))}, not among its values "
+                             f"{', '.join(ordered[column])}")
+    numeric = numeric - set(multi_columns)
     class_values = tuple(sorted(df[class_column].unique(), key=_sort_key))
     class_attribute = Categorical(class_column, class_values)
     attributes, columns = [], []
@@ -129,7 +203,13 @@ def load_table(
         if name == class_column:
             continue
         col = df[name]
-        if name in numeric:
+        if name in multi_columns:
+            applies = [{part.strip() for part in str(v).split(separator)} if isinstance(v, str) else set()
+                       for v in col]
+            for k, option in enumerate(multi_columns[name]):
+                attributes.append(Categorical(option_name(name, k), ("no", "yes")))
+                columns.append(np.array([option in cell for cell in applies], dtype=np.float64))
+        elif name in numeric:
             values = pd.to_numeric(col, errors="coerce")
             if values.isna().any():
                 raise ValueError(f"numeric column {name!r} has missing or non-numeric values")
@@ -139,7 +219,7 @@ def load_table(
             attributes.append(Numeric(name, low, high))
             columns.append(values.to_numpy(dtype=np.float64))
         else:
-            labels = sorted(col.dropna().unique(), key=_sort_key)
+            labels = list(ordered[name]) if name in ordered else sorted(col.dropna().unique(), key=_sort_key)
             if col.isna().any():
                 labels.append(MISSING)
             attr = Categorical(name, tuple(labels))
@@ -149,7 +229,8 @@ def load_table(
     y_lookup = {v: i for i, v in enumerate(class_values)}
     y = df[class_column].map(y_lookup).to_numpy(dtype=np.int64)
     X = np.column_stack(columns) if columns else np.empty((len(df), 0))
-    return Table(class_attribute, tuple(attributes), X, y, tuple(a.name for a in attributes))
+    return Table(class_attribute, tuple(attributes), X, y, tuple(a.name for a in attributes),
+                 multi=tuple(multi_columns.items()), ordered=tuple(ordered))
 
 
 def discretize_table(table: Table, bins: int = 4) -> Table:

@@ -53,6 +53,7 @@ from ..privacy.channel import check_theta
 from ..privacy.comparison import fit_dp_svm, fit_dp_tree
 from ..privacy.continuous.projection import fit_dca, fit_pca
 from ..privacy.naive_bayes.fit import fit_nonprivate
+from ..privacy.naive_bayes.ldp import LDPNaiveBayes
 from ..privacy.schema import Categorical, Numeric
 from ..privacy.synthetic import synthetic_from_model, synthetic_published
 from ..privacy.warner import WarnerScheme
@@ -295,6 +296,51 @@ for _name, _approach, _label in (("gauss-laplace", 1, "Approach 1: all vectors +
     survey_method(_name, f"LDP Gaussian Naive Bayes, {_label} (SPEC §5b)", _gaussian(_approach), parameter="epsilon",
                   features=NUMERIC)
 
+
+# -- adaptive allocation of respondents (issue 13 item 3; privacy.allocation, docs/results/013-allocation.md) --------
+#: Rows of the training part held out as a public pilot sample (the reference sample a designer may upload): they set
+#: the assignment and do not report.
+PILOT_ROWS = 100
+#: Respondents of the ``-rounds`` methods report in this many equal waves, each assigned from the estimates so far.
+ROUNDS = 2
+
+
+def _fit_allocated(encoding: str, how: str):
+    """LDP NB, one report each, with the product's adaptive allocation (``LDPProtocol.pilot_assignment`` from a
+    held-out public pilot, planned for the respondents there are, ``how="pilot"``; ``next_assignment`` after each
+    wave, ``"rounds"``)."""
+
+    def fit(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
+        protocol = survey_protocol.build({
+            "class": table.class_attribute.to_dict(), "features": [a.to_dict() for a in table.attributes],
+            "mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": encoding, "allocation": "adaptive"}})
+        nb = protocol.nb
+        X, y = table.X.astype(np.int64), table.y
+        rows = rng.permutation(table.n)
+        if how == "pilot":
+            pilot, rows = rows[:PILOT_ROWS], rows[PILOT_ROWS:]
+            waves, weights = [rows], protocol.pilot_assignment(X[pilot], y[pilot], respondents=rows.size)
+        else:
+            waves, weights = np.array_split(rows, ROUNDS), None
+        total = None
+        for i, wave_rows in enumerate(waves):
+            wave = LDPNaiveBayes(nb.class_attribute, nb.attributes, epsilon, oracle=encoding, assignment=weights)
+            stats = wave.aggregate(wave.perturb(X[wave_rows], y[wave_rows], rng))
+            total = stats if total is None else total + stats
+            if i + 1 < len(waves):
+                try:
+                    weights = protocol.next_assignment(nb.estimate(total), total)
+                except ValueError:  # an input without reports yet: stay uniform
+                    pass
+        return nb.estimate(total).predict
+
+    return fit
+
+
+for _how, _label in (("pilot", f"assignment from a held-out public pilot of {PILOT_ROWS} rows"),
+                     ("rounds", f"assignment re-estimated after each of {ROUNDS} waves")):
+    register(Method(f"oue-{_how}", f"OUE LDP Naive Bayes, one report per respondent, {_label} (privacy.allocation)",
+                    _fit_allocated("oue", _how), parameter="epsilon"))
 
 # -- central-DP comparison classifiers (SPEC §7, seed 003; privacy.comparison) --------------------------------------
 def _comparison(fit_classifier):

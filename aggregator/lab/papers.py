@@ -173,11 +173,19 @@ FIGURES: list[Figure] = [
             "seed 000 (Yilmaz, Al-Rubaie & Chang), Fig. 2 — on mushroom (as the paper), vote and breast_cancer (the "
             "paper's Car, Chess and Connect-4 are not bundled)",
             Curves(("mushroom", "vote", "breast_cancer"), LDP_ORACLES, EPSILONS_000), reps=100),
-    _curves("000-defaults", "Our defaults against seed 000's own choices: simplex projection vs its negative→1 "
-            "post-processing (DE, OUE, OLH) and THE's variance-optimal threshold vs its 0.25",
+    _curves("000-defaults", "Our defaults against seed 000's own choices: the posterior-mean estimator (our default "
+            "since issue 13) vs the simplex projection alone (the default before, \"-normsub\") vs the paper's "
+            "negative→1 post-processing (\"-neg1\") for DE, OUE and OLH, and THE's variance-optimal threshold vs "
+            "its 0.25",
             "seed 000, §2.2 and §4 (its post-processing and THE threshold) — on mushroom and vote",
-            Curves(("mushroom", "vote"), ("de", "de-neg1", "oue", "oue-neg1", "olh", "olh-neg1", "the", "the-0.25"),
-                   EPSILONS_000), reps=100),
+            Curves(("mushroom", "vote"), ("de", "de-normsub", "de-neg1", "oue", "oue-normsub", "oue-neg1", "olh",
+                                          "olh-normsub", "olh-neg1", "the", "the-0.25"), EPSILONS_000), reps=100),
+    _curves("013-allocation", "Adaptive allocation of respondents: OUE with the uniform assignment, with the "
+            "assignment a held-out public pilot of 100 rows sets, and with the one re-estimated after a first wave "
+            "(privacy.allocation)",
+            "issue 13 item 3 (beyond the seeds): at a fixed number of respondents, spend them where they reduce the "
+            "classification error most",
+            Curves(("mushroom", "vote", "breast_cancer"), ("oue", "oue-pilot", "oue-rounds"), EPSILONS_000), reps=100),
     _curves("000-fig2-adult", "LDP Naive Bayes on adult (13 questions + class, numeric ones in 4 equal-width bins): "
             "accuracy over ε per frequency oracle",
             "seed 000, Fig. 2 — on adult (issue 13; a separate key so that 000-fig2 keeps its committed numbers; "

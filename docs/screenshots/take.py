@@ -1,6 +1,6 @@
 """Take the README's screenshots: the respondent page (desktop and phone), the dashboard and the planner.
 
-    .venv/bin/python docs/screenshots/take.py [--keep]
+    .venv/bin/python docs/screenshots/take.py [--keep] [--respondent-only]
 
 Everything runs against a throwaway SQLite database and var directory in a temporary folder (the developer's
 ``var/db.sqlite3`` is never touched): ``migrate``, ``demo --respondents 2000``, then ``runserver`` on a free port with
@@ -8,7 +8,8 @@ eager Celery (the planner's job runs inside its request, so no worker is needed)
 Playwright, signs in as the demo staff user (``demo`` / $COINFLIP_DEMO_PASSWORD, default "demo") and writes the PNGs
 next to this file. ``--keep`` leaves the temporary folder (database, server log) in place and prints its path.
 
-English pages only: the product has no other language yet.
+The respondent page is taken in English and in German (a browser whose language is German: Playwright's locale
+"de-DE" sends ``Accept-Language: de-DE``), ``respondent-<desktop|phone>[-de][-review].png``; the staff pages in English.
 """
 from __future__ import annotations
 
@@ -108,8 +109,8 @@ def answer_every_page(page) -> None:
     raise RuntimeError("the survey never reached its review step")
 
 
-def respondent(browser, base: str, viewport: dict, suffix: str) -> None:
-    context = browser.new_context(viewport=viewport, device_scale_factor=1,
+def respondent(browser, base: str, viewport: dict, suffix: str, locale: str = "en-US") -> None:
+    context = browser.new_context(viewport=viewport, device_scale_factor=1, locale=locale,
                                   is_mobile=viewport is PHONE, has_touch=viewport is PHONE)
     page = context.new_page()
     errors = []
@@ -175,6 +176,8 @@ def staff_pages(browser, base: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", action="store_true", help="keep the temporary database and server log")
+    parser.add_argument("--respondent-only", action="store_true",
+                        help="only the respondent pages (English and German), not the dashboard and the planner")
     opts = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="coinflip-screenshots-"))
     env = environment(tmp)
@@ -192,7 +195,10 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             respondent(browser, base, DESKTOP, "desktop")
             respondent(browser, base, PHONE, "phone")
-            staff_pages(browser, base)
+            respondent(browser, base, DESKTOP, "desktop-de", locale="de-DE")
+            respondent(browser, base, PHONE, "phone-de", locale="de-DE")
+            if not opts.respondent_only:
+                staff_pages(browser, base)
             browser.close()
     finally:
         if server is not None:

@@ -3,10 +3,12 @@
 // group (x̃²), with class-hiding vectors: Approach 1 all m vectors + grid Laplace noise; Approach 2 one bit
 // (Duchi et al.); Approach 3 one attribute's vector + grid Laplace noise.
 import { discreteLaplace, randomizedRound } from "./noise.mjs";
+import { findQuestion } from "./questions.mjs";
+import { t } from "./i18n.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
 import { answerCount, answerText, codeText, epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationSummary,
-         ldpValidationWords, lowerFirst, percent, questionText } from "./words.mjs";
+         ldpValidationWords, lowerFirst, percent, questionText, quote } from "./words.mjs";
 
 export function normalise(attribute, x) {
   const clipped = Math.min(Math.max(x, attribute.low), attribute.high);
@@ -54,8 +56,8 @@ export function perturb(params, values, classCode, rng) {
 // ---- Respondent-facing words (survey.mjs shows them; tests/js/describe.test.mjs checks them) ----
 
 function classLabel(questions, name, code) {
-  const q = (questions || []).find((x) => x.name === name);
-  return q && q.labels && q.labels[code] !== undefined ? `“${q.labels[code]}”` : `number ${code}`;
+  const q = findQuestion(questions, name);
+  return q && q.labels && q.labels[code] !== undefined ? quote(q.labels[code]) : t("number {code}", { code });
 }
 
 /** Respondent-facing texts for a Gaussian Naive Bayes LDP survey (SPEC §5, Approaches 1–3), true for the protocol as
@@ -67,25 +69,38 @@ export function describe(protocol, privacy, questions = []) {
   const cls = questionText(questions, protocol.class.name);
   const k = params.classes, m = params.attributes.length;
   const [prior, mean, square] = params.shares;
-  const numbers = m === 1 ? "your number" : "your numbers";
-  const what = { 1: numbers, 2: `${numbers} squared` };
-  const figure = `Privacy level: ${epsilonText(epsilon)} for everything you send (smaller is more private).`;
+  const numbers = m === 1 ? t("your number") : t("your numbers");
+  const what = { 1: numbers, 2: m === 1 ? t("your number squared") : t("your numbers squared") };
+  const figure = t("Privacy level: {epsilon} for everything you send (smaller is more private).", { epsilon: epsilonText(epsilon) });
   const overview = [];
-  overview.push(`Your browser picks at random ONE of three things to send, disguised: your answer to ${cls} (a ${percent(prior)} chance), ${numbers} (a ${percent(mean)} chance), or ${numbers} squared (a ${percent(square)} chance). Nothing else is sent.`);
+  const chance = (x) => t("a {percent} chance", { percent: percent(x) });
+  overview.push(t("Your browser picks at random ONE of three things to send, disguised: your answer to {question} ({prior}), {numbers} ({mean}), or {squared} ({square}). Nothing else is sent.",
+    { question: cls, prior: chance(prior), numbers, mean: chance(mean), squared: what[2], square: chance(square) }));
   overview.push(protocol.projection
-    ? `Your numeric answers are first combined into ${m} published combination${m === 1 ? "" : "s"} (a projection), each put on a scale from −1 to 1 between its published limits (a value beyond a limit counts as the limit).`
-    : `Each number is first put on a scale from −1 (the question's lowest value) to 1 (its highest); a number beyond a limit counts as the limit.`);
-  overview.push(`The numbers sit in a table with one column per answer to ${cls} (${k} columns): yours go in the column of your answer, zeros in the others, so the disguise hides your answer to ${cls} as well.`);
+    ? (m === 1
+      ? t("Your numeric answers are first combined into 1 published combination (a projection), put on a scale from −1 to 1 between its published limits (a value beyond a limit counts as the limit).")
+      : t("Your numeric answers are first combined into {m} published combinations (a projection), each put on a scale from −1 to 1 between its published limits (a value beyond a limit counts as the limit).", { m }))
+    : t("Each number is first put on a scale from −1 (the question's lowest value) to 1 (its highest); a number beyond a limit counts as the limit."));
+  overview.push(t("The numbers sit in a table with one column per answer to {question} ({k} columns): yours go in the column of your answer, zeros in the others, so the disguise hides your answer to {question} as well.", { question: cls, k }));
   const grid = params.grid && Number.isInteger(1 / params.grid) ? `1/${1 / params.grid}` : fig(params.grid ?? 0);
-  const noise = `each entry rounded at random to a multiple of ${grid} and given random noise (Laplace noise of scale ${fig(params.laplace_scale ?? 0)}, so typically about ${fig(params.laplace_scale ?? 0)} away from the exact value, on a scale where your numbers lie between −1 and 1)`;
+  const noise = t("each entry rounded at random to a multiple of {grid} and given random noise (Laplace noise of scale {scale}, so typically about {scale} away from the exact value, on a scale where your numbers lie between −1 and 1)",
+    { grid, scale: fig(params.laplace_scale ?? 0) });
   const e = Math.exp(params.epsilon);
-  const onebit = `sent as a single +1 or −1: +1 with a ${percent(1 / (e + 1))} chance when the entry is −1, rising to ${percent(e / (e + 1))} when it is 1 (50 % when it is 0)`;
-  const when = `When ${numbers} ${m === 1 ? "is" : "are"} the thing sent`;
-  if (params.approach === 1) overview.push(`${when}, the whole table is sent, ${noise}.`);
-  else if (params.approach === 3) overview.push(m === 1 ? `${when}, its row of the table is sent, ${noise}.` : `${when}, only one of them, picked at random (which one is visible in the message), is sent: its row of the table, ${noise}.`);
-  else overview.push(`${when}, only one entry of the table, picked at random (which one is visible in the message), is ${onebit}.`);
-  overview.push(`When your answer to ${cls} is the thing sent (${k} possible values): ${lowerFirst(oracles.describe(params.prior_oracle))}`);
-  overview.push(`This gives ${epsilonText(epsilon)} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.`);
+  const onebit = t("sent as a single +1 or −1: +1 with a {low} chance when the entry is −1, rising to {high} when it is 1 (50 % when it is 0)",
+    { low: percent(1 / (e + 1)), high: percent(e / (e + 1)) });
+  if (params.approach === 1) {
+    overview.push(m === 1 ? t("When your number is the thing sent, the whole table is sent, {noise}.", { noise })
+      : t("When your numbers are the thing sent, the whole table is sent, {noise}.", { noise }));
+  } else if (params.approach === 3) {
+    overview.push(m === 1 ? t("When your number is the thing sent, its row of the table is sent, {noise}.", { noise })
+      : t("When your numbers are the thing sent, only one of them, picked at random (which one is visible in the message), is sent: its row of the table, {noise}.", { noise }));
+  } else {
+    overview.push(m === 1 ? t("When your number is the thing sent, only one entry of the table, picked at random (which one is visible in the message), is {onebit}.", { onebit })
+      : t("When your numbers are the thing sent, only one entry of the table, picked at random (which one is visible in the message), is {onebit}.", { onebit }));
+  }
+  overview.push(t("When your answer to {question} is the thing sent ({k} possible values): {disguise}",
+    { question: cls, k, disguise: lowerFirst(oracles.describe(params.prior_oracle)) }));
+  overview.push(t("This gives {epsilon} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.", { epsilon: epsilonText(epsilon) }));
   const validation = ldpValidationOverview(protocol, questions);
   if (validation) overview.push(validation);
 
@@ -93,22 +108,34 @@ export function describe(protocol, privacy, questions = []) {
     const report = body.report;
     if (report.validation) return [ldpValidationWords(protocol, questions, report.validation.version)];
     const out = [];
-    const groupKey = `“group” says which of the three your browser chose (0: your answer to ${cls}; 1: ${numbers}; 2: ${numbers} squared).`;
+    const groupKey = t("“group” says which of the three your browser chose (0: your answer to {question}; 1: {numbers}; 2: {squared}).",
+      { question: cls, numbers, squared: what[2] });
     if (report.group === 0) {
-      out.push(`This is the complete message that will be sent. Your browser chose, at random, to send your answer to ${cls} (one of ${k} possible values); none of your numbers is in it.`);
-      out.push(`How it is disguised: ${lowerFirst(oracles.describe(params.prior_oracle))}`);
+      out.push(t("This is the complete message that will be sent. Your browser chose, at random, to send your answer to {question} (one of {k} possible values); none of your numbers is in it.", { question: cls, k }));
+      out.push(t("How it is disguised: {disguise}", { disguise: lowerFirst(oracles.describe(params.prior_oracle)) }));
     } else if (params.approach === 1) {
-      out.push(`This is the complete message that will be sent. Your browser chose, at random, to send ${what[report.group]}: the whole table (${m} row${m === 1 ? "" : "s"} of ${k}), ${noise}.`);
+      out.push(m === 1
+        ? t("This is the complete message that will be sent. Your browser chose, at random, to send {what}: the whole table (1 row of {k}), {noise}.", { what: what[report.group], k, noise })
+        : t("This is the complete message that will be sent. Your browser chose, at random, to send {what}: the whole table ({m} rows of {k}), {noise}.", { what: what[report.group], m, k, noise }));
     } else if (params.approach === 3) {
       const [attr] = report.report;
-      const one = `${answerTo(protocol, questions, params.attributes[attr].name)}${report.group === 2 ? ", squared" : ""}`;
-      out.push(`This is the complete message that will be sent. Your browser chose, at random, to send ${m === 1 ? one : `${what[report.group]}, and of them only ${one}`}: its row of the table (${k} entries), ${noise}.${m > 1 && !protocol.projection ? " Your other numbers are not in it." : ""}`);
+      const part = answerTo(protocol, questions, params.attributes[attr].name);
+      const one = report.group === 2 ? t("{part}, squared", { part }) : part;
+      out.push(m === 1
+        ? t("This is the complete message that will be sent. Your browser chose, at random, to send {one}: its row of the table ({k} entries), {noise}.", { one, k, noise })
+        : t("This is the complete message that will be sent. Your browser chose, at random, to send {what}, and of them only {one}: its row of the table ({k} entries), {noise}.{others}",
+          { what: what[report.group], one, k, noise, others: protocol.projection ? "" : ` ${t("Your other numbers are not in it.")}` }));
     } else {
       const [j] = report.report;
       const attr = Math.floor(j / k), c = j % k;
-      out.push(`This is the complete message that will be sent. Your browser chose, at random, to send ${what[report.group]}, and of the table only one entry: the one for ${answerTo(protocol, questions, params.attributes[attr].name)} in the column of the answer ${classLabel(questions, protocol.class.name, c)} to ${cls} (it holds your scaled number${report.group === 2 ? " squared" : ""} if that is your answer, 0 otherwise), ${onebit}.`);
+      out.push(t("This is the complete message that will be sent. Your browser chose, at random, to send {what}, and of the table only one entry: the one for {part} in the column of the answer {label} to {question} ({holds}), {onebit}.", {
+        what: what[report.group], part: answerTo(protocol, questions, params.attributes[attr].name),
+        label: classLabel(questions, protocol.class.name, c), question: cls, onebit,
+        holds: report.group === 2 ? t("it holds your scaled number squared if that is your answer, 0 otherwise")
+          : t("it holds your scaled number if that is your answer, 0 otherwise"),
+      }));
     }
-    out.push(`${groupKey} What is sent may reflect your true answers, but nobody can be sure that it does.`);
+    out.push(t("{key} What is sent may reflect your true answers, but nobody can be sure that it does.", { key: groupKey }));
     return out;
   }
   return { figure, overview, review };
@@ -120,25 +147,35 @@ export function summarize(report, protocol, questions = []) {
   const params = protocol.ldp;
   const cls = questionText(questions, protocol.class.name);
   const k = params.classes, m = params.attributes.length;
-  const of = `Of your ${answerCount(protocol)}`;
+  const answers = answerCount(protocol);
   if (report.group === 0) {
     const valueText = (v) => answerText(protocol, questions, protocol.class.name, v);
-    return `${of}, only your answer to ${cls} — chosen at random — is sent, in disguise, as ${oracles.summarize(params.prior_oracle, report.report, valueText)}. None of your numbers is sent.`;
+    return t("Of your {answers}, only your answer to {question} — chosen at random — is sent, in disguise, as {report}. None of your numbers is sent.",
+      { answers, question: cls, report: oracles.summarize(params.prior_oracle, report.report, valueText) });
   }
-  const numbers = m === 1 ? "your number" : "your numbers";
-  const squared = report.group === 2 ? " squared" : "";
-  const table = `a table with one column per answer to ${cls} (${m === 1 ? "your number" : "your numbers"}${squared} in the column of your answer, zeros elsewhere)`;
-  const scaled = `put on a scale from −1 to 1${squared ? ", then squared," : ""}`;
-  const noisy = "each entry with random noise added, so it may reflect your true answers, but nobody can be sure that it does";
+  const squared = report.group === 2;
+  const numbers = squared ? (m === 1 ? t("your number squared") : t("your numbers squared")) : (m === 1 ? t("your number") : t("your numbers"));
+  const table = t("a table with one column per answer to {question} ({numbers} in the column of your answer, zeros elsewhere)", { question: cls, numbers });
+  const scaled = squared ? t("put on a scale from −1 to 1, then squared,") : t("put on a scale from −1 to 1");
+  const noisy = t("each entry with random noise added, so it may reflect your true answers, but nobody can be sure that it does");
   if (params.approach === 1) {
-    return `${of}, only ${numbers}${squared} — chosen at random — ${m === 1 ? "is" : "are"} sent: ${scaled} and placed in ${table}; the whole table is sent, ${noisy}. Nothing else is sent.`;
+    return m === 1
+      ? t("Of your {answers}, only {numbers} — chosen at random — is sent: {scaled} and placed in {table}; the whole table is sent, {noisy}. Nothing else is sent.", { answers, numbers, scaled, table, noisy })
+      : t("Of your {answers}, only {numbers} — chosen at random — are sent: {scaled} and placed in {table}; the whole table is sent, {noisy}. Nothing else is sent.", { answers, numbers, scaled, table, noisy });
   }
   if (params.approach === 3) {
     const one = answerTo(protocol, questions, params.attributes[report.report[0]].name);
-    return `${of}, only ${m === 1 ? `${one} — chosen at random —` : `one of your numbers, chosen at random (here ${one}),`} is sent: ${scaled} and placed in the column of your answer to ${cls} in a row of ${k} (zeros elsewhere), ${noisy}. Nothing else is sent.`;
+    const vars = { answers, one, scaled, question: cls, k, noisy };
+    return m === 1
+      ? t("Of your {answers}, only {one} — chosen at random — is sent: {scaled} and placed in the column of your answer to {question} in a row of {k} (zeros elsewhere), {noisy}. Nothing else is sent.", vars)
+      : t("Of your {answers}, only one of your numbers, chosen at random (here {one}), is sent: {scaled} and placed in the column of your answer to {question} in a row of {k} (zeros elsewhere), {noisy}. Nothing else is sent.", vars);
   }
   const [j, bit] = report.report;
   const attr = Math.floor(j / k), c = j % k;
-  const entry = `${answerTo(protocol, questions, params.attributes[attr].name)} (${scaled.replace(/,$/, "")}) if your answer to ${cls} is ${codeText(protocol, questions, protocol.class.name, c)}, 0 otherwise`;
-  return `${of}, only a single ${bit > 0 ? "+1" : "−1"} is sent, about one entry, picked at random, of ${table}: here the entry that holds ${entry}. The sign is drawn at random, +1 being the more likely the higher that entry is (50 % when it is 0), so it may or may not reflect your answers. Nothing else is sent.`;
+  const entry = t("{part} ({scaled}) if your answer to {question} is {answer}, 0 otherwise", {
+    part: answerTo(protocol, questions, params.attributes[attr].name), scaled: scaled.replace(/,$/, ""), question: cls,
+    answer: codeText(protocol, questions, protocol.class.name, c),
+  });
+  return t("Of your {answers}, only a single {sign} is sent, about one entry, picked at random, of {table}: here the entry that holds {entry}. The sign is drawn at random, +1 being the more likely the higher that entry is (50 % when it is 0), so it may or may not reflect your answers. Nothing else is sent.",
+    { answers, sign: bit > 0 ? "+1" : "−1", table, entry });
 }

@@ -2,6 +2,7 @@
 // Input 0 is the class (value c); input i + 1 is feature i jointly encoded as a·k + c.
 // One-report: draw the input by the published assignment CDF, report it with the full ε.
 // Split: report every input, in order, each with ε/(m+1).
+import { t } from "./i18n.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
 import { answerCount, answerText, binsText, epsilonText, answerTo, figure as fig, ldpValidationOverview,
@@ -25,13 +26,14 @@ export function perturb(params, codes, classCode, rng) {
 /** Input j in words: the class answer alone (j = 0), or feature j − 1 together with the class answer. */
 function partText(protocol, questions, j) {
   const cls = questionText(questions, protocol.class.name);
-  if (j === 0) return `your answer to ${cls}`;
-  return `${answerTo(protocol, questions, protocol.features[j - 1].name)} together with your answer to ${cls}`;
+  if (j === 0) return t("your answer to {question}", { question: cls });
+  return t("{part} together with your answer to {question}", { part: answerTo(protocol, questions, protocol.features[j - 1].name), question: cls });
 }
 
 function chances(values) {
   const lo = Math.min(...values), hi = Math.max(...values);
-  return hi - lo < 1e-12 ? `${percent(lo)} each` : `between ${percent(lo)} and ${percent(hi)}, depending on the question`;
+  return hi - lo < 1e-12 ? t("{percent} each", { percent: percent(lo) })
+    : t("between {low} and {high}, depending on the question", { low: percent(lo), high: percent(hi) });
 }
 
 /** Respondent-facing texts for a discrete LDP Naive Bayes survey (SPEC §3–§4: one-report or split), true for the
@@ -42,19 +44,31 @@ export function describe(protocol, privacy, questions = []) {
   const epsilon = params.epsilon ?? (privacy && privacy.epsilon_per_respondent);
   const cls = questionText(questions, protocol.class.name);
   const n = params.inputs.length;
-  const figure = `Privacy level: ${epsilonText(epsilon)} for everything you send (smaller is more private).`;
+  const figure = t("Privacy level: {epsilon} for everything you send (smaller is more private).", { epsilon: epsilonText(epsilon) });
   const overview = [];
   if (params.strategy === "one-report") {
-    overview.push(`Your browser picks ONE part of your answers at random and sends only that part, disguised; none of your other answers is sent. The part is either your answer to ${cls} alone (a ${percent(params.assignment[0])} chance), or your answer to one other question together with your answer to ${cls} (${n - 1} such parts, a chance of ${chances(params.assignment.slice(1))}).`);
-    overview.push(`The part is disguised in your browser before it is sent; how depends on the part. For example, your answer to ${cls} alone has ${params.inputs[0].domain} possible values. ${oracles.describe(params.inputs[0])} The last step shows the exact disguise of the part chosen.`);
+    overview.push(t("Your browser picks ONE part of your answers at random and sends only that part, disguised; none of your other answers is sent. The part is either your answer to {question} alone (a {chance} chance), or your answer to one other question together with your answer to {question} ({parts} such parts, a chance of {chances}).",
+      { question: cls, chance: percent(params.assignment[0]), parts: n - 1, chances: chances(params.assignment.slice(1)) }));
+    if (params.allocation === "adaptive") {
+      overview.push({
+        model: t("These chances are set each day (UTC) from the newest model published before that day, so that more people answer where the model needs it most; they are the same for everyone that day and do not depend on your answers."),
+        sample: t("Until the survey's first model, these chances are set from a public sample of example answers, so that more people answer where the model will need it most; they are the same for everyone that day and do not depend on your answers."),
+      }[params.assignment_source] || t("Until the survey's first model every part has the same chance; after that, the chances are set each day (UTC) from the newest model, the same for everyone that day and independent of your answers."));
+    }
+    overview.push(t("The part is disguised in your browser before it is sent; how depends on the part. For example, your answer to {question} alone has {domain} possible values. {disguise} The last step shows the exact disguise of the part chosen.",
+      { question: cls, domain: params.inputs[0].domain, disguise: oracles.describe(params.inputs[0]) }));
   } else {
     const eps = params.inputs.map((input) => input.epsilon);
     const lo = Math.min(...eps), hi = Math.max(...eps);
-    overview.push(`Your browser sends every one of your answers, in ${n} parts, each disguised separately: your answer to ${cls} alone, and your answer to each other question together with your answer to ${cls}.`);
-    overview.push(`The privacy budget (${epsilonText(epsilon)}) is shared among the parts (${hi - lo < 1e-12 ? `ε = ${fig(lo)} each` : `ε between ${fig(lo)} and ${fig(hi)}`}). Your answer to ${cls} is in every part, so for that answer the whole ${epsilonText(epsilon)} counts.`);
-    overview.push(`How a part is disguised depends on it. For example, your answer to ${cls} alone has ${params.inputs[0].domain} possible values. ${oracles.describe(params.inputs[0])} The last step shows the exact disguise of every part.`);
+    overview.push(t("Your browser sends every one of your answers, in {n} parts, each disguised separately: your answer to {question} alone, and your answer to each other question together with your answer to {question}.", { n, question: cls }));
+    overview.push(t("The privacy budget ({epsilon}) is shared among the parts ({shares}). Your answer to {question} is in every part, so for that answer the whole {epsilon} counts.", {
+      epsilon: epsilonText(epsilon), question: cls,
+      shares: hi - lo < 1e-12 ? t("ε = {epsilon} each", { epsilon: fig(lo) }) : t("ε between {low} and {high}", { low: fig(lo), high: fig(hi) }),
+    }));
+    overview.push(t("How a part is disguised depends on it. For example, your answer to {question} alone has {domain} possible values. {disguise} The last step shows the exact disguise of every part.",
+      { question: cls, domain: params.inputs[0].domain, disguise: oracles.describe(params.inputs[0]) }));
   }
-  overview.push(`This gives ${epsilonText(epsilon)} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.`);
+  overview.push(t("This gives {epsilon} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.", { epsilon: epsilonText(epsilon) }));
   if (privacy && privacy.epsilon_note) overview.push(`${privacy.epsilon_note}.`);  // e.g. SHE/THE's bounded noise
   const bins = binsText(protocol);
   if (bins) overview.push(bins);
@@ -67,15 +81,19 @@ export function describe(protocol, privacy, questions = []) {
     if (params.strategy === "one-report") {
       const j = report.input, input = params.inputs[j];
       return [
-        `This is the complete message that will be sent. Your browser chose, at random, to send the part numbered ${j}: ${partText(protocol, questions, j)} (one of ${input.domain} possible values). None of your other answers is in it.`,
-        `How it is disguised: ${lowerFirst(oracles.describe(input))}`,
-        `In the message, “input” is the number of the part chosen and “report” is ${oracles.describeWire(input)}. It may reflect your true answer, but nobody can be sure that it does.`,
+        t("This is the complete message that will be sent. Your browser chose, at random, to send the part numbered {j}: {part} (one of {domain} possible values). None of your other answers is in it.",
+          { j, part: partText(protocol, questions, j), domain: input.domain }),
+        t("How it is disguised: {disguise}", { disguise: lowerFirst(oracles.describe(input)) }),
+        t("In the message, “input” is the number of the part chosen and “report” is {wire}. It may reflect your true answer, but nobody can be sure that it does.", { wire: oracles.describeWire(input) }),
       ];
     }
     return [
-      `This is the complete message that will be sent: under “reports”, one disguised part for each of your answers, in this order (${epsilonText(epsilon)} in total):`,
-      params.inputs.map((input, j) => `${partText(protocol, questions, j)} (${input.domain} possible values, ε = ${fig(input.epsilon)}): ${lowerFirst(oracles.describe(input))} Sent as ${oracles.describeWire(input)}.`),
-      "Each part may reflect your true answers, but nobody can be sure that it does.",
+      t("This is the complete message that will be sent: under “reports”, one disguised part for each of your answers, in this order ({epsilon} in total):", { epsilon: epsilonText(epsilon) }),
+      params.inputs.map((input, j) => t("{part} ({domain} possible values, ε = {epsilon}): {disguise} Sent as {wire}.", {
+        part: partText(protocol, questions, j), domain: input.domain, epsilon: fig(input.epsilon),
+        disguise: lowerFirst(oracles.describe(input)), wire: oracles.describeWire(input),
+      })),
+      t("Each part may reflect your true answers, but nobody can be sure that it does."),
     ];
   }
   return { figure, overview, review };
@@ -86,7 +104,7 @@ function valueText(protocol, questions, j) {
   const k = protocol.ldp.classes, cls = protocol.class.name;
   if (j === 0) return (v) => answerText(protocol, questions, cls, v);
   const feature = protocol.features[j - 1].name;
-  return (v) => `${answerText(protocol, questions, feature, Math.floor(v / k))} with ${answerText(protocol, questions, cls, v % k)}`;
+  return (v) => t("{answer} with {classAnswer}", { answer: answerText(protocol, questions, feature, Math.floor(v / k)), classAnswer: answerText(protocol, questions, cls, v % k) });
 }
 
 /** The review step's plain summary of ``report`` (what this message says), true for the protocol as served. */
@@ -96,9 +114,15 @@ export function summarize(report, protocol, questions = []) {
   const cls = questionText(questions, protocol.class.name);
   if (params.strategy === "one-report") {
     const j = report.input;
-    return `Of your ${answerCount(protocol)}, one part — chosen at random: ${partText(protocol, questions, j)} — is sent in disguise, as ${oracles.summarize(params.inputs[j], report.report, valueText(protocol, questions, j))}. None of your other answers is sent.`;
+    return t("Of your {answers}, one part — chosen at random: {part} — is sent in disguise, as {report}. None of your other answers is sent.", {
+      answers: answerCount(protocol), part: partText(protocol, questions, j),
+      report: oracles.summarize(params.inputs[j], report.report, valueText(protocol, questions, j)),
+    });
   }
   const n = params.inputs.length;
-  const pairs = protocol.projection ? "one other answer of yours (or a published combination of your numbers)" : "your answer to one other question";
-  return `All of your ${answerCount(protocol)} are sent, in ${n} parts, each disguised separately: your answer to ${cls} alone, and ${n - 1} part${n - 1 === 1 ? "" : "s"} pairing your answer to ${cls} with ${pairs}. Each part may reflect your true answers, but nobody can be sure that it does; the list below says how each is disguised.`;
+  const pairs = protocol.projection ? t("one other answer of yours (or a published combination of your numbers)") : t("your answer to one other question");
+  const vars = { answers: answerCount(protocol), n, m: n - 1, question: cls, pairs };
+  return n - 1 === 1
+    ? t("All of your {answers} are sent, in {n} parts, each disguised separately: your answer to {question} alone, and {m} part pairing your answer to {question} with {pairs}. Each part may reflect your true answers, but nobody can be sure that it does; the list below says how each is disguised.", vars)
+    : t("All of your {answers} are sent, in {n} parts, each disguised separately: your answer to {question} alone, and {m} parts pairing your answer to {question} with {pairs}. Each part may reflect your true answers, but nobody can be sure that it does; the list below says how each is disguised.", vars);
 }

@@ -7,10 +7,13 @@
 // the finished credential {value, signature, key_id}, so that a retry sends the same report with the same
 // credential and never needs the token again. It is bound to
 //   - the survey (its key),
-//   - the protocol version: SHA-256 of the JSON of "protocol" as served by GET /api/surveys/<slug>/protocol/;
+//   - the protocol version: SHA-256 of the JSON of "protocol" as served by GET /api/surveys/<slug>/protocol/
+//     (under adaptive allocation without the day's assignment: protocolVersion);
 // a memo for another version is deleted, never sent. It is written when the respondent presses "Send", deleted as
 // soon as the server answers 201 or refuses the report for good, and expires after MEMO_DAYS.
 // docs/verify-randomizer.md ("What your browser keeps") states the same for respondents.
+
+import { t } from "./i18n.mjs";
 
 export const MEMO_DAYS = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -22,8 +25,14 @@ async function sha256Hex(text) {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The protocol version the memo is bound to: SHA-256 (hex) of JSON.stringify(protocol). */
+/** The protocol version the memo is bound to: SHA-256 (hex) of JSON.stringify(protocol) — under adaptive
+ * allocation without the day's assignment of respondents to parts (assignment, assignment_cdf, assignment_source),
+ * which changes from day to day while the randomization stays the same: the server takes a report of any part. */
 export function protocolVersion(protocol) {
+  if (protocol && protocol.ldp && protocol.ldp.allocation === "adaptive") {
+    const { assignment, assignment_cdf: cdf, assignment_source: source, ...ldp } = protocol.ldp;
+    return sha256Hex(JSON.stringify({ ...protocol, ldp }));
+  }
   return sha256Hex(JSON.stringify(protocol));
 }
 
@@ -112,24 +121,31 @@ export function clear(storage, bind) {
 /** What the page says this browser keeps, for a binding (or null: nothing can be kept). */
 export function words(bind) {
   if (!bind) {
-    return "What this browser keeps: nothing. It cannot store a copy of the randomized report here, so if sending fails, trying again sends a freshly randomized report.";
+    return t("What this browser keeps: nothing. It cannot store a copy of the randomized report here, so if sending fails, trying again sends a freshly randomized report.");
   }
-  return `What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report${bind.invited ? " and the credential that goes with it" : ""}, never your true answers — in this site's local storage, tied to this survey's current settings.${bind.invited ? " The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that the report cannot be tied to your invitation; the invitation code itself is never kept, and once redeemed it is not needed again." : ""} It is kept so that, if sending fails (for example the network drops), trying again sends that same report rather than a freshly randomized one, which would tell more about your answers if the first one did arrive. The copy is deleted as soon as the report is received or refused, when the survey's settings change, or after ${MEMO_DAYS} days; clearing this site's data in your browser deletes it too.`;
+  const days = { days: MEMO_DAYS };
+  return [
+    bind.invited
+      ? t("What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report and the credential that goes with it, never your true answers — in this site's local storage, tied to this survey's current settings.")
+      : t("What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report, never your true answers — in this site's local storage, tied to this survey's current settings."),
+    ...(bind.invited ? [t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that the report cannot be tied to your invitation; the invitation code itself is never kept, and once redeemed it is not needed again.")] : []),
+    t("It is kept so that, if sending fails (for example the network drops), trying again sends that same report rather than a freshly randomized one, which would tell more about your answers if the first one did arrive. The copy is deleted as soon as the report is received or refused, when the survey's settings change, or after {days} days; clearing this site's data in your browser deletes it too.", days),
+  ].join(" ");
 }
 
 const DISCARDED = {
-  version: "was made for an earlier version of this survey's settings",
-  expired: `was older than ${MEMO_DAYS} days`,
-  unreadable: "could not be read",
+  version: () => t("A randomized report kept in this browser from an earlier visit was made for an earlier version of this survey's settings: it has been deleted and will not be sent."),
+  expired: () => t("A randomized report kept in this browser from an earlier visit was older than {days} days: it has been deleted and will not be sent.", { days: MEMO_DAYS }),
+  unreadable: () => t("A randomized report kept in this browser from an earlier visit could not be read: it has been deleted and will not be sent."),
 };
 
 /** The notice when a memo was just deleted because it no longer applies. */
 export function discardedWords(reason) {
-  return `A randomized report kept in this browser from an earlier visit ${DISCARDED[reason]}: it has been deleted and will not be sent.`;
+  return DISCARDED[reason]();
 }
 
 /** The notice when a kept memo will be offered for sending again. */
 export function keptWords(memo) {
   const saved = new Date(memo.saved).toISOString().slice(0, 16).replace("T", " ");
-  return `Your browser kept the randomized report of an earlier attempt to send it (saved ${saved} UTC), which may not have arrived. It is shown below and, if you send it, exactly the same report is sent again. You can delete it and answer afresh instead — but if the first attempt did arrive, a second, freshly randomized report would tell more about your answers.`;
+  return t("Your browser kept the randomized report of an earlier attempt to send it (saved {saved} UTC), which may not have arrived. It is shown below and, if you send it, exactly the same report is sent again. You can delete it and answer afresh instead — but if the first attempt did arrive, a second, freshly randomized report would tell more about your answers.", { saved });
 }

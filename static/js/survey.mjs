@@ -9,21 +9,16 @@
 // request, so the server never sees the token and the report together. One click; the token stays in this page.
 import { finishCredential, keyIdOf, startCredential } from "./credentials/blind.mjs";
 import { asksPersonal, describe, summarize } from "./explain.mjs";
+import * as fields from "./fields.mjs";
+import { el } from "./fields.mjs";
+import { t } from "./i18n.mjs";
 import * as memos from "./memo.mjs";
 import { respond } from "./protocol.mjs";
+import { featureCode, featureSource } from "./questions.mjs";
 import { ByteSource } from "./random.mjs";
 
 const app = document.getElementById("survey-app");
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "text") node.textContent = value;
-    else if (value !== false && value !== undefined && value !== null) node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
 
 /** Text blocks (mechanism describe()): a string is a paragraph, an array a list. */
 function blocks(items, attrs = {}) {
@@ -66,8 +61,9 @@ function questionField(q, index) {
       "aria-describedby": help ? `${id}-help` : null, "data-question": q.name,
     });
     return el("div", { class: "question" },
-      el("label", { for: id, text: `${q.text} (${q.low} to ${q.high})` }), help, input);
+      el("label", { for: id, text: t("{text} ({low} to {high})", { text: q.text, low: q.low, high: q.high }) }), help, input);
   }
+  if (fields.handles(q)) return fields.field(q, id, help);  // a dropdown, a scale or select all that apply
   const fieldset = el("fieldset", { class: "question", "data-question": q.name },
     el("legend", { text: q.text }), help);
   appendChoices(fieldset, q.labels, id);
@@ -79,34 +75,35 @@ function personalField(q, index) {
   const id = `p${index}`;
   const fieldset = el("fieldset", { class: "question personal" },
     el("legend", { text: q.personal_text }),
-    el("p", { class: "help", text: "An unrelated question: your browser may send this answer instead of the one above." }));
+    el("p", { class: "help", text: t("An unrelated question: your browser may send this answer instead of the one above.") }));
   appendChoices(fieldset, q.labels, id);
   return fieldset;
 }
 
 function readPersonal(q, index) {
   const checked = [...document.querySelectorAll(`input[data-group="p${index}"]`)].find((r) => r.checked);
-  return checked ? { value: Number.parseInt(checked.value, 10) } : { error: `Please answer “${q.personal_text}”.` };
+  return checked ? { value: Number.parseInt(checked.value, 10) } : { error: t("Please answer “{text}”.", { text: q.personal_text }) };
 }
 
 function readAnswer(q, index) {
   if (q.kind === "numeric") {
     const input = document.getElementById(`q${index}`);
     const value = Number.parseFloat(input.value);
-    if (!Number.isFinite(value)) return { error: `Please answer “${q.text}” with a number.` };
-    if (value < q.low || value > q.high) return { error: `“${q.text}” must be between ${q.low} and ${q.high}.` };
+    if (!Number.isFinite(value)) return { error: t("Please answer “{text}” with a number.", { text: q.text }) };
+    if (value < q.low || value > q.high) return { error: t("“{text}” must be between {low} and {high}.", { text: q.text, low: q.low, high: q.high }) };
     return { value };
   }
+  if (fields.handles(q)) return fields.read(q, `q${index}`);
   const checked = [...document.querySelectorAll(`input[data-group="q${index}"]`)].find((r) => r.checked);
-  if (!checked) return { error: `Please answer “${q.text}”.` };
+  if (!checked) return { error: t("Please answer “{text}”.", { text: q.text }) };
   return { value: Number.parseInt(checked.value, 10) };
 }
 
-/** The element that carries a question's invalid state (a numeric input or a radio group's fieldset), from the
- * id of its answer field (``q3``, ``p3``). */
+/** The element that carries a question's invalid state (a numeric input, a dropdown, or the fieldset of a group of
+ * radio buttons or check boxes), from the id of its answer field (``q3``, ``p3``). */
 function questionOf(fieldId) {
   const field = document.getElementById(fieldId) || document.querySelector(`input[data-group="${fieldId}"]`);
-  return field.type === "number" ? field : field.closest("fieldset");
+  return field.type === "number" || field.tagName === "SELECT" ? field : field.closest("fieldset");
 }
 
 /** Mark one question invalid: aria-invalid, and the message beside it, tied by aria-describedby. */
@@ -135,29 +132,31 @@ function clearInvalid(fieldId) {
 function bringTo(fieldId) {
   const target = questionOf(fieldId);
   target.closest(".question").scrollIntoView({ block: "start" });
-  const field = target.type === "number" ? target
-    : target.querySelector("input:checked") || target.querySelector("input[type=radio]");
+  const field = target.type === "number" || target.tagName === "SELECT" ? target
+    : target.querySelector("input:checked") || target.querySelector("input");
   field.focus({ preventScroll: true });
 }
 
 async function main() {
   const { slug, protocolUrl, reportUrl, redeemUrl, thanksUrl } = app.dataset;
   const token = app.dataset.token || null;
+  // A designer's preview (survey_app/views.py, survey_preview): the same page, which keeps nothing and sends nothing.
+  const preview = app.dataset.preview === "true";
   let source;
   try {
     source = new ByteSource();
   } catch (error) {
-    fail("Your browser cannot produce secure random numbers (crypto.getRandomValues), so the survey cannot randomize your answers. Nothing will be sent.");
+    fail(t("Your browser cannot produce secure random numbers (crypto.getRandomValues), so the survey cannot randomize your answers. Nothing will be sent."));
     return;
   }
   const response = await fetch(protocolUrl, { headers: { Accept: "application/json" } });
   if (!response.ok) {
-    fail(response.status === 410 ? "This survey is closed." : "The survey could not be loaded. Please try again later.");
+    fail(response.status === 410 ? t("This survey is closed.") : t("The survey could not be loaded. Please try again later."));
     return;
   }
   const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey } = await response.json();
   if (surveyKey && (await keyIdOf(surveyKey.spki)) !== surveyKey.key_id) {
-    fail("The survey's key does not match its published fingerprint, so your invitation will not be used and nothing will be sent. Please tell the survey's organiser.");
+    fail(t("The survey's key does not match its published fingerprint, so your invitation will not be used and nothing will be sent. Please tell the survey's organiser."));
     return;
   }
   // LDP validation share: every browser fetches the public model (so the download reveals nothing); one drawn into
@@ -183,11 +182,11 @@ async function main() {
     if (fieldId && document.getElementById(`${fieldId}-error`)) clearInvalid(fieldId);
   });
   const steps = pages.length + 1;  // the pages of questions, then the review
-  const progress = el("progress", { max: steps, value: 1, "aria-label": "Progress" });
+  const progress = el("progress", { max: steps, value: 1, "aria-label": t("Progress") });
   const status = el("p", { class: "progress-text", "aria-live": "polite" });
   const errors = el("div", { class: "errors", role: "alert" });
   const pageNodes = pages.map(([title, qs], p) => {
-    const node = el("section", { class: "page", hidden: p !== 0, "aria-label": title || `Part ${p + 1}` });
+    const node = el("section", { class: "page", hidden: p !== 0, "aria-label": title || t("Part {n}", { n: p + 1 }) });
     if (title) node.append(el("h2", { text: title }));
     for (const q of qs) {
       node.append(questionField(q, questions.indexOf(q)));
@@ -195,15 +194,15 @@ async function main() {
     }
     return node;
   });
-  const review = el("section", { class: "page review", hidden: true, "aria-label": "Review what will be sent" });
+  const review = el("section", { class: "page review", hidden: true, "aria-label": t("Review what will be sent") });
   const nav = el("div", { class: "nav" });
-  const back = el("button", { type: "button", class: "secondary", text: "Back" });
-  const next = el("button", { type: "submit", text: "Next" });
+  const back = el("button", { type: "button", class: "secondary", text: t("Back") });
+  const next = el("button", { type: "submit", text: t("Next") });
   nav.append(back, next);
   const words = describe(protocol, privacy, questions);
   const figure = el("p", { id: "privacy-figure", class: "privacy-figure", text: words.figure });
   // The "How your answers stay private" box of the template: the mechanism's own overview and what is kept.
-  const storage = (() => { try { return window.localStorage; } catch { return null; } })();
+  const storage = preview ? null : (() => { try { return window.localStorage; } catch { return null; } })();
   const bind = await memos.binding(slug, protocol, Boolean(surveyKey), storage);
   const mechanismBox = document.getElementById("mechanism-words");
   if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
@@ -232,12 +231,14 @@ async function main() {
     pageNodes.forEach((node, i) => { node.hidden = i !== p; });
     review.hidden = p !== pages.length;
     back.hidden = p === 0 || (memo !== null && p === pages.length);
-    next.textContent = p === pages.length ? "Send the randomized report" : p === pages.length - 1 ? "Review what will be sent" : "Next";
+    next.textContent = p === pages.length ? t("Send the randomized report") : p === pages.length - 1 ? t("Review what will be sent") : t("Next");
+    next.disabled = preview && p === pages.length;  // a preview's review step: the button that would send, disabled
+    if (next.disabled) next.textContent = t("Preview: nothing is sent");
     progress.value = p + 1;
-    status.textContent = p === pages.length ? `Step ${steps} of ${steps}: check what leaves your browser.`
-      : `Step ${p + 1} of ${steps}: ${pages[p][0] || "the questions"}`;
+    status.textContent = p === pages.length ? t("Step {n} of {total}: check what leaves your browser.", { n: steps, total: steps })
+      : t("Step {n} of {total}: {title}", { n: p + 1, total: steps, title: pages[p][0] || t("the questions") });
     // The review starts with its heading (focusable by script only), so a second Enter does not send at once.
-    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector("input");
+    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector("input, select");
     if (focusable) focusable.focus();
   }
 
@@ -263,10 +264,10 @@ async function main() {
   }
 
   function buildReport() {
-    const features = [], classes = [];
-    for (const [i, q] of questions.entries()) (q.is_class ? classes : features).push({ q, i });
-    const order = protocol.questions.map((f) => features.find(({ q }) => q.name === f.name));
-    const x = order.map(({ q, i }) => readAnswer(q, i).value);
+    const classes = questions.flatMap((q, i) => (q.is_class ? [{ q, i }] : []));
+    // The engine's features in its order: a select-all question gives one (a choice's no/yes) per choice.
+    const order = protocol.questions.map((f) => featureSource(questions, f.name));
+    const x = order.map((where) => featureCode(where, readAnswer(where.q, where.i).value));
     const y = readAnswer(classes[0].q, classes[0].i).value;
     const realPersonal = {};
     order.forEach(({ q, i }, position) => { if (asksPersonal(protocol, q)) realPersonal[position] = readPersonal(q, i).value; });
@@ -277,27 +278,27 @@ async function main() {
   /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message. */
   function showReview(report) {
     body = { report };
-    const forget = memo ? el("button", { type: "button", class: "secondary", text: "Delete the kept report and answer afresh" }) : null;
+    const forget = memo ? el("button", { type: "button", class: "secondary", text: t("Delete the kept report and answer afresh") }) : null;
     if (forget) {
       forget.addEventListener("click", () => {
         memos.clear(storage, bind);  // a credential, if any, stays in this page for the fresh report
         memo = null;
         saved = null;
         body = null;
-        notice.replaceChildren(el("p", { text: "The kept report was deleted from this browser." }));
+        notice.replaceChildren(el("p", { text: t("The kept report was deleted from this browser.") }));
         errors.replaceChildren();
         review.replaceChildren();
         show(0);
       });
     }
     review.replaceChildren(
-      el("h2", { tabindex: "-1", text: "What leaves your browser" }),
+      el("h2", { tabindex: "-1", text: t("What leaves your browser") }),
       ...(memo ? [el("p", { class: "warning", text: memos.keptWords(memo) }), forget] : []),
       // In plain words first (the mechanism's summarize()), then the details and the exact message.
-      el("p", { class: "review-summary" }, el("strong", { text: "In short: " }), summarize(body.report, protocol, questions)),
+      el("p", { class: "review-summary" }, el("strong", { text: t("In short: ") }), summarize(body.report, protocol, questions)),
       ...blocks(words.review(body)),
-      el("pre", { class: "payload", tabindex: "0", role: "region", "aria-label": "The exact report", text: JSON.stringify(body, null, 2) }),
-      ...(surveyKey ? [el("p", { class: "credential-words", text: "Because this survey is by invitation, pressing “Send” makes two requests. First your browser sends your invitation code with a blinded random value, and the survey signs that value without being able to see it. Then it sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so the survey cannot tell which invitation the report came from." })] : []));
+      el("pre", { class: "payload", tabindex: "0", role: "region", "aria-label": t("The exact report"), text: JSON.stringify(body, null, 2) }),
+      ...(surveyKey ? [el("p", { class: "credential-words", text: t("Because this survey is by invitation, pressing “Send” makes two requests. First your browser sends your invitation code with a blinded random value, and the survey signs that value without being able to see it. Then it sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so the survey cannot tell which invitation the report came from.") })] : []));
   }
 
   back.addEventListener("click", () => show(Math.max(0, page - 1)));
@@ -311,6 +312,7 @@ async function main() {
       show(page + 1);
       return;
     }
+    if (preview) return;
     next.disabled = true;
     try {
       await send();
@@ -321,8 +323,11 @@ async function main() {
 
   const problem = (text) => errors.replaceChildren(el("p", { text }));
   const keepWords = () => (memo
-    ? ` Your browser keeps this same randomized report${surveyKey ? " and its credential" : ""}: press “Send” again to retry, now or within ${memos.MEMO_DAYS} days.`
-    : " Press “Send” again to retry.");
+    ? ` ${surveyKey ? t("Your browser keeps this same randomized report and its credential: press “Send” again to retry, now or within {days} days.", { days: memos.MEMO_DAYS })
+      : t("Your browser keeps this same randomized report: press “Send” again to retry, now or within {days} days.", { days: memos.MEMO_DAYS })}`
+    : ` ${t("Press “Send” again to retry.")}`);
+  const keepLaterWords = () => ` ${surveyKey ? t("Your browser keeps this same randomized report and its credential: press “Send” again to retry later, within {days} days.", { days: memos.MEMO_DAYS })
+    : t("Your browser keeps this same randomized report: press “Send” again to retry later, within {days} days.", { days: memos.MEMO_DAYS })}`;
 
   let saved = memo ? memo.saved : null;
 
@@ -349,7 +354,7 @@ async function main() {
       keep();
     }
     if (!token) {
-      problem("This page has no invitation, so the report cannot be sent: open the survey from your invitation link.");
+      problem(t("This page has no invitation, so the report cannot be sent: open the survey from your invitation link."));
       return false;
     }
     let answer;
@@ -361,7 +366,7 @@ async function main() {
         credentials: "omit",
       });
     } catch {
-      problem(`Your invitation could not be redeemed (is the network down?).${keepWords()}`);
+      problem(`${t("Your invitation could not be redeemed (is the network down?).")}${keepWords()}`);
       return false;
     }
     if (answer.status === 200) {
@@ -371,7 +376,7 @@ async function main() {
         finished = await finishCredential(held.pending, blindSignature);
       } catch {
         forget();
-        problem("The survey's signature on your credential did not verify with the survey's published key, so nothing was sent. Please reload the page and try again.");
+        problem(t("The survey's signature on your credential did not verify with the survey's published key, so nothing was sent. Please reload the page and try again."));
         return false;
       }
       held = { credential: { ...finished, key_id: held.pending.key_id } };
@@ -381,11 +386,11 @@ async function main() {
     const final = [400, 403, 404, 409, 410].includes(answer.status);
     if (final) forget();
     problem({
-      409: "This invitation has already been used — from another browser or device, or before this browser's kept report was deleted — so this report was not sent. (A send that was cut off in this browser is retried with the same request and still counts.)",
-      410: "This survey is now closed.",
-      403: "This invitation is not valid.",
-      400: "The survey's invitation key has changed since this page was loaded: reload the page and send again.",
-    }[answer.status] || (final ? "The invitation was refused." : `The server could not redeem your invitation now (error ${answer.status}).${keepWords()}`));
+      409: t("This invitation has already been used — from another browser or device, or before this browser's kept report was deleted — so this report was not sent. (A send that was cut off in this browser is retried with the same request and still counts.)"),
+      410: t("This survey is now closed."),
+      403: t("This invitation is not valid."),
+      400: t("The survey's invitation key has changed since this page was loaded: reload the page and send again."),
+    }[answer.status] || (final ? t("The invitation was refused.") : `${t("The server could not redeem your invitation now (error {status}).", { status: answer.status })}${keepWords()}`));
     return false;
   }
 
@@ -400,19 +405,36 @@ async function main() {
     if (answered) {
       showReview(buildReport());
       show(pages.length);
-      problem("A new day began (UTC) since this page was loaded, so the model your answers are checked against has changed and nothing was sent. Your report was prepared again below: check it and press “Send” again.");
+      problem(t("A new day began (UTC) since this page was loaded, so the model your answers are checked against has changed and nothing was sent. Your report was prepared again below: check it and press “Send” again."));
     } else {
       show(0);
-      problem("A new day began (UTC) since your report was kept, so the model your answers are checked against has changed and nothing was sent. Please answer the questions again.");
+      problem(t("A new day began (UTC) since your report was kept, so the model your answers are checked against has changed and nothing was sent. Please answer the questions again."));
     }
   }
 
   async function send() {
+    if (preview) return;  // never from a preview (and the report API refuses a draft's report)
     const checked = body.report && body.report.validation;
     if (checked && validates) {
       const current = await validationModel().catch(() => null);
       if (!current || current.version !== checked.version) {
         await prepareAgain(current);
+        return;
+      }
+    }
+    // Adaptive allocation: the part a training report gives was drawn with the chances of the day this page was
+    // loaded. If a new day (UTC) has changed them and the report has never left (no memo), draw it again with today's
+    // chances: a report drawn with yesterday's but received today would hint that it was sent just after midnight.
+    if (!memo && !checked && answered && protocol.ldp && protocol.ldp.allocation === "adaptive") {
+      const fresh = await fetch(protocolUrl, { headers: { Accept: "application/json" }, credentials: "omit" })
+        .then((r) => (r.ok ? r.json() : null)).catch(() => null);
+      const today = fresh && fresh.protocol && fresh.protocol.ldp;
+      if (today && JSON.stringify(today.assignment) !== JSON.stringify(protocol.ldp.assignment)) {
+        Object.assign(protocol.ldp, { assignment: today.assignment, assignment_cdf: today.assignment_cdf,
+                                      assignment_source: today.assignment_source });
+        showReview(buildReport());
+        show(pages.length);
+        problem(t("A new day began (UTC) since this page was loaded, so the chance of each part of your answers being the one sent has changed and nothing was sent. Your report was prepared again below: check it and press “Send” again."));
         return;
       }
     }
@@ -429,7 +451,7 @@ async function main() {
         credentials: "omit",
       });
     } catch {
-      problem(`The report could not be sent (is the network down?).${keepWords()}`);
+      problem(`${t("The report could not be sent (is the network down?).")}${keepWords()}`);
       return;
     }
     const detail = await sent.clone().json().catch(() => ({}));
@@ -437,7 +459,7 @@ async function main() {
       // Midnight passed between the check above and the server's: the server saw this report, so a second one,
       // randomized afresh, would spend the respondent's privacy twice. Nothing more is sent.
       forget();
-      problem("Your report reached the survey just after midnight (UTC), when the model it checks had just changed, so it was not recorded. To protect your privacy, no second report is sent. Thank you for taking part.");
+      problem(t("Your report reached the survey just after midnight (UTC), when the model it checks had just changed, so it was not recorded. To protect your privacy, no second report is sent. Thank you for taking part."));
       next.hidden = true;
       return;
     }
@@ -449,10 +471,10 @@ async function main() {
     }
     const final = [400, 403, 404, 409, 410].includes(sent.status);  // refused for good: retrying cannot help
     if (final) forget();
-    problem({ 409: "This invitation has already been used.", 410: "This survey is now closed.",
-              403: "This invitation is not valid." }[sent.status]
-      || (final ? `The report was refused: ${JSON.stringify(detail)}`
-        : `The server could not take the report now (error ${sent.status}).${memo ? keepWords().replace("now or within", "later, within") : " Press “Send” again to retry later."}`));
+    problem({ 409: t("This invitation has already been used."), 410: t("This survey is now closed."),
+              403: t("This invitation is not valid.") }[sent.status]
+      || (final ? t("The report was refused: {detail}", { detail: JSON.stringify(detail) })
+        : `${t("The server could not take the report now (error {status}).", { status: sent.status })}${memo ? keepLaterWords() : ` ${t("Press “Send” again to retry later.")}`}`));
   }
 
   if (memo) {
@@ -463,4 +485,4 @@ async function main() {
   }
 }
 
-main().catch((error) => fail(`Something went wrong: ${error.message}. Nothing was sent.`));
+main().catch((error) => fail(t("Something went wrong: {message}. Nothing was sent.", { message: error.message })));

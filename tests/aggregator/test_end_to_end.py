@@ -19,14 +19,16 @@ import time
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.utils.text import slugify
 from rest_framework.test import APIClient
 
-from aggregator.lab.datasets import DATASETS_DIR, MISSING, load_table, read_csv
+from aggregator.lab.datasets import DATASETS_DIR, load_table, read_csv
 from aggregator.management.commands.simulate import records_from_csv
 from aggregator.models import ModelVersion
 from aggregator.privacy import survey_protocol
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.services import accuracy_by_version
+from survey_app.models import PREFER_NOT_TO_SAY
 from survey_app.protocol import get_protocol, protocol_config
 from survey_app.services import create_survey_from_table
 from tests.factories import days_pass
@@ -65,7 +67,7 @@ def test_mushroom_survey_learns_from_simulated_respondents(tmp_path, mode, kwarg
     train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
     frame.iloc[train_rows].to_csv(train_csv, index=False)
     frame.iloc[test_rows].to_csv(test_csv, index=False)
-    test = frame.iloc[test_rows].fillna(MISSING)  # a missing answer is the survey's "?" choice
+    test = frame.iloc[test_rows].fillna(PREFER_NOT_TO_SAY)  # a missing answer is the survey's "Prefer not to say"
 
     started = time.perf_counter()
     call_command("simulate", survey.slug, str(train_csv), "--respondents", "5000", "--seed", "7")
@@ -89,7 +91,7 @@ def test_mushroom_survey_learns_from_simulated_respondents(tmp_path, mode, kwarg
         assert NaiveBayesModel.from_dict(published.model).to_dict()["prior"] == model.to_dict()["prior"]
 
     features = [q for q in survey.questions.all() if not q.is_class]
-    columns = {q.name: (q.name if q.name in test.columns else q.text) for q in features}
+    columns = {q.name: next(c for c in test.columns if slugify(c) == q.name) for q in features}
     records = [{name: row[col] for name, col in columns.items()} for _, row in test.iterrows()]
     response = APIClient().post(f"/api/surveys/{survey.slug}/predict/", {"records": records}, format="json")
     assert response.status_code == 200, response.content

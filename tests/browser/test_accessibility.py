@@ -25,9 +25,12 @@ def demo():
 
 
 def answer_every_question(page):
-    """On the (one-page) demo survey: the first choice of every question; ends on the review step."""
+    """On the (one-page) demo survey: the first choice of every question (of a dropdown too; the first box of a
+    select-all question); ends on the review step."""
     for group in page.locator("section.page:not([hidden]) fieldset.question").all():
-        group.locator("input[type=radio]").first.check()
+        group.locator("input").first.check()
+    for select in page.locator("section.page:not([hidden]) .question select").all():
+        select.select_option(index=1)
     page.get_by_role("button", name="Review what will be sent").click()
     page.locator("section.review h2").wait_for()
 

@@ -10,43 +10,9 @@ import pytest
 from django.core.management import call_command
 
 from survey_app.models import PendingReport, Survey
-from tests.browser_support import BROWSER_TEST
+from tests.browser_support import BROWSER_TEST, Keyboard, focused
 
 pytestmark = BROWSER_TEST
-
-
-def focused(page) -> dict:
-    """What has the focus: its tag, accessible text, radio group and whether a focus outline is drawn."""
-    return page.evaluate("""() => {
-        const node = document.activeElement;
-        const style = getComputedStyle(node);
-        return {tag: node.tagName.toLowerCase(), text: (node.textContent || "").trim(), group: node.name || "",
-                outlined: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0};
-    }""")
-
-
-class Keyboard:
-    """The keyboard, counting the Tab presses."""
-
-    def __init__(self, page):
-        self.page, self.tabs = page, 0
-
-    def press(self, key: str):
-        self.page.keyboard.press(key)
-
-    def tab(self) -> dict:
-        self.tabs += 1
-        self.page.keyboard.press("Tab")
-        now = focused(self.page)
-        assert now["outlined"], f"no visible focus on {now}"
-        return now
-
-    def tab_to(self, text: str, limit: int) -> int:
-        """Tab until the focused element's text is ``text``; how many presses (at most ``limit``)."""
-        for presses in range(1, limit + 1):
-            if self.tab()["text"] == text:
-                return presses
-        raise AssertionError(f"{text!r} not reached in {limit} Tab presses")
 
 
 @pytest.mark.parametrize("slug", ["demo-ldp", "demo-mrr"])
@@ -69,19 +35,41 @@ def test_a_demo_survey_completed_from_the_home_page_with_the_keyboard_alone(brow
     assert focused(page)["group"] == "q0"  # the page puts the focus on the first question
 
     # One Tab per question: Space picks the first choice, then ArrowDown moves the choice down one, question by
-    # question, so that the answers differ (k arrow presses from the first choice, wrapping around).
-    chosen, start = {}, keys.tabs
+    # question, so that the answers differ (k arrow presses from the first choice, wrapping around). A dropdown (one
+    # Tab stop) takes k + 1 ArrowDown from its empty first entry; a select-all question has one Tab stop per box
+    # (its choices, "None of these", "Prefer not to say" if offered): Space ticks the first (issue 12 item 4).
+    chosen, selected, ticked, boxes, start = {}, {}, {}, 0, keys.tabs
     for i, question in enumerate(questions):
+        style = question.resolved_style()
         if i:
-            assert keys.tab()["group"] == f"q{i}", f"Tab from question {i - 1} did not reach question {i}"
-        keys.press("Space")
-        for _ in range(i % len(question.labels())):
-            keys.press("ArrowDown")
-        chosen[f"q{i}"] = str(i % len(question.labels()))
-    assert keys.tabs - start == len(questions) - 1
+            now = keys.tab()
+            assert (now["id"] if style == "dropdown" else now["group"] if style != "checkboxes"
+                    else now["id"].rpartition("-")[0]) == f"q{i}", f"Tab from question {i - 1} did not reach {i}"
+        k = i % len(question.labels())
+        if style == "checkboxes":
+            keys.press("Space")
+            ticked[f"q{i}"] = ["0"]
+            extra = len(question.options()) + (2 if question.prefer_not_to_say else 1) - 1
+            for _ in range(extra):
+                keys.tab()
+            boxes += extra
+        elif style == "dropdown":
+            for _ in range(k + 1):
+                keys.press("ArrowDown")
+            selected[f"q{i}"] = str(k)
+        else:
+            keys.press("Space")
+            for _ in range(k):
+                keys.press("ArrowDown")
+            chosen[f"q{i}"] = str(k)
+    assert keys.tabs - start == len(questions) - 1 + boxes
     checked = page.eval_on_selector_all("input[type=radio]:checked",
                                         "rs => Object.fromEntries(rs.map((r) => [r.name, r.value]))")
     assert checked == chosen
+    assert page.eval_on_selector_all("select", "ss => Object.fromEntries(ss.map((s) => [s.id, s.value]))") == selected
+    assert page.eval_on_selector_all("input[type=checkbox]:checked", "bs => bs.reduce((out, b) => "
+                                     "({...out, [b.dataset.group]: [...(out[b.dataset.group] || []), b.value]}), {})"
+                                     ) == ticked
     assert keys.tab_to("Review what will be sent", 1) == 1  # "Back" is hidden on the first page
     keys.press("Enter")
     page.locator("section.review h2").wait_for()
@@ -91,7 +79,7 @@ def test_a_demo_survey_completed_from_the_home_page_with_the_keyboard_alone(brow
     keys.press("Enter")
     page.wait_for_url(f"**/s/{slug}/thanks/")
     assert page.get_by_role("heading", level=1).inner_text() == "Thank you"
-    assert keys.tabs <= len(questions) + 10  # 4 on the home page, one per question, a few on the review step
+    assert keys.tabs <= len(questions) + boxes + 10  # 4 on the home page, one per question (box), a few on review
     assert len(posts) == 1 and json.loads(posts[0].post_data) == shown
     assert PendingReport.objects.filter(survey=survey).count() == before + 1
     assert errors == []

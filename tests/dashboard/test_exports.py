@@ -489,3 +489,19 @@ def test_the_survey_page_links_every_export_of_every_version(client, boss, mrr_v
     for version in (mrr_version, second):
         for name in EXPORTS:
             assert url(name, version) in html
+
+
+@pytest.mark.django_db
+def test_the_exports_stay_in_english_when_the_page_is_german(client):
+    """The model card (HTML page's card, Markdown) and the workbook's summary write the settings' labels in English,
+    whatever the language of the request (the card is an English document)."""
+    client.force_login(User.objects.create_superuser("boss", "boss@example.invalid", "pw"))
+    version = health_version(make_survey(mode="mrr", validation_share=0.2))
+    markdown = client.get(url("model-card-md", version), HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Unrelated-question randomized response (θ)" in markdown and ", open" in markdown
+    assert "themenfremd" not in markdown and "offen" not in markdown
+    xlsx = client.get(url("frequencies-xlsx", version), HTTP_ACCEPT_LANGUAGE="de").content
+    workbook = load_workbook(io.BytesIO(xlsx))
+    cells = {c.value for sheet in workbook for row in sheet.iter_rows() for c in row if isinstance(c.value, str)}
+    assert any("Unrelated-question randomized response" in c for c in cells)
+    assert not any("themenfremd" in c or "Randomized Response mit" in c for c in cells)

@@ -145,7 +145,7 @@ def test_a_run_that_beats_the_majority_rule_says_so_without_a_warning(client, fi
     result = finished.result
     assert result["majority_accuracy"] == 267 / 435 and result["expected"]["beats_majority"]
     html = client.get(reverse("dashboard:planner-result", args=[finished.pk])).content.decode()
-    assert "Always guessing the most frequent class, “democrat”, is right\n  61.4 % of the time" in html
+    assert "Always guessing the most frequent class, “democrat”, is right 61.4 % of the time" in " ".join(html.split())
     assert 'id="usefulness-warning"' not in html and "Not better than guessing" not in html
     assert "Beats guessing" in html and f"estimator ({result['estimator']})" in html
 

@@ -24,7 +24,8 @@ def test_mrr_survey_from_vote_with_missing_category(datasets_dir):
     survey = Survey.objects.get(slug="vote")
     assert survey.status == "draft" and survey.theta == 0.6
     q = survey.questions.get(name="crime")
-    assert q.labels() == ["n", "y", "?"]
+    assert q.labels() == ["n", "y", "Prefer not to say"]  # the empty cells (issue 12 item 2), not a "?" choice
+    assert q.text == "Crime"
     assert get_protocol(survey).privacy()["mode"] == "mrr"
 
 

@@ -1,20 +1,17 @@
 """Designer permissions per survey: staff see and edit only the surveys they design; superusers see all."""
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from survey_app.models import InvitationToken, Question, Survey
 from survey_app.permissions import can_manage, surveys_for
+from tests.factories import make_designer
 
 pytestmark = pytest.mark.django_db
 
 
 def designer(name: str) -> User:
-    user = User.objects.create_user(name, password="pw", is_staff=True)
-    codenames = [f"{action}_{model}" for action in ("add", "change", "view", "delete")
-                 for model in ("survey", "question", "choice", "invitationtoken")]
-    user.user_permissions.set(Permission.objects.filter(codename__in=codenames))
-    return user
+    return make_designer(name)
 
 
 @pytest.fixture

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import datetime
 import os
+import tempfile
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from aggregator.lab.datasets import DATASETS_DIR, load_table
+from aggregator.demo_texts import add_german
+from aggregator.lab.datasets import DATASETS_DIR, MULTI_SEPARATOR, load_table, read_csv
 from aggregator.models import ModelVersion
 from aggregator.services import latest_version, retrain
-from survey_app.models import PendingReport, Survey
+from survey_app.models import PendingReport, Question, Survey
 from survey_app.services import create_survey_from_table
 
 #: Titles in plain words (respondents read them; issue 12 item 6): the settings are on the survey's dashboard page.
@@ -30,6 +33,47 @@ DEMOS = (
 #: The demos validate with a larger share than the default 10 %, so their accuracy intervals are narrow early on.
 DEMO_VALIDATION_SHARE = 0.2
 
+#: The demo that shows every question type (issue 12 item 4): four yes/no columns of the mushroom data become one
+#: select-all question (a cell lists what applies: ``aggregator.lab.datasets.MULTI_SEPARATOR``), the number of rings
+#: an ordered scale, and the gill colour (12 choices) a dropdown.
+TYPES_DEMO = "demo-mrr"
+SELECT_ALL = ("features", "Which of these does the mushroom have?", (
+    ("bruises?", "bruises", "bruises"), ("gill-spacing", "crowded", "crowded gills"),
+    ("gill-size", "narrow", "narrow gills"), ("stalk-shape", "tapering", "a tapering stalk")))
+SCALE = ("ring-number", "How many rings does its stalk have?", ("none", "one", "two"))
+DROPDOWN = ("gill-color", "What colour are its gills?")
+
+
+def question_types_frame(frame):
+    """The mushroom table with the select-all column ``SELECT_ALL`` in place of its four yes/no columns."""
+    column, _, parts = SELECT_ALL
+    hits = [frame[source].eq(value).to_numpy() for source, value, _ in parts]
+    cells = [MULTI_SEPARATOR.join(label for (_, _, label), hit in zip(parts, row, strict=True) if hit) or None
+             for row in zip(*hits, strict=True)]
+    out = frame.drop(columns=[source for source, _, _ in parts])
+    out.insert(list(frame.columns).index(parts[0][0]), column, cells)
+    return out
+
+
+def question_types_table(path: Path):
+    """(the table, and a CSV of it at ``path`` for the simulated respondents) of the question types demo."""
+    frame = question_types_frame(read_csv(DATASETS_DIR / "mushroom.csv"))
+    frame.to_csv(path, index=False)
+    column, _, parts = SELECT_ALL
+    return load_table(path, multi={column: [label for _, _, label in parts]}, ordered={SCALE[0]: SCALE[2]})
+
+
+def name_the_types(survey: Survey) -> None:
+    """The question types demo's texts and the dropdown's style (the table import makes the rest)."""
+    from django.utils.text import slugify
+
+    for column, text in ((SELECT_ALL[0], SELECT_ALL[1]), (SCALE[0], SCALE[1]), (DROPDOWN[0], DROPDOWN[1])):
+        question = survey.questions.get(name=slugify(column))
+        question.text = text
+        if column == DROPDOWN[0]:
+            question.style = Question.Style.DROPDOWN
+        question.save()
+
 
 class Command(BaseCommand):
     help = "Create the demo surveys (idempotent), simulate respondents and publish their models."
@@ -38,16 +82,24 @@ class Command(BaseCommand):
         parser.add_argument("--respondents", type=int, default=5000)
 
     def handle(self, *args, **opts):
-        data = DATASETS_DIR / "mushroom.csv"
+        plain = DATASETS_DIR / "mushroom.csv"
         table = None
+        scratch = tempfile.TemporaryDirectory()
+        types_data = Path(scratch.name) / "mushroom-question-types.csv"
+        types_table = question_types_table(types_data)
         for slug, title, settings in DEMOS:
             survey = Survey.objects.filter(slug=slug).first()
+            data = types_data if slug == TYPES_DEMO else plain
             if survey is None:
-                table = table or load_table(data)
-                survey = create_survey_from_table(table, slug=slug, title=title, open_now=False, **settings)
+                table = table or load_table(plain)
+                survey = create_survey_from_table(types_table if slug == TYPES_DEMO else table, slug=slug,
+                                                  title=title, open_now=False, **settings)
+                if slug == TYPES_DEMO:
+                    name_the_types(survey)
                 survey.validation_share = DEMO_VALIDATION_SHARE
                 survey.status = Survey.Status.OPEN
                 survey.save()
+            add_german(survey)  # the survey's texts in German too (aggregator/demo_texts.py)
             if not survey.has_reports():
                 # A simulated history of two days (models include whole days only: docs/threat-model.md): the day
                 # before yesterday's respondents train version 1, published early yesterday; yesterday's
@@ -68,6 +120,7 @@ class Command(BaseCommand):
             latest = latest_version(survey)
             self.stdout.write(f"{slug}: {survey.report_total()} reports, model version "
                               f"{latest.version if latest else 'none yet'} — /s/{slug}/, dashboard /dashboard/")
+        scratch.cleanup()
         User = get_user_model()
         if not User.objects.filter(username="demo").exists():
             password = os.environ.get("COINFLIP_DEMO_PASSWORD", "demo")

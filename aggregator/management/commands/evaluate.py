@@ -1,5 +1,6 @@
 """python manage.py evaluate DATA.csv --method M [--epsilon E | --theta T] [--reps R] [--seed S]
-[--folds K | --test-size F] [--bins B] [--class-column C] [--numeric COL ...] [--json] [--progress auto|on|off]
+[--folds K | --test-size F] [--bins B] [--class-column C] [--numeric COL ...] [--multi COL ...]
+[--ordered COL=A,B,C ...] [--json] [--progress auto|on|off]
 
 Runs any method of the lab's registry (``aggregator/lab/methods.py``) on a CSV table the way the papers do
 (``aggregator/lab/evaluate.py``) and prints the accuracy beside the non-private Naive Bayes and the majority rule:
@@ -12,7 +13,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregator.lab import methods
-from aggregator.lab.datasets import load_table
+from aggregator.lab.datasets import load_table, parse_ordered
 from aggregator.lab.evaluate import DEFAULT_REPS, DEFAULT_TEST_SIZE, Evaluation, evaluate
 from aggregator.lab.progress import CommandStderr, ProgressBar
 
@@ -66,6 +67,12 @@ class Command(BaseCommand):
                             help="the class column (default: the last one)")
         parser.add_argument("--numeric", nargs="+", default=None, metavar="COL",
                             help="the numeric columns (default: detected, see aggregator/lab/datasets.py)")
+        parser.add_argument("--multi", nargs="+", default=None, metavar="COL",
+                            help="select-all columns: a cell lists the choices that apply, separated by \";\" "
+                                 "(empty: none); one no/yes attribute per choice, COL__0, COL__1, … (choices sorted), "
+                                 "as a survey's select-all question")
+        parser.add_argument("--ordered", nargs="+", default=None, metavar="COL=A,B,C",
+                            help="ordered columns (a scale) with their values in order")
         parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
         parser.add_argument("--progress", choices=tuple(PROGRESS), default="auto",
                             help="progress bar on stderr: auto (when stderr is a terminal, the default), on, off")
@@ -82,7 +89,8 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         try:
-            table = load_table(opts["csv"], class_column=opts["class_column"], numeric=opts["numeric"])
+            table = load_table(opts["csv"], class_column=opts["class_column"], numeric=opts["numeric"],
+                               multi=opts["multi"], ordered=parse_ordered(opts["ordered"]))
         except FileNotFoundError:
             raise CommandError(f"no such file: {opts['csv']}") from None
         except (OSError, ValueError) as exc:

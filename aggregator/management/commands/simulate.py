@@ -2,10 +2,10 @@
 [--forwarded-proto https] [--cafile CA.pem]] [--record SENT.jsonl]
 
 Simulated respondents: N rows drawn with replacement from a CSV whose columns are the survey's questions (matched by
-question name, or by question text as ``create_survey`` names them), randomized by the survey's protocol exactly as
-browsers do (``protocol.encode_respondents``: the survey's validation share of them validates the model a browser
-is served for validation — the newest published before today — instead of training), then stored in bulk — or,
-with ``--url``, POSTed one by one to the report API of the running site at URL.
+question name or text, or by the column ``create_survey`` made the name from; a missing cell is "Prefer not to say"),
+randomized by the survey's protocol exactly as browsers do (``protocol.encode_respondents``: the survey's validation
+share of them validates the model a browser is served for validation — the newest published before today — instead
+of training), then stored in bulk — or, with ``--url``, POSTed one by one to the report API of the running site at URL.
 
 A token survey over HTTP (``--tokens``, the file ``manage.py invitations`` or the admin's export writes): one
 respondent at a time, in file order, redeems the next invitation with a blinded message (the client half of
@@ -25,9 +25,10 @@ import urllib.request
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import slugify
 
-from aggregator.lab.datasets import load_table
-from survey_app.models import PendingReport, Question, Survey
+from aggregator.lab.datasets import MISSING, load_table, option_name
+from survey_app.models import PREFER_NOT_TO_SAY, PendingReport, Question, Survey
 from survey_app.protocol import get_protocol
 
 BATCH = 2000
@@ -37,6 +38,9 @@ def _column_for(question: Question, columns) -> str:
     for candidate in (question.name, question.text):
         if candidate in columns:
             return candidate
+    for column in columns:  # create_survey names a question after its column, slugified ("bruises?" → "bruises")
+        if slugify(column)[:100] == question.name:
+            return column
     raise CommandError(f"the CSV has no column for question {question.name!r} (columns: {', '.join(columns)})")
 
 
@@ -56,7 +60,9 @@ def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
     col_of = {q.name: _column_for(q, columns) for q in questions}
     numeric = [col_of[q.name] for q in features if q.kind == Question.Kind.NUMERIC]
     try:
-        table = load_table(path, class_column=col_of[class_q.name], numeric=numeric)
+        # A select-all question's column lists the choices that apply ("a;b"): one no/yes attribute per choice.
+        multi = {col_of[q.name]: q.options() for q in features if q.kind == Question.Kind.MULTI}
+        table = load_table(path, class_column=col_of[class_q.name], numeric=numeric, multi=multi)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     index = {a.name: j for j, a in enumerate(table.attributes)}
@@ -65,15 +71,20 @@ def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
         labels = question.labels()
         lookup = []
         for value in values:
+            if value == MISSING and value not in labels and PREFER_NOT_TO_SAY in labels:
+                value = PREFER_NOT_TO_SAY  # a missing answer: the question's "Prefer not to say" (create_survey)
             if value not in labels:
                 raise CommandError(f"column {col_of[question.name]!r}: {value!r} is not an answer of question "
                                    f"{question.name!r} ({', '.join(labels)})")
             lookup.append(labels.index(value))
         return np.asarray(lookup, dtype=np.int64)[column.astype(np.int64)]
 
-    X = np.empty((table.n, len(features)), dtype=np.float64)
-    for j, q in enumerate(features):
-        attr_index = index[col_of[q.name]]
+    # One column per engine feature: a select-all question's choices are its no/yes features, in order.
+    sources = [(q, col_of[q.name] if q.kind != Question.Kind.MULTI else option_name(col_of[q.name], k))
+               for q in features for k in range(len(q.feature_names()))]
+    X = np.empty((table.n, len(sources)), dtype=np.float64)
+    for j, (q, attribute) in enumerate(sources):
+        attr_index = index[attribute]
         column = table.X[:, attr_index]
         X[:, j] = column if q.kind == Question.Kind.NUMERIC else codes(q, table.attributes[attr_index].values, column)
     y = codes(class_q, table.class_attribute.values, table.y)

@@ -5,7 +5,9 @@
  *
  * Intervals are drawn as floating bars [low, high]; the `estimateMarks` plugin draws the estimate as a dark line
  * across each bar (Chart.js has no error-bar element of its own).
+ * Texts in the page's language (../i18n.mjs, English by default: also in node).
  */
+import { t } from "../i18n.mjs";
 
 export const COLORS = { training: '#0b5cad', validation: '#b25e00', interval: 'rgba(11, 92, 173, 0.35)', mark: '#1b1b1f' };
 /** Okabe–Ito colours: distinguishable with the common colour-vision deficiencies. */
@@ -70,13 +72,13 @@ export function reportsConfig(data) {
     data: {
       labels: data.labels,
       datasets: [
-        { label: 'Training reports', data: data.training, backgroundColor: COLORS.training },
-        { label: 'Validation reports', data: data.validation, backgroundColor: COLORS.validation },
+        { label: t("Training reports"), data: data.training, backgroundColor: COLORS.training },
+        { label: t("Validation reports"), data: data.validation, backgroundColor: COLORS.validation },
       ],
     },
     options: {
-      ...base(`Reports per ${data.bucket}`),
-      scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, title: { display: true, text: 'reports' } } },
+      ...base(data.bucket === "week" ? t("Reports per week") : t("Reports per day")),
+      scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, title: { display: true, text: t("reports") } } },
     },
   };
 }
@@ -89,7 +91,7 @@ export function accuracyConfig(data) {
     data: {
       labels: data.labels,
       datasets: [{
-        label: 'Estimated accuracy (95 % interval)',
+        label: t("Estimated accuracy (95 % interval)"),
         data: intervalBars(data.estimate, data.low, data.high),
         estimates: data.estimate,
         backgroundColor: COLORS.interval,
@@ -98,10 +100,10 @@ export function accuracyConfig(data) {
       }],
     },
     options: {
-      ...base('Accuracy per model version'),
+      ...base(t("Accuracy per model version")),
       scales: { y: { min: accuracyAxisMin(data), max: 1, ticks: { callback: (v) => `${Math.round(100 * v)} %` } } },
       plugins: {
-        ...base('Accuracy per model version').plugins,
+        ...base(t("Accuracy per model version")).plugins,
         tooltip: { callbacks: { label: (item) => accuracyLabel(data, item.dataIndex) } },
       },
     },
@@ -116,15 +118,16 @@ export function accuracyAxisMin(data) {
 }
 
 export function accuracyLabel(data, i) {
-  if (data.estimate[i] == null) return 'no estimate yet';
-  return `${percent(data.estimate[i])} (95 %: ${percent(data.low[i])}–${percent(data.high[i])}), ${data.reports[i]} validation reports`;
+  if (data.estimate[i] == null) return t("no estimate yet");
+  return t("{estimate} (95 %: {low}–{high}), {reports} validation reports",
+    { estimate: percent(data.estimate[i]), low: percent(data.low[i]), high: percent(data.high[i]), reports: data.reports[i] });
 }
 
 /** A sentence on where the chart's intervals come from (charts.py, interval_method). */
 export function intervalNote(attribute) {
   switch (attribute && attribute.interval_method) {
-    case 'bound': return 'Intervals here are conservative: they cover the true share at least 95 % of the time.';
-    case 'none': return 'This model carries no standard errors: only the estimates are shown.';
+    case 'bound': return t("Intervals here are conservative: they cover the true share at least 95 % of the time.");
+    case 'none': return t("This model carries no standard errors: only the estimates are shown.");
     default: return '';
   }
 }
@@ -139,7 +142,7 @@ export function distributionConfig(attribute) {
       data: {
         labels: attribute.classes,
         datasets: [{
-          label: `Average ${attribute.name} per class (95 % interval)`,
+          label: t("Average {question} per class (95 % interval)", { question: attribute.text || attribute.name }),
           data: intervalBars(attribute.estimate, attribute.low, attribute.high),
           estimates: attribute.estimate,
           backgroundColor: colors.map((c) => translucent(c)),
@@ -148,10 +151,10 @@ export function distributionConfig(attribute) {
         }],
       },
       options: {
-        ...base(attribute.name),
+        ...base(attribute.text || attribute.name),
         scales: { y: { suggestedMin: attribute.low_bound, suggestedMax: attribute.high_bound, title: { display: true, text: attribute.name } } },
         plugins: {
-          ...base(attribute.name).plugins,
+          ...base(attribute.text || attribute.name).plugins,
           legend: { display: false },
           tooltip: { callbacks: { label: (item) => numericLabel(attribute, item.dataIndex) } },
         },
@@ -164,7 +167,7 @@ export function distributionConfig(attribute) {
     data: {
       labels: attribute.values,
       datasets: attribute.series.map((s, c) => ({
-        label: `class ${s.class}`,
+        label: t("class {name}", { name: s.class }),
         data: intervalBars(s.estimate, s.low, s.high),
         estimates: s.estimate,
         backgroundColor: translucent(CLASS_COLORS[c % CLASS_COLORS.length]),
@@ -173,10 +176,10 @@ export function distributionConfig(attribute) {
       })),
     },
     options: {
-      ...base(attribute.name),
-      scales: { y: { min: 0, max: 1, title: { display: true, text: 'share of the class giving this answer' } } },
+      ...base(attribute.text || attribute.name),
+      scales: { y: { min: 0, max: 1, title: { display: true, text: t("share of the class giving this answer") } } },
       plugins: {
-        ...base(attribute.name).plugins,
+        ...base(attribute.text || attribute.name).plugins,
         tooltip: { callbacks: { label: (item) => categoricalLabel(attribute, item.datasetIndex, item.dataIndex) } },
       },
     },
@@ -187,12 +190,12 @@ export function distributionConfig(attribute) {
 export function categoricalLabel(attribute, c, a) {
   const s = attribute.series[c];
   const interval = s.low[a] == null ? '' : ` (95 %: ${fixed(s.low[a])}–${fixed(s.high[a])})`;
-  return `class ${s.class}: ${fixed(s.estimate[a])}${interval}`;
+  return `${t("class {name}", { name: s.class })}: ${fixed(s.estimate[a])}${interval}`;
 }
 
 export function numericLabel(attribute, c) {
   const interval = attribute.low[c] == null ? '' : ` (95 %: ${fixed(attribute.low[c], 2)}–${fixed(attribute.high[c], 2)})`;
-  return `mean ${fixed(attribute.estimate[c], 2)}${interval}, σ ${fixed(attribute.sigma[c], 2)}`;
+  return t("mean {mean}{interval}, σ {sigma}", { mean: fixed(attribute.estimate[c], 2), interval, sigma: fixed(attribute.sigma[c], 2) });
 }
 
 const horizontal = (title, labels, datasets, axis) => ({
@@ -216,23 +219,23 @@ export function epsilonConfig(privacy) {
   const anyInfinite = [...(privacy.epsilon_infinite || []), ...(privacy.epsilon_known_personal_infinite || [])].some(Boolean);
   const cap = finite.length ? Math.max(...finite) * 1.25 || 1 : 1;
   const datasets = [{
-    label: known ? 'against someone who does not know the personal answers' : 'ε',
+    label: known ? t("against someone who does not know the personal answers") : 'ε',
     data: epsilonBars(privacy.epsilon, privacy.epsilon_infinite, cap),
     infinite: privacy.epsilon_infinite || [],
     backgroundColor: COLORS.training,
   }];
   if (known) {
-    datasets.push({ label: 'against someone who knows them', data: epsilonBars(known, privacy.epsilon_known_personal_infinite, cap),
+    datasets.push({ label: t("against someone who knows them"), data: epsilonBars(known, privacy.epsilon_known_personal_infinite, cap),
       infinite: privacy.epsilon_known_personal_infinite || [], backgroundColor: COLORS.validation });
   }
-  const config = horizontal('ε per question (smaller is more private)', privacy.labels, datasets,
+  const config = horizontal(t("ε per question (smaller is more private)"), privacy.labels, datasets,
     { title: { display: true, text: 'ε' }, ...(anyInfinite ? { max: cap } : {}) });
   config.options.plugins.legend = { display: Boolean(known), position: 'bottom' };
   config.options.plugins.tooltip = { callbacks: { label: (item) => epsilonLabel(datasets[item.datasetIndex], item.dataIndex) } };
   const notes = [];
-  if (anyInfinite) notes.push('A bar reaching the edge is ∞: no finite ε holds.');
+  if (anyInfinite) notes.push(t("A bar reaching the edge is ∞: no finite ε holds."));
   if (privacy.epsilon_note) notes.push(privacy.epsilon_note);
-  if (privacy.epsilon_exact === false) notes.push('Each figure is the configured ε, an upper bound for one question.');
+  if (privacy.epsilon_exact === false) notes.push(t("Each figure is the configured ε, an upper bound for one question."));
   if (notes.length) config.options.plugins.subtitle = { display: true, text: notes.join(' ') };
   return config;
 }
@@ -240,7 +243,7 @@ export function epsilonConfig(privacy) {
 /** "ε = 6.04" or "ε = ∞ (no finite ε)" for bar `i` of an epsilonConfig dataset. */
 export function epsilonLabel(dataset, i) {
   const prefix = dataset.label === 'ε' ? '' : `${dataset.label}: `;
-  return dataset.infinite[i] ? `${prefix}ε = ∞ (no finite ε)` : `${prefix}ε = ${fixed(dataset.data[i], 2)}`;
+  return dataset.infinite[i] ? `${prefix}${t("ε = ∞ (no finite ε)")}` : `${prefix}ε = ${fixed(dataset.data[i], 2)}`;
 }
 
 /** PSE per question before and after mining (MRR only); null where the figures do not exist. "After mining" is the
@@ -249,13 +252,13 @@ export function epsilonLabel(dataset, i) {
 export function pseConfig(privacy) {
   if (!privacy || !privacy.pse_before) return null;
   const datasets = [
-    { label: 'before mining', data: privacy.pse_before, backgroundColor: COLORS.training },
-    { label: 'after mining', data: privacy.pse_after, se: privacy.pse_after_se || null, backgroundColor: COLORS.validation },
+    { label: t("before mining"), data: privacy.pse_before, backgroundColor: COLORS.training },
+    { label: t("after mining"), data: privacy.pse_after, se: privacy.pse_after_se || null, backgroundColor: COLORS.validation },
   ];
   if (privacy.pse_after_paper) {
-    datasets.push({ label: 'after mining (paper-literal)', data: privacy.pse_after_paper, backgroundColor: COLORS.interval, hidden: true });
+    datasets.push({ label: t("after mining (paper-literal)"), data: privacy.pse_after_paper, backgroundColor: COLORS.interval, hidden: true });
   }
-  const config = horizontal('PSE per question (larger is more private)', privacy.labels, datasets, { title: { display: true, text: 'PSE' } });
+  const config = horizontal(t("PSE per question (larger is more private)"), privacy.labels, datasets, { title: { display: true, text: 'PSE' } });
   config.options.plugins.tooltip = { callbacks: { label: (item) => pseLabel(datasets[item.datasetIndex], item.dataIndex) } };
   return config;
 }

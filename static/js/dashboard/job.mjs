@@ -5,7 +5,9 @@
  * says where the job stood.
  */
 
-export const STATE_LABELS = { pending: 'Waiting for a worker', running: 'Running', done: 'Done', failed: 'Failed' };
+import { t } from "../i18n.mjs";
+
+export const STATE_LABELS = { pending: t("Waiting for a worker"), running: t("Running"), done: t("Done"), failed: t("Failed") };
 export const POLL_MS = 1000;
 
 /** The sentence shown for a job: its state, its message and, while running, how far it got. */

@@ -8,6 +8,7 @@
  * (always guessing the most frequent class, `data.majority`: the plan's majority_accuracy) dash-dotted on every chart —
  * a plain extra dataset, no plugin.
  */
+import { t } from "../i18n.mjs";
 import { CLASS_COLORS, translucent } from './charts.mjs';
 
 const SYMBOL = { epsilon: 'ε', theta: 'θ' };
@@ -29,7 +30,7 @@ export function percent(fraction) {
 
 /** The label of the majority rule's line. */
 export function majorityLabel(majority) {
-  return `Always guessing the most frequent class: ${percent(majority)}`;
+  return t("Always guessing the most frequent class: {percent}", { percent: percent(majority) });
 }
 
 const MAJORITY_COLOR = '#6a1b9a';
@@ -70,10 +71,10 @@ export function curveConfig(data, parameter) {
       parsing: true,
       scales: {
         x: { type: parameter === 'epsilon' ? 'logarithmic' : 'linear', title: { display: true, text: SYMBOL[parameter] } },
-        y: { min: 0, max: 1, title: { display: true, text: 'accuracy on held-out rows' } },
+        y: { min: 0, max: 1, title: { display: true, text: t("accuracy on held-out rows") } },
       },
       plugins: {
-        title: { display: true, text: `Accuracy over ${SYMBOL[parameter]}` },
+        title: { display: true, text: t("Accuracy over {symbol}", { symbol: SYMBOL[parameter] }) },
         legend: { labels: { filter: (item, chart) => !chart.datasets[item.datasetIndex].intervalOf } },
       },
     },
@@ -88,11 +89,11 @@ export function learningCurveConfig(data) {
     type: 'line',
     data: {
       datasets: [
-        { label: '95 % interval', data: data.curve.map((p) => ({ x: p.n_train, y: p.low ?? p.accuracy })), borderWidth: 0, pointRadius: 0, fill: false, intervalOf: 'curve' },
+        { label: t("95 % interval"), data: data.curve.map((p) => ({ x: p.n_train, y: p.low ?? p.accuracy })), borderWidth: 0, pointRadius: 0, fill: false, intervalOf: 'curve' },
         { label: 'interval', data: data.curve.map((p) => ({ x: p.n_train, y: p.high ?? p.accuracy })), borderWidth: 0, pointRadius: 0,
           backgroundColor: translucent(CLASS_COLORS[0], 0.2), fill: '-1', intervalOf: 'curve' },
-        { label: 'Recommended setting', data: data.curve.map((p) => ({ x: p.n_train, y: p.accuracy })), borderColor: CLASS_COLORS[0], pointRadius: 3, fill: false },
-        level('Target', data.target, xs, '#b25e00', [8, 4]),
+        { label: t("Recommended setting"), data: data.curve.map((p) => ({ x: p.n_train, y: p.accuracy })), borderColor: CLASS_COLORS[0], pointRadius: 3, fill: false },
+        level(t("Target"), data.target, xs, '#b25e00', [8, 4]),
         ...(data.majority != null ? [level(majorityLabel(data.majority), data.majority, xs, MAJORITY_COLOR, MAJORITY_DASH)] : []),
       ],
     },
@@ -101,11 +102,11 @@ export function learningCurveConfig(data) {
       maintainAspectRatio: false,
       animation: false,
       scales: {
-        x: { type: 'linear', title: { display: true, text: 'training respondents' } },
-        y: { min: 0, max: 1, title: { display: true, text: 'accuracy' } },
+        x: { type: 'linear', title: { display: true, text: t("training respondents") } },
+        y: { min: 0, max: 1, title: { display: true, text: t("accuracy") } },
       },
       plugins: {
-        title: { display: true, text: 'Accuracy by number of respondents (recommended setting)' },
+        title: { display: true, text: t("Accuracy by number of respondents (recommended setting)") },
         legend: { labels: { filter: (item, chart) => !chart.datasets[item.datasetIndex].intervalOf } },
       },
     },

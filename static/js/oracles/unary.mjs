@@ -1,6 +1,7 @@
 // SUE / OUE (aggregator/privacy/oracles/unary.py): every bit 1 with probability q (d draws, bit order),
 // then the own bit 1 with probability p (one draw). Wire: base64 of the packed bits.
 import { fromBase64, pack, toBase64, unpack } from "../bits.mjs";
+import { t } from "../i18n.mjs";
 import { percent } from "../words.mjs";
 
 export function perturbBits(params, value, rng) {
@@ -15,17 +16,20 @@ export function perturb(params, value, rng) {
 
 /** The disguise of ONE value, in plain words with the published p and q (words.mjs's conventions). */
 export function describe(params) {
-  return `It is sent as a row of ${params.domain} yes/no marks, one per possible value: the mark of your value is “yes” with probability ${percent(params.p)}, and every other mark is “yes” with probability ${percent(params.q)}, each drawn separately.`;
+  return t("It is sent as a row of {domain} yes/no marks, one per possible value: the mark of your value is “yes” with probability {p}, and every other mark is “yes” with probability {q}, each drawn separately.",
+    { domain: params.domain, p: percent(params.p), q: percent(params.q) });
 }
 
 /** How the wire form of a report reads. */
 export function describeWire() {
-  return "the yes/no marks, packed into bytes and written in base64";
+  return t("the yes/no marks, packed into bytes and written in base64");
 }
 
 /** This report in a few plain words (a noun phrase): how many marks it sets, and what each means (review step's
  * summary, explain.mjs ``summarize``). */
 export function summarize(params, report) {
   const ones = unpack(fromBase64(report), params.domain).reduce((a, b) => a + b, 0);
-  return `a row of ${params.domain} 0s and 1s, one per possible value (this one has ${ones === 0 ? "no 1s" : ones === 1 ? "a single 1" : `${ones} 1s`}), in which the position of your value is 1 with probability ${percent(params.p)} and every other position is 1 with probability ${percent(params.q)}, each drawn separately; so it may or may not point at your answer`;
+  const has = ones === 0 ? t("no 1s") : ones === 1 ? t("a single 1") : t("{n} 1s", { n: ones });
+  return t("a row of {domain} 0s and 1s, one per possible value (this one has {ones}), in which the position of your value is 1 with probability {p} and every other position is 1 with probability {q}, each drawn separately; so it may or may not point at your answer",
+    { domain: params.domain, ones: has, p: percent(params.p), q: percent(params.q) });
 }

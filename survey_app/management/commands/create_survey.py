@@ -1,12 +1,12 @@
 """python manage.py create_survey DATA.csv --slug S --mode ldp|mrr [--encoding E] [--epsilon E | --theta T]
-[--class-column C] [--numeric COL ...] [--access link|tokens] [--open]"""
+[--class-column C] [--numeric COL ...] [--multi COL ...] [--ordered COL=A,B,C ...] [--access link|tokens] [--open]"""
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from aggregator.lab.datasets import load_table
+from aggregator.lab.datasets import parse_ordered
 from survey_app.credentials import active_key
 from survey_app.models import Survey
-from survey_app.services import create_survey_from_table
+from survey_app.services import create_survey_from_table, read_table
 
 
 class Command(BaseCommand):
@@ -23,6 +23,11 @@ class Command(BaseCommand):
         group.add_argument("--theta", type=float)
         parser.add_argument("--class-column", help="the class column (default: the last)")
         parser.add_argument("--numeric", nargs="*", help="numeric columns (default: detected)")
+        parser.add_argument("--multi", nargs="+", default=None, metavar="COL",
+                            help="select-all columns: a cell lists the choices that apply, separated by \";\" "
+                                 "(empty: none); each becomes one select-all question")
+        parser.add_argument("--ordered", nargs="+", default=None, metavar="COL=A,B,C",
+                            help="ordered columns with their values in order: an ordered scale (3 values or more)")
         parser.add_argument("--open", action="store_true", help="open the survey at once")
         parser.add_argument("--access", choices=[a.value for a in Survey.Access], default=Survey.Access.LINK,
                             help="link: anyone with the link; tokens: one-use invitations (manage.py invitations), "
@@ -34,7 +39,8 @@ class Command(BaseCommand):
         if opts["mode"] == "ldp" and opts["theta"] is not None:
             raise CommandError("--theta applies to --mode mrr; LDP surveys take --epsilon")
         try:
-            table = load_table(opts["csv"], class_column=opts["class_column"], numeric=opts["numeric"])
+            table = read_table(opts["csv"], class_column=opts["class_column"], numeric=opts["numeric"],
+                               multi=opts["multi"], ordered=parse_ordered(opts["ordered"]))
             survey = create_survey_from_table(
                 table, slug=opts["slug"], title=opts["title"], mode=opts["mode"], encoding=opts["encoding"],
                 epsilon=opts["epsilon"], theta=opts["theta"], open_now=opts["open"],
