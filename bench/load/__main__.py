@@ -97,7 +97,7 @@ def main(argv=None) -> int:
                           quiet_wait=args.quiet_wait,
                           gunicorn=Gunicorn(args.workers, args.worker_class, args.threads))
         if args.quick:
-            options = replace(options, duration=10.0, fold_every=min(args.fold_every, 4.0))
+            options = replace(options, duration=10.0, fold_every=min(args.fold_every, 4.0), protocol_gets=5.0)
         from .surveys import MECHANISMS
 
         mechanisms = [m for m in MECHANISMS if not (args.no_invitations and m.invitations)]

@@ -203,9 +203,27 @@ def render(outcome, machine: str) -> str:
                         f"{overall.p99:.1f} vs {floor_row.p99:.1f} ms; server CPU {cpu_ms(product.result):.2f} vs "
                         f"{cpu_ms(floor.result):.2f} ms per request", "—"])
     lines += [markdown_table(["target", "measured", "verdict"], targets)]
+    if outcome.protocol_gets is not None:
+        lines += ["", protocol_gets_text(outcome.protocol_gets)]
     for error in product.retrain_errors:
         lines += ["", f"`manage.py retrain {error['slug']}` failed after its fold: {error['error']}"]
     return "\n".join(lines)
+
+
+def protocol_gets_text(gets) -> str:
+    """One sentence on the protocol GETs after the load (``run.protocol_gets``)."""
+    result = gets.result
+    ok = result.status == 200
+    if not ok.any():
+        return "Protocol GETs after the load: no answer."
+    latency = 1000 * result.latency[ok]
+    others = int((result.sent & ~ok).sum())
+    return (f"Protocol GETs after the load (what the browser fetches before answering and again before sending; "
+            f"closed loop over {gets.connections} connections, {result.elapsed:.0f} s, every survey in turn): "
+            f"{gets.per_second:,.0f}/s, p50 {np.percentile(latency, 50):.1f} ms, p99 "
+            f"{np.percentile(latency, 99):.1f} ms, {others} not 200; server "
+            f"{1000 * gets.cores.get('server', 0.0) * result.elapsed / ok.sum():.2f} ms CPU per GET "
+            f"(cores: {_cores(gets.cores)}).")
 
 
 def _flows(table: list[Row]) -> list[Row]:

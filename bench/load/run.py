@@ -37,6 +37,7 @@ class Options:
     seed_reports: int = 1000  #: reports stored per survey before the load (a published first model)
     fold_every: float = 20.0  #: fold every survey this often during the load (0: only the final fold)
     floor: bool = True  #: also run the same stream against the floor peer
+    protocol_gets: float = 10.0  #: seconds of protocol GETs after the load (``protocol_gets``; 0: none)
     gunicorn: Gunicorn = field(default_factory=Gunicorn)
     random_seed: int = 20261123
     log_dir: Path = servers.ROOT / "var" / "bench-load"
@@ -65,6 +66,21 @@ class Outcome:
     product: Phase
     floor: Phase | None
     prepare_seconds: float
+    protocol_gets: ProtocolGets | None = None
+
+
+@dataclass
+class ProtocolGets:
+    """The protocol GETs measured after the load (``protocol_gets``): what a respondent's browser fetches before
+    answering and again before sending (static/js), every survey in turn, closed loop."""
+
+    result: client.LoadResult
+    cores: dict[str, float]
+    connections: int
+
+    @property
+    def per_second(self) -> float:
+        return float((self.result.status == 200).sum()) / self.result.elapsed
 
 
 def _python_env(database_url: str, redis_url: str) -> dict:
@@ -146,7 +162,8 @@ def product_requests(prepared: surveys.Prepared, port: int) -> list[bytes | clie
             for post, slug, respondent in zip(posts, prepared.slugs, prepared.respondents, strict=True)]
 
 
-def product_phase(prepared: surveys.Prepared, options: Options, database_url: str, redis_url: str) -> Phase:
+def product_phase(prepared: surveys.Prepared, options: Options, database_url: str,
+                  redis_url: str) -> tuple[Phase, ProtocolGets | None]:
     slugs = list(prepared.surveys)
     connection.close()  # the servers and folders use their own connections
     server = servers.start(servers.PRODUCT, options.gunicorn, database_url, redis_url, options.log_dir / "product.log")
@@ -163,6 +180,7 @@ def product_phase(prepared: surveys.Prepared, options: Options, database_url: st
             _start_folding(folder)
         result, cores = _load(server, requests, options, name_of(database_url), roots)
         folds = _folds(folder, options.duration + 600) if folder else []
+        gets = protocol_gets(server, slugs, options, name_of(database_url)) if options.protocol_gets > 0 else None
     finally:
         if folder is not None and folder.poll() is None:
             folder.kill()
@@ -175,7 +193,23 @@ def product_phase(prepared: surveys.Prepared, options: Options, database_url: st
     redeem_unanswered = checks.per_slug(prepared.slugs, result.first_status, client.NO_ANSWER)
     found = checks.check_product(prepared.surveys, prepared.seeded, accepted, unanswered, redeemed=redeemed,
                                  redeem_unanswered=redeem_unanswered)
-    return Phase("Coinflip", result, cores, found, folds, [r for r in retrains if r["error"]])
+    return Phase("Coinflip", result, cores, found, folds, [r for r in retrains if r["error"]]), gets
+
+
+#: Connections of the protocol-GET run (``protocol_gets``): a closed loop, so this many GETs are in flight.
+PROTOCOL_GET_CONNECTIONS = 16
+
+
+def protocol_gets(server: servers.Server, slugs: list[str], options: Options, database: str) -> ProtocolGets:
+    """``options.protocol_gets`` seconds of protocol GETs, closed loop over ``PROTOCOL_GET_CONNECTIONS``
+    connections (the server's saturation rate for them), after the report load and its folds."""
+    requests = [f"GET {PROTOCOL_PATH.format(slug=s)} HTTP/1.1\r\nHost: {servers.HOST}:{server.port}\r\n\r\n"
+                .encode() for s in slugs] * 20_000
+    before, start = cpu.snapshot(), time.monotonic()
+    result = client.run(servers.HOST, server.port, requests, rate=0, duration=options.protocol_gets,
+                        connections=PROTOCOL_GET_CONNECTIONS, timeout=options.timeout)
+    cores = cpu.usage(before, cpu.snapshot(), {"server": server.process.pid}, database, time.monotonic() - start)
+    return ProtocolGets(result, cores, PROTOCOL_GET_CONNECTIONS)
 
 
 def floor_phase(prepared: surveys.Prepared, options: Options, database_url: str, redis_url: str) -> Phase:
@@ -205,9 +239,9 @@ def run(options: Options, database_url: str, redis_url: str, mechanisms=surveys.
                                mechanisms)
     prepare_seconds = time.monotonic() - start
     progress(f"loading Coinflip ({options.gunicorn.describe()}) for {options.duration:g} s …")
-    product = product_phase(prepared, options, database_url, redis_url)
+    product, gets = product_phase(prepared, options, database_url, redis_url)
     floor = None
     if options.floor:
         progress(f"loading the floor peer ({options.gunicorn.describe()}) for {options.duration:g} s …")
         floor = floor_phase(prepared, options, database_url, redis_url)
-    return Outcome(options, prepared, product, floor, prepare_seconds)
+    return Outcome(options, prepared, product, floor, prepare_seconds, gets)

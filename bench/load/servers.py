@@ -63,7 +63,7 @@ CONN_MAX_AGE = "600"
 def server_env(database_url: str, redis_url: str, settings_module: str) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PYTEST", "COINFLIP_"))}
     env.update(DATABASE_URL=database_url, REDIS_URL=redis_url, DJANGO_SETTINGS_MODULE=settings_module,
-               PYTHONPATH=str(ROOT), DJANGO_LOG_LEVEL="WARNING")
+               PYTHONPATH=str(ROOT), DJANGO_LOG_LEVEL="WARNING", GUNICORN_ACCESS_LOG="")
     env.setdefault("DATABASE_CONN_MAX_AGE", CONN_MAX_AGE)
     return env
 
@@ -104,7 +104,10 @@ def start(app: tuple[str, str], config: Gunicorn, database_url: str, redis_url: 
     """Start gunicorn serving ``app`` (``PRODUCT`` or ``FLOOR``) and wait until it answers HTTP."""
     wsgi, settings_module = app
     port = free_port()
-    command = [python(), "-m", "gunicorn", wsgi, "--bind", f"{HOST}:{port}", "--workers", str(config.workers),
+    # The product runs under the production configuration file (its logger and worker hooks), the command line
+    # setting what the run varies; its access log stays off (``server_env``).
+    conf = ["--config", str(ROOT / "docker" / "gunicorn.conf.py")] if app == PRODUCT else []
+    command = [python(), "-m", "gunicorn", wsgi, *conf, "--bind", f"{HOST}:{port}", "--workers", str(config.workers),
                "--worker-class", config.worker_class, "--threads", str(config.threads),
                "--keep-alive", str(config.keep_alive), "--backlog", "2048", "--log-level", "warning",
                "--error-logfile", "-", "--chdir", str(ROOT)]

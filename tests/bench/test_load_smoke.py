@@ -27,7 +27,8 @@ from survey_app.models import Choice, Question, Survey
 from survey_app.protocol import get_protocol
 from tests.factories import make_survey
 
-SMOKE = Options(duration=2.0, rate=120.0, connections=16, seed_reports=300, fold_every=0.7, warmup=0.5, grace=20.0)
+SMOKE = Options(duration=2.0, rate=120.0, connections=16, seed_reports=300, fold_every=0.7, warmup=0.5, grace=20.0,
+                protocol_gets=1.0)
 REDIS_URL = "redis://127.0.0.1:6379/12"
 
 
@@ -68,6 +69,9 @@ def test_every_accepted_report_is_stored_and_folded_exactly_once(tmp_path):
     table = report.render(outcome, "smoke")
     assert "| Coinflip | **all respondents** |" in table and "floor: plain Django" in table
     assert "| Coinflip | invitations: redeem |" in table
+    gets = outcome.protocol_gets  # the protocol GETs after the load: every one answered 200
+    assert gets.result.sent.sum() > 0 and (gets.result.status[gets.result.sent] == 200).all(), gets.result.samples
+    assert "Protocol GETs after the load" in table and "ms CPU per GET" in table
 
 
 @pytest.mark.django_db

@@ -92,6 +92,32 @@ def test_gunicorn_conf_defaults(monkeypatch):
     assert conf.workers == 3 and conf.accesslog is None
 
 
+def test_gunicorn_worker_warms_the_protocols_and_serves_even_if_that_fails(monkeypatch):
+    """``post_worker_init`` warms within a third of the worker timeout; an error (no database yet) is logged by
+    class name only and does not stop the worker."""
+    from survey_app import api
+
+    conf, budgets, lines = load_conf(), [], []
+
+    class Log:
+        def info(self, message, *args):
+            lines.append(message % args)
+
+        warning = info
+
+    worker = type("Worker", (), {"log": Log()})()
+    monkeypatch.setattr(api, "warm_protocols", lambda budget: budgets.append(budget) or 3)
+    conf.post_worker_init(worker)
+    assert budgets == [conf.timeout / 3] and lines == ["warmed the protocols of 3 open surveys"]
+
+    def fails(budget):
+        raise RuntimeError("connection refused to db.internal:5432")
+
+    monkeypatch.setattr(api, "warm_protocols", fails)
+    conf.post_worker_init(worker)
+    assert lines[-1] == "protocol warm-up skipped: RuntimeError"  # no host or address in the log
+
+
 def test_django_log_records_lose_their_tokens():
     record = logging.LogRecord("django.request", logging.WARNING, __file__, 1, "%s: %s", ("Conflict",
                                "/s/health/t/tok3n-SECRET/"), None)

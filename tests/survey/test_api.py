@@ -41,6 +41,50 @@ def test_protocol_endpoint_has_questions_and_no_secrets(client):
     assert "reports" not in str(body["survey"])
 
 
+def test_protocol_body_follows_every_change_of_its_survey_and_the_page_language(client):
+    """The protocol GET keeps its texts, questions and privacy figures per survey version and language
+    (``survey_app.api._static_body``): a saved question, choice or survey setting, and the page's language, show at
+    once."""
+    survey = make_survey()
+    url = f"/api/surveys/{survey.slug}/protocol/"
+
+    def body(language="en"):
+        return client.get(url, HTTP_ACCEPT_LANGUAGE=language).json()
+
+    first = body()
+    assert first == body()  # served again from the cache: the same body
+    question = survey.questions.get(name="smoker")
+    question.text = "Do you smoke now?"
+    question.translations = {"de": {"text": "Rauchen Sie jetzt?"}}
+    question.save()
+    assert body()["questions"][0]["text"] == "Do you smoke now?"
+    assert body("de-DE")["questions"][0]["text"] == "Rauchen Sie jetzt?"
+    choice = question.choices.get(label="daily")
+    choice.translations = {"de": "täglich"}
+    choice.save()
+    assert "täglich" in body("de")["questions"][0]["labels"]
+    survey.refresh_from_db()
+    survey.epsilon = 2.0
+    survey.save(update_fields=["epsilon"])
+    assert body()["privacy"]["epsilon_per_respondent"] == 2.0 and first["privacy"]["epsilon_per_respondent"] == 1.0
+
+
+def test_warm_protocols_builds_the_open_surveys_before_any_request():
+    """A starting worker (docker/gunicorn.conf.py ``post_worker_init``) builds every open survey's protocol and the
+    GET's fixed parts in each site language; drafts are skipped; a zero budget warms nothing."""
+    from survey_app import api
+    from survey_app import protocol as bridge
+
+    survey, draft = make_survey(), make_survey(slug="draft", status="draft")
+    api._STATIC_BODIES.clear()
+    bridge._BY_VERSION.clear()
+    assert api.warm_protocols(budget=0) == 0 and not api._STATIC_BODIES
+    assert api.warm_protocols(budget=60) == 1
+    version = bridge.survey_version(survey)
+    assert {key for key in api._STATIC_BODIES} == {(version, "en"), (version, "de")}
+    assert version in bridge._BY_VERSION and bridge.survey_version(draft) not in bridge._BY_VERSION
+
+
 @pytest.mark.parametrize(
     "report, field",
     [
