@@ -216,6 +216,9 @@ class Survey(models.Model):
             check_settings(config)
         except ConfigError as exc:
             errors[CONFIG_FIELDS.get(exc.field, NON_FIELD_ERRORS)] = form_message(exc.message)
+        if not errors and self.pk and self.mode == self.Mode.LDP \
+                and self.numeric_handling == self.NumericHandling.GAUSSIAN:
+            errors.update(self._mixed_errors())
         if self.projection != self.Projection.NONE and not self.projection_params:
             # Not fitted yet (the admin fits it once saved): the engine has nothing to check but the mode.
             if self.mode != self.Mode.LDP:
@@ -236,6 +239,24 @@ class Survey(models.Model):
         errors.update(languages.translation_errors(self.translations, languages.SURVEY_FIELDS))
         if errors:
             raise ValidationError(errors)
+
+    def _mixed_errors(self) -> dict[str, str]:
+        """A Gaussian survey whose saved questions mix categorical and numeric ones is a mixed survey
+        (``protocol.mixed``): only Approach 3 with one report per respondent fits it. The engine says so when it
+        builds the protocol from these settings and questions; other refusals (no class question yet, …) wait for
+        the survey to open."""
+        from aggregator.privacy.survey_protocol import ConfigError, build
+
+        from .protocol import protocol_config
+
+        try:
+            build(protocol_config(self))
+        except ConfigError as exc:
+            if exc.field in ("numeric.approach", "ldp.strategy"):
+                return {CONFIG_FIELDS[exc.field]: form_message(exc.message)}
+        except ValueError:
+            pass
+        return {}
 
     def has_reports(self) -> bool:
         """Whether any report arrived (folded or still in the inbox)."""
@@ -526,6 +547,11 @@ ENGINE_MESSAGES = (
     gettext_noop("the class question must be categorical with at least two answers"),
     gettext_noop("a survey needs at least one feature question besides the class"),
     gettext_noop("Gaussian Naive Bayes needs every feature question to be numeric (or discretize them)"),
+    gettext_noop("a mixed survey needs both categorical and numeric feature questions"),
+    gettext_noop("a mixed survey's numeric questions use the Gaussian handling"),
+    gettext_noop("a survey mixing categorical and numeric questions uses Approach 3 (one report per respondent): "
+                 "Approaches 1 and 2 report every numeric answer at once"),
+    gettext_noop("a survey mixing categorical and numeric questions sends one report per respondent"),
     gettext_noop("the projection must be fitted on exactly the numeric questions"),
     gettext_noop("the groups must put every question in exactly one group"),
 )

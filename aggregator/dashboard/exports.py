@@ -124,6 +124,12 @@ def _gaussian_nb(model: NaiveBayesModel):
     return est
 
 
+def has_sklearn_estimator(model: NaiveBayesModel) -> bool:
+    """Whether ``sklearn_estimator`` can export ``model``: every attribute of one kind (not a mixed survey's)."""
+    kinds = {isinstance(a, Numeric) for a in model.attributes}
+    return len(kinds) <= 1
+
+
 def sklearn_estimator(model: NaiveBayesModel):
     """The model as a fitted ``CategoricalNB`` (every attribute categorical) or ``GaussianNB`` (every attribute
     numeric); ``ValueError`` for a model that mixes both (scikit-learn has no single estimator for it)."""
@@ -131,7 +137,8 @@ def sklearn_estimator(model: NaiveBayesModel):
         return _categorical_nb(model)
     if all(isinstance(a, Numeric) for a in model.attributes):
         return _gaussian_nb(model)
-    raise ValueError("scikit-learn has no single Naive Bayes estimator for categorical and numeric attributes mixed")
+    raise ValueError("scikit-learn has no single Naive Bayes estimator for categorical and numeric attributes mixed: "
+                     "use the model's JSON (NaiveBayesModel.from_dict) or the frequency tables")
 
 
 def sklearn_bytes(model: NaiveBayesModel) -> bytes:
@@ -358,18 +365,28 @@ def _mechanism(survey, protocol, privacy: dict, model: NaiveBayesModel, question
     if strategy:
         sentences.append(f"Reports: {dict(survey.Strategy.choices).get(strategy, strategy)}.")
     encodings = privacy.get("encodings") or {}
+    mixed = (any(isinstance(a, Categorical) for a in model.attributes)
+             and any(isinstance(a, Numeric) for a in model.attributes))
     if encodings:
         titles = {name: _oracle_title(oracle) for name, oracle in encodings.items()}
         if len(set(titles.values())) == 1:
-            sentences.append(f"Frequency oracle for every question: {next(iter(titles.values()))}.")
+            which = "the class and every question with choices" if mixed else "every question"
+            sentences.append(f"Frequency oracle for {which}: {next(iter(titles.values()))}.")
         else:
             sentences.append("Frequency oracle per question: "
                              + "; ".join(f"{name}: {titles[name]}" for name in _in_order(titles, order)) + ".")
     approach = privacy.get("approach")
     if approach is not None:
         label = dict(survey.GaussianApproach.choices).get(int(approach), f"approach {approach}")
-        sentences.append(f"Numeric answers: {label}; the model holds a mean and a standard deviation per class "
-                         "(Gaussian Naive Bayes).")
+        if mixed:
+            sentences.append(f"Numeric answers: {label}; the model holds a mean and a standard deviation per class "
+                             "for each numeric question (Gaussian Naive Bayes) and the share of each answer per class "
+                             "for the questions with choices. Each respondent sends one report, drawn at random: the "
+                             "class, one question with choices (jointly with the class), or one numeric answer (or "
+                             "its square) with Laplace noise.")
+        else:
+            sentences.append(f"Numeric answers: {label}; the model holds a mean and a standard deviation per class "
+                             "(Gaussian Naive Bayes).")
     attributes = {a.name: a for a in model.attributes}
     binned = [q for q in questions if q.kind == q.Kind.NUMERIC and isinstance(attributes.get(q.name), Categorical)]
     if binned:

@@ -219,6 +219,8 @@ def survey_detail(request, slug: str):
                   and f["kind"] != "report_check"],
         "job": job,
         "chart_data": chart_data,
+        # A mixed survey's model has no scikit-learn counterpart (exports.sklearn_estimator): no such download.
+        "sklearn_export": selected is None or exports.has_sklearn_estimator(NaiveBayesModel.from_dict(selected.model)),
         "allocation": _allocation(survey, versions[0] if versions else None),
         "admin_url": reverse("admin:survey_app_survey_change", args=[survey.pk]),
     }

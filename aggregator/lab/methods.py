@@ -16,7 +16,13 @@ identically and preparing before splitting leaks nothing:
   §5.1 binarizes numeric data at the midpoint of the range, i.e. ``bins = 2``); the class must be binary;
 * ``NUMERIC`` — every feature numeric, as loaded (Gaussian NB, SPEC §5b); a categorical feature is an error (a code
   is not a measurement: load such columns as numeric, or choose a discrete method);
-* ``MIXED`` — as loaded: categorical codes and numeric values side by side.
+* ``MIXED`` — as loaded: categorical codes and numeric values side by side;
+* ``GAUSSIAN`` — as loaded, with at least one numeric feature: Gaussian NB Approach 3 (``gauss-sample``), whose
+  survey protocol takes numeric questions only (``GaussianProtocol``) or mixes them with categorical ones
+  (``MixedProtocol``: one report per respondent, a categorical question through its class-joint frequency oracle).
+  Approaches 1 and 2 (``gauss-laplace``, ``gauss-onebit``) report every numeric answer at once, which leaves no
+  report for a categorical question within the one ε: they stay ``NUMERIC`` and refuse mixed tables (the error
+  names Approach 3).
 
 Privacy parameters: ``"epsilon"`` (ε of local or central DP, default ``DEFAULTS["epsilon"]`` = 1) or ``"theta"``
 (θ, the probability of a true answer in randomized response, SPEC §2, default 0.7 as the demo survey), or ``None``.
@@ -59,8 +65,8 @@ from ..privacy.synthetic import synthetic_from_model, synthetic_published
 from ..privacy.warner import WarnerScheme
 from .datasets import Table, discretize_table
 
-__all__ = ["Method", "Features", "Predictor", "DISCRETE", "BINARY", "NUMERIC", "MIXED", "DEFAULTS", "PARAMETERS",
-           "DEFAULT_BINS", "register", "get", "names", "oracle_method", "binarize", "require_numeric"]
+__all__ = ["Method", "Features", "Predictor", "DISCRETE", "BINARY", "NUMERIC", "MIXED", "GAUSSIAN", "DEFAULTS",
+           "PARAMETERS", "DEFAULT_BINS", "register", "get", "names", "oracle_method", "binarize", "require_numeric"]
 
 #: Predicts class codes for the rows of a feature matrix (in the method's representation).
 Predictor = Callable[[np.ndarray], np.ndarray]
@@ -106,8 +112,20 @@ def require_numeric(table: Table, bins: int = DEFAULT_BINS) -> Table:
     categorical = [a.name for a in table.attributes if not isinstance(a, Numeric)]
     if categorical:
         shown = ", ".join(repr(n) for n in categorical[:5]) + (", …" if len(categorical) > 5 else "")
+        mixed = len(categorical) < len(table.attributes)
         raise ValueError(f"this method needs numeric features only, but {len(categorical)} are categorical ({shown}); "
-                         "load them as numeric if they are measurements, or choose a discrete method")
+                         "load them as numeric if they are measurements, or choose a discrete method"
+                         + ("; for a table that mixes categorical and numeric features use gauss-sample (Gaussian "
+                            "Approach 3: one report per respondent; Approaches 1 and 2 report every numeric answer "
+                            "at once)" if mixed else ""))
+    return table
+
+
+def require_some_numeric(table: Table, bins: int = DEFAULT_BINS) -> Table:
+    """The table as loaded when at least one feature is numeric (``GAUSSIAN``), else ``ValueError``."""
+    if not any(isinstance(a, Numeric) for a in table.attributes):
+        raise ValueError("this method needs at least one numeric feature (Gaussian Naive Bayes); every feature is "
+                         "categorical: choose a discrete method")
     return table
 
 
@@ -115,6 +133,7 @@ DISCRETE = Features("discrete", discretize_table)
 BINARY = Features("binary", binarize)
 NUMERIC = Features("numeric", require_numeric)
 MIXED = Features("mixed", lambda table, bins: table)
+GAUSSIAN = Features("gaussian", require_some_numeric)
 
 
 # -- the method object --------------------------------------------------------------------------------------------
@@ -290,11 +309,13 @@ for _suffix, _postprocess, _label in _POSTPROCESS_VARIANTS:
 register(Method("the-0.25", "THE at seed 000's threshold 0.25", _survey(
     lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": "the", "threshold": 0.25}}),
     parameter="epsilon"))
-for _name, _approach, _label in (("gauss-laplace", 1, "Approach 1: all vectors + Laplace"),
-                                 ("gauss-onebit", 2, "Approach 2: one bit"),
-                                 ("gauss-sample", 3, "Approach 3: one sampled vector + Laplace")):
+for _name, _approach, _label, _features in (
+        ("gauss-laplace", 1, "Approach 1: all vectors + Laplace; numeric features only", NUMERIC),
+        ("gauss-onebit", 2, "Approach 2: one bit; numeric features only", NUMERIC),
+        ("gauss-sample", 3, "Approach 3: one sampled vector + Laplace; categorical features, if any, through "
+                            "their class-joint frequency oracles in the same one report (a mixed survey)", GAUSSIAN)):
     survey_method(_name, f"LDP Gaussian Naive Bayes, {_label} (SPEC §5b)", _gaussian(_approach), parameter="epsilon",
-                  features=NUMERIC)
+                  features=_features)
 
 
 # -- adaptive allocation of respondents (issue 13 item 3; privacy.allocation, docs/results/013-allocation.md) --------

@@ -34,6 +34,11 @@ than its training rows and the expectation is the full table's (``expected["simu
 curve comes the smallest number of respondents from which every larger size beats the majority rule
 (``respondents_to_beat_majority``).
 
+Mixed reference data (issue 13 item 4): when the table mixes categorical and numeric columns, ``gauss-sample`` plans
+a survey that mixes them (``protocol.mixed``: Gaussian Approach 3 for the numbers, the class-joint frequency oracles
+for the other questions, one report per respondent; ``Plan.mixed``); ``gauss-laplace`` and ``gauss-onebit`` refuse
+such a table (they report every numeric answer at once), and the discrete methods plan the numbers in bins.
+
 Every model is fitted as a live survey fits it with the engine's default estimator: the survey configurations
 (``Method.survey``) name no post-processing, so the protocol's default (``privacy.postprocess.DEFAULT``, recorded as
 ``Plan.estimator``) applies — to the settings, the learning curve and so to the respondents needed.
@@ -48,6 +53,7 @@ from scipy import stats
 
 from ..privacy import survey_protocol
 from ..privacy.postprocess import DEFAULT as DEFAULT_ESTIMATOR
+from ..privacy.schema import Numeric
 from . import methods as registry
 from .datasets import Table
 from .evaluate import Progress, evaluate
@@ -114,6 +120,10 @@ class Plan:
     #: "low", "high", "majority" (the rule on the same test rows), "beats_majority"}; None without a learning curve.
     expected: dict | None = None
     respondents_to_beat_majority: int | None = None
+    #: The reference table mixes categorical and numeric features: ``gauss-sample`` then plans a mixed survey
+    #: (``MixedProtocol``: numbers kept, Approach 3; the other questions through their frequency oracles; one report
+    #: per respondent), the discrete methods one with the numbers in bins.
+    mixed: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -193,7 +203,8 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
     out = Plan(target, reps, seed, table.n, evaluations[0].n_train, evaluations[0].nonprivate_accuracy, settings,
                majority_accuracy=majority, majority_test_accuracy=evaluations[0].majority_accuracy,
                majority_class=table.class_attribute.values[int(np.bincount(table.y).argmax())],
-               respondents=None if respondents is None else int(respondents))
+               respondents=None if respondents is None else int(respondents),
+               mixed=len({isinstance(a, Numeric) for a in table.attributes}) == 2)
     reaching = [s for s in settings if s.low >= target] if reps > 1 else [s for s in settings if s.accuracy >= target]
     out.reached = bool(reaching)
     out.recommendation = min(reaching, key=_more_private) if reaching else max(settings, key=lambda s: s.accuracy)

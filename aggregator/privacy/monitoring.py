@@ -24,7 +24,8 @@ def raw_parameters(model) -> dict[str, tuple[np.ndarray, np.ndarray, bool]]:
     """{parameter name: (raw estimate, standard error, is a probability)} from a model's metadata.
 
     ``P(c)`` from ``prior_raw`` (or the published prior), ``P(a ∧ c) <attribute>`` from ``joint_raw`` (discrete LDP
-    NB and MRR), ``mean <attribute>`` from the conditionals' μ row and ``mean_standard_errors`` (Gaussian NB)."""
+    NB and MRR), ``mean <attribute>`` from the conditionals' μ row and ``mean_standard_errors`` (Gaussian NB). A mixed
+    model's lists hold ``None`` for the attributes of the other kind (``protocol.mixed``): those are skipped."""
     meta = model.metadata
     out: dict[str, tuple[np.ndarray, np.ndarray, bool]] = {}
     if meta.get("prior_standard_errors") is not None:
@@ -32,9 +33,13 @@ def raw_parameters(model) -> dict[str, tuple[np.ndarray, np.ndarray, bool]]:
         out["P(c)"] = (np.asarray(prior, dtype=float), np.asarray(meta["prior_standard_errors"], dtype=float), True)
     if meta.get("joint_raw") is not None and meta.get("joint_standard_errors") is not None:
         for attr, raw, se in zip(model.attributes, meta["joint_raw"], meta["joint_standard_errors"], strict=False):
+            if raw is None or se is None:
+                continue
             out[f"P(a ∧ c) {attr.name}"] = (np.asarray(raw, dtype=float), np.asarray(se, dtype=float), True)
     if meta.get("mean_standard_errors") is not None:
         for attr, table, se in zip(model.attributes, model.conditionals, meta["mean_standard_errors"], strict=False):
+            if se is None:
+                continue
             out[f"mean {attr.name}"] = (np.asarray(table[0], dtype=float), np.asarray(se, dtype=float), False)
     return out
 

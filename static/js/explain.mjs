@@ -4,10 +4,12 @@
 // is a paragraph (string) or a list (array of strings); and summarize(report, protocol, questions) → one paragraph.
 import * as gaussian from "./gaussian.mjs";
 import * as ldpNb from "./ldp_nb.mjs";
+import * as mixed from "./mixed.mjs";
 import * as mrr from "./mrr.mjs";
 
 export function mechanism(protocol) {
   if (protocol.mode === "mrr") return mrr;
+  if (protocol.ldp && protocol.ldp.mixed) return mixed;
   return protocol.numeric.handling === "gaussian" ? gaussian : ldpNb;
 }
 
@@ -21,7 +23,7 @@ export function asksPersonal(protocol, q) {
 }
 
 /** The review step's plain summary of ``report`` (one paragraph: what this message says, in plain words), from the
- * same module: summarize(report, protocol, questions) of mrr.mjs, ldp_nb.mjs or gaussian.mjs. */
+ * same module: summarize(report, protocol, questions) of mrr.mjs, ldp_nb.mjs, gaussian.mjs or mixed.mjs. */
 export function summarize(report, protocol, questions = []) {
   return mechanism(protocol).summarize(report, protocol, questions);
 }

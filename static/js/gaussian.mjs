@@ -23,7 +23,9 @@ function gridLaplace(params, values, rng) {
   return rounded.map((x, i) => x + noise[i]);
 }
 
-function vectors(params, z, classCode, rng) {
+/** The class-hiding vector report of the approach (``params``: the published Gaussian parameters) for the normalised
+ * entries ``z`` (x̃ or x̃²) and the class; a mixed survey's numeric groups use it too (./mixed.mjs). */
+export function vectors(params, z, classCode, rng) {
   const m = params.attributes.length, k = params.classes;
   if (params.approach === 1) {
     const flat = new Array(m * k).fill(0);
@@ -60,6 +62,13 @@ function classLabel(questions, name, code) {
   return q && q.labels && q.labels[code] !== undefined ? quote(q.labels[code]) : t("number {code}", { code });
 }
 
+/** Approaches 1 and 3's disguise of each table entry, in words, with the published grid and Laplace scale. */
+export function noiseWords(params) {
+  const grid = params.grid && Number.isInteger(1 / params.grid) ? `1/${1 / params.grid}` : fig(params.grid ?? 0);
+  return t("each entry rounded at random to a multiple of {grid} and given random noise (Laplace noise of scale {scale}, so typically about {scale} away from the exact value, on a scale where your numbers lie between −1 and 1)",
+    { grid, scale: fig(params.laplace_scale ?? 0) });
+}
+
 /** Respondent-facing texts for a Gaussian Naive Bayes LDP survey (SPEC §5, Approaches 1–3), true for the protocol as
  * served: ``figure``, ``overview`` (text blocks) and ``review(body)``. ``questions``: the protocol API's display
  * questions; ``privacy``: its "privacy". */
@@ -82,9 +91,7 @@ export function describe(protocol, privacy, questions = []) {
       : t("Your numeric answers are first combined into {m} published combinations (a projection), each put on a scale from −1 to 1 between its published limits (a value beyond a limit counts as the limit).", { m }))
     : t("Each number is first put on a scale from −1 (the question's lowest value) to 1 (its highest); a number beyond a limit counts as the limit."));
   overview.push(t("The numbers sit in a table with one column per answer to {question} ({k} columns): yours go in the column of your answer, zeros in the others, so the disguise hides your answer to {question} as well.", { question: cls, k }));
-  const grid = params.grid && Number.isInteger(1 / params.grid) ? `1/${1 / params.grid}` : fig(params.grid ?? 0);
-  const noise = t("each entry rounded at random to a multiple of {grid} and given random noise (Laplace noise of scale {scale}, so typically about {scale} away from the exact value, on a scale where your numbers lie between −1 and 1)",
-    { grid, scale: fig(params.laplace_scale ?? 0) });
+  const noise = noiseWords(params);
   const e = Math.exp(params.epsilon);
   const onebit = t("sent as a single +1 or −1: +1 with a {low} chance when the entry is −1, rising to {high} when it is 1 (50 % when it is 0)",
     { low: percent(1 / (e + 1)), high: percent(e / (e + 1)) });

@@ -4,6 +4,7 @@
 // the class answer's index. Returns the report to POST — nothing else of the answers leaves the page.
 import * as gaussian from "./gaussian.mjs";
 import * as ldpNb from "./ldp_nb.mjs";
+import * as mixed from "./mixed.mjs";
 import * as mrr from "./mrr.mjs";
 import { predict } from "./nb_model.mjs";
 import * as oracles from "./oracles/index.mjs";
@@ -39,6 +40,10 @@ export function randomize(protocol, questionAnswers, classCode, rng, realPersona
   if (protocol.mode === "mrr") {
     // realPersonal: answers to real unrelated questions by attribute index (features in order, then the class).
     return { answers: mrr.perturb(protocol.mrr, [...engineCodes(protocol, answers), classCode], rng, realPersonal) };
+  }
+  if (protocol.ldp && protocol.ldp.mixed) {
+    // Categorical and numeric questions in one survey (Gaussian handling): one report, codes and numbers as answered.
+    return mixed.perturb(protocol.ldp, answers, classCode, rng);
   }
   if (protocol.numeric.handling === "gaussian") {
     return gaussian.perturb(protocol.ldp, answers, classCode, rng);

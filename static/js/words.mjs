@@ -1,5 +1,6 @@
 // Plain words shared by the mechanisms' respondent-facing texts (describe() in mrr.mjs, ldp_nb.mjs, gaussian.mjs,
-// and each frequency oracle's describe() in oracles/, which ldp_nb.mjs and gaussian.mjs reach through oracles/index.mjs).
+// mixed.mjs, and each frequency oracle's describe() in oracles/, which the LDP modules reach through
+// oracles/index.mjs).
 // Every figure printed comes from the protocol as served (the p, q, θ, ε the browser really uses), rounded so that a
 // rounded figure is never a false one: a probability below 1 never prints as 100 %, above 0 never as 0 %.
 // A text block is a string (one paragraph) or an array of strings (a list).

@@ -9,6 +9,7 @@ import { describe, mechanism } from "../../static/js/explain.mjs";
 import * as gaussian from "../../static/js/gaussian.mjs";
 import * as ldpNb from "../../static/js/ldp_nb.mjs";
 import * as memos from "../../static/js/memo.mjs";
+import * as mixed from "../../static/js/mixed.mjs";
 import * as mrr from "../../static/js/mrr.mjs";
 import { randomize, respond } from "../../static/js/protocol.mjs";
 import { ByteSource } from "../../static/js/random.mjs";
@@ -47,6 +48,8 @@ test("each mechanism module describes itself, and explain.mjs picks the module t
   assert.equal(mechanism(vectors["mrr-one-group"].protocol), mrr);
   assert.equal(mechanism(vectors["ldp-oue-one-report"].protocol), ldpNb);
   assert.equal(mechanism(vectors["gaussian-approach-1"].protocol), gaussian);
+  assert.equal(mechanism(vectors["mixed-oue"].protocol), mixed);
+  assert.equal(typeof mixed.describe, "function");
 });
 
 for (const [name, vector] of Object.entries(vectors)) {
@@ -210,6 +213,50 @@ test("Gaussian: the three things that can be sent with their chances; the approa
       assert.match(flat(words.review({ report: { group: 2, report: [1, [0, 0, 0]] } })), /only your answer to “Q-weight\?”, squared: its row/);
     }
     assert.match(flat(words.review({ report: { group: 0, report: "AA==" } })), /to send your answer to “Q-sick\?” \(one of 3 possible values\); none of your numbers is in it/);
+  }
+});
+
+test("mixed survey: every part that can be sent, with its real chance; the review names the part really drawn", () => {
+  for (const name of ["mixed-oue", "mixed-de", "mixed-olh", "mixed-oue-one-number", "respond-mixed-oue"]) {
+    const { protocol, cases, published } = vectors[name];
+    const params = protocol.ldp, p = params.inputs.length - 1, q = params.numeric.length;
+    const words = describe(protocol, null, display(protocol));
+    const [intro, list] = words.overview;
+    assert.match(intro, /picks ONE part of your answers at random and sends only that part/);
+    assert.equal(list.length, 1 + p + 2, `${name}: one item per kind of part`);
+    assert.equal(list[0], `your answer to “Q-sick?” alone (a ${percent(params.assignment[0])} chance)`);
+    params.categorical.forEach((position, i) => {
+      assert.equal(list[i + 1], `your answer to “Q-${protocol.features[position].name}?” together with your answer to “Q-sick?” (a ${percent(params.assignment[i + 1])} chance)`);
+    });
+    const numbers = params.numeric.map((position) => `“Q-${protocol.features[position].name}?”`);
+    if (q === 1) {
+      assert.equal(list[p + 1], `your answer to ${numbers[0]}, as a number (a ${percent(params.assignment[p + 1])} chance)`);
+    } else {
+      assert.ok(list[p + 1].startsWith(`one number, picked at random with equal chances among ${numbers.map((n) => `your answer to ${n}`).join(" and ")}`), list[p + 1]);
+      assert.ok(list[p + 1].endsWith(`(a ${percent(params.assignment[p + 1])} chance in all)`), list[p + 1]);
+    }
+    assert.ok(/squared|square of/.test(list[p + 2]) && list[p + 2].includes(`(a ${percent(params.assignment[p + 2])} chance`), list[p + 2]);
+    const text = flat(words.overview);
+    assert.ok(text.includes(`Laplace noise of scale ${+params.vectors.laplace_scale.toPrecision(3)}`), text);
+    assert.doesNotMatch(text, /ONE of three things|equal ranges/);  // not the Gaussian-only or binned wording
+    for (const c of cases) {
+      const rng = ByteSource.fromBytes(Uint8Array.from(Buffer.from(c.bytes, "hex")));
+      const report = name.startsWith("respond-") ? respond(protocol, c.answers, c.class, rng, { published }) : randomize(protocol, c.answers, c.class, rng);
+      if (report.validation) continue;
+      const review = flat(words.review({ report }));
+      const j = report.input;
+      assert.ok(review.includes(`to send the part numbered ${j}: `), review);
+      if (j === 0) {
+        assert.ok(review.includes(`numbered 0: your answer to “Q-sick?” (one of ${params.classes} possible values)`), review);
+      } else if (j <= p) {
+        const feature = protocol.features[params.categorical[j - 1]];
+        assert.ok(review.includes(`numbered ${j}: your answer to “Q-${feature.name}?” together with your answer to “Q-sick?” (one of ${feature.values.length * params.classes} possible values)`), review);
+      } else {
+        const feature = protocol.features[params.numeric[report.report[0]]];
+        assert.ok(review.includes(`numbered ${j}: your answer to “Q-${feature.name}?”, put on a scale from −1 to 1${j === p + 2 ? ", then squared," : ""} and placed in a row of ${params.classes} entries`), review);
+        assert.ok(review.includes(`(${p + 1}: one of your numbers; ${p + 2}: one of your numbers squared)`), review);
+      }
+    }
   }
 });
 

@@ -29,6 +29,8 @@ BYTES = 8192
 #: Oracles added after the first vectors (issue 13: SS). Their files draw from a generator of their own, seeded by the
 #: file name, so adding one leaves every other file as it was.
 LATER_ENCODINGS = ("ss",)
+#: Mechanisms added after the first vectors (issue 13 item 4: mixed surveys), the same way: files whose names start so.
+LATER_PREFIXES = ("mixed-", "respond-mixed-")
 
 CLASS = {"kind": "categorical", "name": "sick", "values": ["no", "yes", "unsure"]}
 CATEGORICAL = [
@@ -70,6 +72,17 @@ def configs() -> dict[str, dict]:
     out["ldp-oue-pca-discretize"] = {**out["ldp-oue-one-report"], "features": CATEGORICAL[:1] + NUMERIC,
                                      "projection": pca}
     out["gaussian-approach-3-pca"] = {**out["gaussian-approach-3"], "projection": pca}
+    # Categorical and numeric questions in one survey (aggregator/privacy/protocol/mixed.py): Approach 3, one report;
+    # the kinds interleaved, so that the browser must pick each kind's answers by their published positions.
+    for encoding in ("oue", "de", "olh"):
+        out[f"mixed-{encoding}"] = {
+            "mode": "ldp", "class": CLASS,
+            "features": [CATEGORICAL[0], NUMERIC[0], CATEGORICAL[1], NUMERIC[1]],
+            "numeric": {"handling": "gaussian", "approach": 3},
+            "ldp": {"epsilon": 1.5, "encoding": encoding},
+        }
+    out["mixed-oue-one-number"] = {**out["mixed-oue"], "features": [NUMERIC[0], CATEGORICAL[0]]}
+    out["mixed-oue-pca"] = {**out["mixed-oue"], "projection": pca}
     out["mrr-one-group"] = {"mode": "mrr", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
                             "mrr": {"theta": 0.6, "personal": {"smoker": [0.5, 0.3, 0.2]}}}
     out["mrr-two-groups"] = {"mode": "mrr", "class": CLASS, "features": CATEGORICAL + NUMERIC[:1],
@@ -94,6 +107,9 @@ RESPOND = {  # vector file → (base configuration, publish a model?)
     "respond-gaussian-approach-2": ("gaussian-approach-2", True),
     "respond-gaussian-approach-3-pca": ("gaussian-approach-3-pca", True),
     "respond-mrr-one-group": ("mrr-one-group", False),
+    "respond-mixed-oue": ("mixed-oue", True),
+    "respond-mixed-olh-no-model": ("mixed-olh", False),
+    "respond-mixed-oue-pca": ("mixed-oue-pca", True),
 }
 VALIDATION_SHARE = 0.4
 
@@ -106,8 +122,10 @@ def published_model(protocol, config: dict, rng: np.random.Generator):
 
 
 def own_stream(name: str) -> bool:
-    """A file of an oracle added later (``LATER_ENCODINGS``), drawn from its own generator."""
-    return any(name.startswith(f"ldp-{encoding}-") for encoding in LATER_ENCODINGS)
+    """A file of an oracle or mechanism added later (``LATER_ENCODINGS``, ``LATER_PREFIXES``), drawn from its own
+    generator."""
+    return (any(name.startswith(f"ldp-{encoding}-") for encoding in LATER_ENCODINGS)
+            or name.startswith(LATER_PREFIXES))
 
 
 def generate() -> dict[str, dict]:
@@ -119,7 +137,7 @@ def generate() -> dict[str, dict]:
         protocol = survey_protocol.build(config)
         rng = np.random.default_rng([seed, zlib.crc32(name.encode())]) if own_stream(name) else shared
         cases = []
-        for _ in range(CASES):
+        for _ in range(CASES * 3 if name.startswith("mixed-") else CASES):  # mixed: every input drawn, in each file
             data = rng.integers(0, 256, BYTES, dtype=np.uint8).tobytes()
             x = answers(config, rng)
             y = int(rng.integers(0, len(CLASS["values"])))
@@ -128,8 +146,8 @@ def generate() -> dict[str, dict]:
             cases.append({"bytes": data[: stream.consumed].hex(), "answers": x, "class": y, "report": report,
                           "consumed": stream.consumed})
         files[name] = json.loads(json.dumps({"config": config, "protocol": protocol.public(), "cases": cases}))
-    rng = shared
     for name, (source, with_model) in RESPOND.items():
+        rng = np.random.default_rng([seed, zlib.crc32(name.encode())]) if own_stream(name) else shared
         config = {**base[source], "validation": {"share": VALIDATION_SHARE}}
         protocol = survey_protocol.build(config)
         published = published_model(protocol, config, rng) if with_model else None

@@ -10,6 +10,7 @@ import { fromBase64, unpack } from "../../static/js/bits.mjs";
 import { mechanism, summarize } from "../../static/js/explain.mjs";
 import * as gaussian from "../../static/js/gaussian.mjs";
 import * as ldpNb from "../../static/js/ldp_nb.mjs";
+import * as mixed from "../../static/js/mixed.mjs";
 import * as mrr from "../../static/js/mrr.mjs";
 import * as oracles from "../../static/js/oracles/index.mjs";
 import { randomize, respond } from "../../static/js/protocol.mjs";
@@ -44,12 +45,37 @@ const label = (protocol, name, code) => {
 };
 
 test("every mechanism module has summarize() next to describe(), and explain.mjs dispatches to it", () => {
-  for (const m of [mrr, ldpNb, gaussian]) assert.equal(typeof m.summarize, "function");
+  for (const m of [mrr, ldpNb, gaussian, mixed]) assert.equal(typeof m.summarize, "function");
   for (const name of ["de", "sue", "oue", "olh", "ss", "she", "the"]) {
     assert.equal(typeof oracles.summarize({ name, domain: 2, p: 0.7, q: 0.3, g: 2, subset_size: 1, laplace_scale: 1 },
                                           { olh: [1, 2, 0], de: 0, she: [0, 1], the: [0, 1] }[name] ?? "AQ=="), "string");
   }
   assert.equal(mechanism(vectors["mrr-one-group"].protocol).summarize, mrr.summarize);
+});
+
+test("mixed survey: the summary names the part drawn — the class, a categorical question with the class, or one number (squared or not) — and none other", () => {
+  for (const name of ["mixed-oue", "mixed-de", "mixed-olh", "mixed-oue-one-number", "respond-mixed-oue"]) {
+    const { protocol } = vectors[name];
+    const params = protocol.ldp, p = params.inputs.length - 1;
+    assert.equal(mechanism(protocol).summarize, mixed.summarize);
+    for (const report of reports(name, vectors[name])) {
+      if (report.validation) continue;
+      const text = summarize(report, protocol, display(protocol));
+      const j = report.input;
+      assert.ok(text.startsWith(`Of your ${protocol.questions.length + 1} answers, one part — chosen at random: `), text);
+      assert.match(text, /None of your other answers is sent\.$/);
+      if (j === 0) {
+        assert.ok(text.includes("chosen at random: your answer to “Q-sick?” — is sent in disguise"), text);
+      } else if (j <= p) {
+        const feature = protocol.features[params.categorical[j - 1]].name;
+        assert.ok(text.includes(`chosen at random: your answer to “Q-${feature}?” together with your answer to “Q-sick?” — is sent in disguise`), text);
+      } else {
+        const feature = protocol.features[params.numeric[report.report[0]]].name;
+        const squared = j === p + 2;
+        assert.ok(text.includes(`chosen at random: your answer to “Q-${feature}?”${squared ? ", squared" : ""} — is sent: put on a scale from −1 to 1${squared ? ", then squared," : ""} and placed in the entry of your answer to “Q-sick?” in a row of ${params.classes}`), text);
+      }
+    }
+  }
 });
 
 for (const [name, vector] of Object.entries(vectors)) {

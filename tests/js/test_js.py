@@ -5,8 +5,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from aggregator.privacy import survey_protocol
 from tests.js.make_vectors import OUT, generate
 
 HERE = Path(__file__).resolve().parent
@@ -36,6 +38,25 @@ def test_the_vector_comparison_tolerates_only_the_last_bits():
     assert same({"p": [0.33627781026042264]}, {"p": [0.33627781026042275]})
     assert not same({"p": [0.33627781026]}, {"p": [0.33627781027]})
     assert not same({"u": 1}, {"u": 1.0}) and not same([1, 2], [1, 2, 3]) and not same({"a": 1}, {"b": 1})
+
+
+def test_mixed_vectors_are_reports_the_server_takes():
+    """The browser's mixed reports (the same bytes as the vectors' — tests/js/vectors.test.mjs) pass the survey's
+    report schema, parse and fold: every input of each mixed survey, validation reports included."""
+    files = sorted(OUT.glob("*mixed-*.json"))
+    assert len(files) >= 6
+    for path in files:
+        content = json.loads(path.read_text())
+        protocol = survey_protocol.build(content["config"])
+        assert type(protocol).__name__ == "MixedProtocol"
+        validator = jsonschema.Draft202012Validator(protocol.report_schema())
+        reports = [c["report"] for c in content["cases"]]
+        for report in reports:
+            assert not list(validator.iter_errors(report)), (path.name, report)
+            protocol.parse_one(report)
+        training = [r for r in reports if not protocol.is_validation(r)]
+        assert {r["input"] for r in training} <= set(range(len(protocol.public()["ldp"]["inputs"]) + 2))
+        assert protocol.fold(training).n == len(training)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (.ci/run installs it)")

@@ -65,7 +65,7 @@ import numpy as np
 
 from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
-from ..oracles.base import check_values
+from ..oracles.base import FrequencyOracle, check_values
 from ..postprocess import to_distribution
 from ..schema import Categorical, Numeric
 from ..stats import Additive, Counts, array
@@ -158,7 +158,8 @@ def _share(value, name: str) -> float:
 class LDPGaussianNB:
     """Gaussian Naive Bayes from ε-LDP reports (SPEC §5b); ``estimate`` returns a ``NaiveBayesModel``.
 
-    ``prior_oracle``: frequency oracle name for the class reports (``oracles.get``); ``prior_share``: share of
+    ``prior_oracle``: frequency oracle name for the class reports (``oracles.get``), or the oracle itself (a mixed
+    survey's class input, ``protocol.mixed``); ``prior_share``: share of
     respondents in the prior group (default above); ``group_split``: share of the others in the mean group (the rest
     report squares); ``postprocess``: how the class estimates become a distribution (``postprocess.to_distribution``);
     ``floor_se``: the variance floor in standard errors of σ̃² (module docstring). The approach's own mechanism
@@ -171,7 +172,7 @@ class LDPGaussianNB:
         attributes: Sequence[Numeric],
         epsilon: float,
         approach: int = 3,
-        prior_oracle: str = "oue",
+        prior_oracle: str | FrequencyOracle = "oue",
         prior_share: float | None = None,
         group_split: float = 0.5,
         postprocess: str = "norm-sub",
@@ -187,7 +188,10 @@ class LDPGaussianNB:
         self.class_attribute = class_attribute
         self.attributes = attributes
         self.approach = int(approach)
-        self.prior_oracle = oracles.get(prior_oracle, epsilon=epsilon, domain=class_attribute.size)
+        self.prior_oracle = (prior_oracle if isinstance(prior_oracle, FrequencyOracle)
+                             else oracles.get(prior_oracle, epsilon=epsilon, domain=class_attribute.size))
+        if self.prior_oracle.domain != class_attribute.size:
+            raise ValueError(f"the prior oracle's domain must be the {class_attribute.size} classes")
         self.epsilon = self.prior_oracle.epsilon
         self.vectors: VectorApproach = vectors(len(attributes), class_attribute.size, self.epsilon)
         self.postprocess = postprocess

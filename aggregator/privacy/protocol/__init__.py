@@ -16,7 +16,9 @@ Configuration (JSON-able; ``survey_app.models.Survey.protocol_config()`` produce
 reference sample; the numeric answers are standardised, projected and clipped before anything else (SPEC §5c).
 
 Numeric features are discretized into equal-width bins over their public bounds (SPEC §5a) unless the LDP
-"gaussian" handling is chosen (SPEC §5b; then every feature must be numeric). A protocol offers:
+"gaussian" handling is chosen (SPEC §5b): then a survey of numeric questions only is a ``GaussianProtocol`` and one
+that mixes categorical and numeric questions a ``MixedProtocol`` (``mixed``: Approach 3, one report per
+respondent). A protocol offers:
 
 * ``public()`` — everything the browser needs, nothing secret;
 * ``encode(X, y, rng)`` — simulated respondents' reports in wire form (the client halves), for demos and tests;
@@ -46,8 +48,8 @@ Capabilities (what the web app asks instead of comparing modes): ``accuracy_at_p
 
 Modules: ``config`` (``ConfigError``, ``check_settings``: the configuration's rules, each error naming its field),
 ``base`` (``SurveyProtocol``: questions, projection, folding, the validation share; ``LDPValidation``), ``mrr``,
-``ldp``, ``gaussian`` (one protocol class each). The mechanisms' own knowledge stays with them: oracle wire formats
-in ``oracles``, the Gaussian approaches in ``continuous.approaches``.
+``ldp``, ``gaussian``, ``mixed`` (one protocol class each). The mechanisms' own knowledge stays with them: oracle
+wire formats in ``oracles``, the Gaussian approaches in ``continuous.approaches``.
 """
 
 from __future__ import annotations
@@ -56,17 +58,18 @@ from .base import VALIDATION_KEY, ReportError, SurveyProtocol
 from .config import MAX_VALIDATION_SHARE, ConfigError, check_settings, mode, numeric_settings
 from .gaussian import GaussianProtocol
 from .ldp import LDPProtocol
+from .mixed import MixedProtocol
 from .mrr import MRRProtocol
 
-__all__ = ["ReportError", "ConfigError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol", "build",
-           "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY", "report_shapes"]
+__all__ = ["ReportError", "ConfigError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol",
+           "MixedProtocol", "build", "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY", "report_shapes"]
 
 
 def report_shapes() -> dict[str, dict]:
     """Every mechanism's generic report shapes by component name (``SurveyProtocol.report_shapes``; a name two
     mechanisms share, as LDP and Gaussian NB's validation report, is one shape)."""
     shapes: dict[str, dict] = {}
-    for cls in (LDPProtocol, GaussianProtocol, MRRProtocol):
+    for cls in (LDPProtocol, GaussianProtocol, MixedProtocol, MRRProtocol):
         for name, shape in cls.report_shapes().items():
             if shapes.setdefault(name, shape) != shape:
                 raise ValueError(f"two mechanisms define the report shape {name!r} differently")
@@ -80,4 +83,8 @@ def build(config: dict) -> SurveyProtocol:
     if mode(config) == "mrr":
         return MRRProtocol(config)
     handling, _, _ = numeric_settings(config)
-    return GaussianProtocol(config) if handling == "gaussian" else LDPProtocol(config)
+    if handling != "gaussian":
+        return LDPProtocol(config)
+    features = config.get("features")
+    kinds = {a.get("kind") for a in features if isinstance(a, dict)} if isinstance(features, list) else set()
+    return MixedProtocol(config) if {"categorical", "numeric"} <= kinds else GaussianProtocol(config)
