@@ -126,14 +126,17 @@ def apply_setting(survey: Survey, setting: dict) -> Survey:
     else:
         survey.epsilon = config["ldp"]["epsilon"]
         fields.append("epsilon")
+        # The encoding the plan ran (a Gaussian configuration names none: the engine's default, "adaptive"; it picks
+        # the class oracle, and a mixed survey's categorical ones).
+        survey.encoding = config["ldp"].get("encoding", "adaptive")
+        fields.append("encoding")
         numeric = config.get("numeric")
         if numeric and numeric["handling"] == Survey.NumericHandling.GAUSSIAN:
             survey.numeric_handling, survey.gaussian_approach = Survey.NumericHandling.GAUSSIAN, numeric["approach"]
             fields += ["numeric_handling", "gaussian_approach"]
         else:
-            survey.encoding = config["ldp"]["encoding"]
             survey.numeric_handling = Survey.NumericHandling.DISCRETIZE
-            fields += ["encoding", "numeric_handling"]
+            fields.append("numeric_handling")
     survey.full_clean()
     survey.save(update_fields=fields + ["updated_at"])
     return survey

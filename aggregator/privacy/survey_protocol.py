@@ -9,6 +9,7 @@ from .protocol import (
     ConfigError,
     GaussianProtocol,
     LDPProtocol,
+    MixedProtocol,
     MRRProtocol,
     ReportError,
     SurveyProtocol,
@@ -16,5 +17,5 @@ from .protocol import (
     check_settings,
 )
 
-__all__ = ["ReportError", "ConfigError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol", "build",
-           "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY"]
+__all__ = ["ReportError", "ConfigError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol",
+           "MixedProtocol", "build", "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY"]

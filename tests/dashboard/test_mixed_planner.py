@@ -9,6 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from aggregator.models import Job
+from aggregator.privacy import survey_protocol as sp
 from survey_app.models import Choice, Question, Survey
 from survey_app.protocol import get_protocol
 
@@ -72,4 +73,12 @@ def test_a_planned_gauss_sample_setting_applies_to_a_mixed_draft(client, staff):
     client.post(reverse("dashboard:planner-apply", args=[job.pk]), {"setting": index, "survey": survey.pk})
     survey.refresh_from_db()
     assert (survey.numeric_handling, survey.gaussian_approach, survey.epsilon) == ("gaussian", 3, 4.0)
-    assert type(get_protocol(survey)).__name__ == "MixedProtocol"
+    protocol = get_protocol(survey)
+    assert type(protocol).__name__ == "MixedProtocol"
+    # The survey runs the oracles the plan ran (its configuration names no encoding: the engine's adaptive choice),
+    # not the draft's earlier OUE.
+    assert survey.encoding == "adaptive"
+    planned = job.result["settings"][index]["config"]
+    assert [fo.name for fo in protocol.nb.oracles] == [
+        fo.name for fo in sp.build({**planned, "class": protocol.config["class"],
+                                    "features": protocol.config["features"]}).nb.oracles]

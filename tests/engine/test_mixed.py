@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from aggregator.privacy import survey_protocol as sp
-from aggregator.privacy.exact_epsilon import ldp_nb_exact_epsilons
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import ConfigError, GaussianProtocol, LDPProtocol, MixedProtocol, ReportError
 
@@ -136,15 +135,30 @@ def test_every_encoded_report_matches_the_served_schema_and_parses():
 
 @pytest.mark.parametrize("share", [0.0, 0.1])
 def test_privacy_gives_categorical_questions_their_input_and_numeric_ones_infinity(share):
-    protocol = sp.build(config(encoding="oue", epsilon=1.5, share=share))
-    figures = protocol.privacy()
-    exact = ldp_nb_exact_epsilons([fo.params() for fo in protocol.nb.oracles], "one-report")["per_input"]
+    """A categorical question's ε is what an LDP survey of the categorical questions alone shows for it (its input's
+    exact ε: the input is public, and no other input depends on that answer); the rest is ∞."""
+    c = config(encoding="oue", epsilon=1.5, share=share)
+    figures = sp.build(c).privacy()
+    alone = sp.build({**c, "features": [f for f in c["features"] if f["kind"] == "categorical"],
+                      "numeric": {"handling": "discretize", "bins": 4}}).privacy()
     per_question = figures["epsilon_per_question"]
-    assert per_question["smoker"] == pytest.approx(exact[1]) and per_question["sport"] == pytest.approx(exact[2])
-    assert exact[1] == pytest.approx(1.5, rel=1e-6)  # OUE's browser probabilities realise ε within rounding
+    for name in ("smoker", "sport"):
+        assert per_question[name] == alone["epsilon_per_question"][name]
+    assert per_question["smoker"] == pytest.approx(1.5, rel=1e-6)  # OUE's browser probabilities realise ε
     assert per_question["age"] == per_question["bmi"] == per_question["sick"] == "Infinity"
-    assert figures["epsilon_per_respondent"] == "Infinity" and "Approach 3" in figures["epsilon_note"]
-    assert figures["epsilon_exact"] is False
+    assert figures["epsilon_per_respondent"] == "Infinity" and figures["epsilon_exact"] is False
+    note = figures["epsilon_note"]
+    assert "Approach 3" in note and "Each categorical question's ε is exact" in note
+    assert 0 < figures["epsilon_edge_mass"] < 1e-6
+
+
+@pytest.mark.parametrize("encoding", ["she", "the"])
+def test_with_bounded_laplace_oracles_the_categorical_questions_are_infinite_too_and_the_note_says_so(encoding):
+    figures = sp.build(config(encoding=encoding, epsilon=1.0)).privacy()
+    assert set(figures["epsilon_per_question"].values()) == {"Infinity"}
+    note = figures["epsilon_note"]
+    assert encoding.upper() in note and "their ε is ∞ too" in note and "is exact" not in note
+    assert not note.endswith(".")  # a note is a sentence without its full stop (pages and exports add it)
 
 
 def test_the_model_input_keeps_numbers_and_codes():

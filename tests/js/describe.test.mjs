@@ -260,6 +260,25 @@ test("mixed survey: every part that can be sent, with its real chance; the revie
   }
 });
 
+test("mixed survey: the bounded noise is stated in the page's language, naming exactly the questions with no finite level", () => {
+  const { protocol } = vectors["mixed-oue"];
+  const params = protocol.ldp;
+  const numeric = params.numeric.map((position) => protocol.features[position].name);
+  const categorical = params.categorical.map((position) => protocol.features[position].name);
+  const perQuestion = { [protocol.class.name]: "Infinity" };
+  numeric.forEach((name) => { perQuestion[name] = "Infinity"; });
+  categorical.forEach((name) => { perQuestion[name] = 2.0000000000000004; });
+  const privacy = { epsilon_per_question: perQuestion, epsilon_per_respondent: "Infinity", epsilon_edge_mass: 3.2e-16,
+                    epsilon_note: "English sentence from the server" };
+  const text = flat(describe(protocol, privacy, display(protocol)).overview);
+  const names = [protocol.class.name, ...numeric].map((name) => `“Q-${name}?”`);
+  assert.ok(text.includes(`so strictly no finite level holds for ${names.slice(0, -1).join(", ")}`), text);
+  assert.ok(text.includes("at most about 3e-16 per message"), text);
+  for (const name of categorical) assert.ok(!text.includes(`finite level holds for “Q-${name}?”`), text);
+  assert.doesNotMatch(text, /English sentence from the server/);  // the server's note is not shown untranslated
+  assert.match(describe(protocol, privacy, display(protocol)).figure, /with ideal noise/);
+});
+
 // ---- the memo ----
 
 class Storage {

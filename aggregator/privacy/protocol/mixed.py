@@ -315,7 +315,17 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
             folded = with_validation({"per_question": list(per_question.values()), "per_respondent": respondent},
                                      validation, self.validation_share)
             per_question = dict(zip(per_question, folded["per_question"], strict=True))
-        mass = self.nb.k * grid_laplace_unmatched_mass(self.gnb.laplace_scale, noise.GRID, shift=2.0)
+        numeric_mass = self.nb.k * grid_laplace_unmatched_mass(self.gnb.laplace_scale, noise.GRID, shift=2.0)
+        grid = [fo for fo in self.nb.oracles if fo.browser_unmatched_mass() > 0]  # SHE/THE: bounded Laplace too
+        note = ("Approach 3 adds Laplace noise to the numeric answers that the browser computes with bounded draws: a "
+                "value at the very edge of the noise can only come from one answer, so no finite ε holds strictly "
+                f"for the numeric questions and the class; such outputs have probability at most about "
+                f"{numeric_mass:.1g} per numeric report (with ideal noise: ε = {self.nb.epsilon:g})")
+        if grid:
+            note += (f". {grid[0].name.upper()} does the same for the other questions: their ε is ∞ too, such outputs "
+                     f"having probability about {max(fo.browser_unmatched_mass() for fo in grid):.1g} per report")
+        else:
+            note += ". Each categorical question's ε is exact"
         names = [self.class_attribute.name] + [a.name for a in self.features]
         return json_safe({
             "mode": "ldp",
@@ -328,10 +338,8 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
             "encodings": {n: fo.name for n, fo in zip([self.class_attribute.name]
                                                       + [a.name for a in self.nb.attributes], self.nb.oracles,
                                                       strict=True)},
-            "epsilon_note": (
-                "Approach 3 adds Laplace noise to the numeric answers that the browser computes with bounded draws: a "
-                "value at the very edge of the noise can only come from one answer, so no finite ε holds strictly "
-                "for the numeric questions and the class; such outputs have probability at most about "
-                f"{mass:.1g} per numeric report (with ideal noise: ε = {self.nb.epsilon:g}). Each categorical "
-                "question's ε is exact."),
+            "epsilon_note": note,
+            # The note's figure for the browser's own (translated) sentence: the largest probability, per report, of
+            # an output only one answer can give.
+            "epsilon_edge_mass": max([numeric_mass] + [fo.browser_unmatched_mass() for fo in grid]),
         })
