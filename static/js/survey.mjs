@@ -177,10 +177,21 @@ async function main() {
   // Enter in a field presses the form's default button ("Next", below); the form itself is never submitted.
   form.addEventListener("submit", (event) => event.preventDefault());
   // Answering a question marked unanswered clears its mark.
+  let unsent = false;  // answers typed on this page and not sent yet
   form.addEventListener("input", (event) => {
+    unsent = true;
     const fieldId = event.target.dataset.group || event.target.id;
     if (fieldId && document.getElementById(`${fieldId}-error`)) clearInvalid(fieldId);
   });
+  // The language switch at the foot of the page (templates/base.html) reloads the page, and the answers live only in
+  // this page's memory: ask before they are lost.
+  for (const switcher of document.querySelectorAll("form.language-switch")) {
+    switcher.addEventListener("submit", (event) => {
+      if (unsent && !window.confirm(t("Changing the language reloads this page, and the answers you have given are not kept anywhere (they never leave your browser). Change the language and answer again?"))) {
+        event.preventDefault();
+      }
+    });
+  }
   const steps = pages.length + 1;  // the pages of questions, then the review
   const progress = el("progress", { max: steps, value: 1, "aria-label": t("Progress") });
   const status = el("p", { class: "progress-text", "aria-live": "polite" });
@@ -466,6 +477,7 @@ async function main() {
     // 201: received. A credential already spent means an earlier attempt with this very report was received.
     if (sent.status === 201 || (surveyKey && sent.status === 409)) {
       forget();
+      unsent = false;
       window.location.assign(thanksUrl);
       return;
     }

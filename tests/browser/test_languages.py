@@ -126,3 +126,37 @@ def test_the_switch_changes_the_language(browser, live_server):
     assert page.get_by_role("heading", name="So funktioniert es").is_visible()
     assert errors == []
     context.close()
+
+
+def test_the_switch_asks_before_it_drops_answers_given_on_the_page(browser, live_server):
+    """The answers live only in the page's memory, and the switch reloads it: once something is answered, the page
+    asks first (in the page's language). Declined: nothing happens and the answer is still there; accepted: the page
+    changes language, with nothing kept."""
+    survey = german_habits("ldp")
+    context = browser.new_context(locale="de-DE")
+    page = context.new_page()
+    errors, dialogs = [], []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    page.locator("#privacy-figure").wait_for()
+    page.get_by_role("group", name="Rauchen Sie?").get_by_label("täglich").check()
+
+    def decline(dialog):
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", decline)
+    page.get_by_role("button", name="English").click()
+    page.wait_for_timeout(300)
+    assert dialogs and dialogs[0].startswith("Ein Sprachwechsel lädt diese Seite neu")
+    assert page.locator("h1").inner_text() == "Gewohnheiten"  # still the German page, not reloaded
+    assert page.get_by_role("group", name="Rauchen Sie?").get_by_label("täglich").is_checked()
+
+    page.once("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.accept()))
+    page.get_by_role("button", name="English").click()
+    page.wait_for_url(f"**/s/{survey.slug}/")
+    page.locator("#privacy-figure").wait_for()
+    assert page.locator("h1").inner_text() == "Habits" and len(dialogs) == 2
+    assert not page.get_by_role("group", name="Do you smoke?").get_by_label("daily").is_checked()
+    assert errors == []
+    context.close()
