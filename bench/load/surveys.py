@@ -67,6 +67,8 @@ MECHANISMS: tuple[Mechanism, ...] = (
     Mechanism("Gaussian A2", "load-gauss-2", "diabetes.csv", {**_GAUSSIAN, "gaussian_approach": 2}),
     Mechanism("Gaussian A3", "load-gauss-3", "diabetes.csv", {**_GAUSSIAN, "gaussian_approach": 3}),
     Mechanism("MRR θ = 0.7", "load-mrr", "mushroom.csv", {"mode": "mrr", "theta": 0.7}),
+    # Categorical and numeric questions in one survey (adult: 8 + 5; protocol.mixed, Gaussian Approach 3).
+    Mechanism("Mixed (A3 + OUE)", "load-mixed", "adult.csv", {**_GAUSSIAN, "encoding": "oue", "gaussian_approach": 3}),
     # One per mechanism family with invitations: redemption + report per respondent.
     Mechanism("LDP OUE, invitations", "load-oue-tokens", "mushroom.csv", {**_LDP, "encoding": "oue"}, True),
     Mechanism("LDP split, invitations", "load-split-tokens", "mushroom.csv",

@@ -55,7 +55,7 @@ def test_every_accepted_report_is_stored_and_folded_exactly_once(tmp_path):
     assert result.http_requests == sent + sum(invited)
     assert product.folds, "no fold raced the inserts"
     assert product.retrain_errors == []
-    assert len(product.checks) == len(outcome.prepared.surveys) == 15
+    assert len(product.checks) == len(outcome.prepared.surveys) == 16
     assert sum(c.invitations for c in product.checks) == 4
     for check in product.checks:
         assert check.exact and check.stored == check.seeded + check.accepted, check
