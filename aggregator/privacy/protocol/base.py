@@ -44,6 +44,24 @@ def only_keys(payload: dict, allowed: frozenset, prefix: str = "") -> None:
                           f"unexpected key; this report holds only {', '.join(sorted(allowed))}")
 
 
+def one_report_inputs(payloads: list, inputs: int) -> tuple[list[list], list[int]]:
+    """One-report wire reports ``{"input": j, "report": …}`` (SPEC §4) → (each input's wire values, each report's
+    input), ``ReportError`` naming the field when one is not such an object with j in [0, ``inputs``)."""
+    per: list[list] = [[] for _ in range(inputs)]
+    assigned = []
+    for p in payloads:
+        if not isinstance(p, dict):
+            raise ReportError("report", "must be a JSON object")
+        j = p.get("input")
+        if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < inputs:
+            raise ReportError("input", f"must be an integer in [0, {inputs})")
+        if "report" not in p:
+            raise ReportError("report", "is required")
+        per[j].append(p["report"])
+        assigned.append(j)
+    return per, assigned
+
+
 def _attribute(data, field: str):
     try:
         return attribute_from_dict(data)

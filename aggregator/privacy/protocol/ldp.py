@@ -17,7 +17,7 @@ from ..oracles.wire import from_wire, to_wire
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..postprocess import to_distribution
 from ..validation import correct_oracle
-from .base import LDPValidation, ReportError, SurveyProtocol, discrete_conditional_standard_errors
+from .base import LDPValidation, ReportError, SurveyProtocol, discrete_conditional_standard_errors, one_report_inputs
 from .config import ldp_allocation, ldp_epsilon, ldp_threshold, section
 from .schemas import INDEX, any_oracle_wire, array_of, keyed_cases, ldp_validation_inner, loosen, obj, validation_shape
 
@@ -169,20 +169,13 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
 
     def parse(self, payloads: list) -> LDPNBReports:
         inputs = len(self.nb.oracles)
-        per_input: list[list] = [[] for _ in range(inputs)]
-        assigned = []
-        for p in payloads:
-            if not isinstance(p, dict):
-                raise ReportError("report", "must be a JSON object")
-            if self.nb.strategy == "one-report":
-                j = p.get("input")
-                if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < inputs:
-                    raise ReportError("input", f"must be an integer in [0, {inputs})")
-                if "report" not in p:
-                    raise ReportError("report", "is required")
-                per_input[j].append(p["report"])
-                assigned.append(j)
-            else:
+        if self.nb.strategy == "one-report":
+            per_input, assigned = one_report_inputs(payloads, inputs)
+        else:
+            per_input, assigned = [[] for _ in range(inputs)], []
+            for p in payloads:
+                if not isinstance(p, dict):
+                    raise ReportError("report", "must be a JSON object")
                 reports = p.get("reports")
                 if not isinstance(reports, list) or len(reports) != inputs:
                     raise ReportError("reports", f"must be a list of {inputs} reports")

@@ -37,7 +37,7 @@ from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..schema import Numeric
 from ..stats import Additive
 from ..validation import correct_oracle
-from .base import LDPValidation, ReportError, SurveyProtocol, as_model
+from .base import LDPValidation, ReportError, SurveyProtocol, as_model, one_report_inputs
 from .config import ConfigError, ldp_epsilon, ldp_threshold, numeric_settings, section
 from .ldp import LDPProtocol
 from .schemas import INDEX, any_of, any_oracle_wire, keyed_cases, loosen, obj
@@ -214,19 +214,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
 
     # -- server half ----------------------------------------------------------------------------------------
     def parse(self, payloads: list) -> MixedReports:
-        inputs = self.square_input + 1
-        per: list[list] = [[] for _ in range(inputs)]
-        assigned = []
-        for p in payloads:
-            if not isinstance(p, dict):
-                raise ReportError("report", "must be a JSON object")
-            j = p.get("input")
-            if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < inputs:
-                raise ReportError("input", f"must be an integer in [0, {inputs})")
-            if "report" not in p:
-                raise ReportError("report", "is required")
-            per[j].append(p["report"])
-            assigned.append(j)
+        per, assigned = one_report_inputs(payloads, self.square_input + 1)
         parsed = []
         try:
             for fo, values in zip(self.nb.oracles, per, strict=False):
