@@ -8,7 +8,7 @@ import { t } from "./i18n.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
 import { answerCount, answerText, codeText, epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationSummary,
-         ldpValidationWords, lowerFirst, percent, questionText, quote } from "./words.mjs";
+         ldpValidationWords, lowerFirst, percent, questionText, quote, boundedNoiseWords, levelWords } from "./words.mjs";
 
 export function normalise(attribute, x) {
   const clipped = Math.min(Math.max(x, attribute.low), attribute.high);
@@ -80,7 +80,8 @@ export function describe(protocol, privacy, questions = []) {
   const [prior, mean, square] = params.shares;
   const numbers = m === 1 ? t("your number") : t("your numbers");
   const what = { 1: numbers, 2: m === 1 ? t("your number squared") : t("your numbers squared") };
-  const figure = t("Privacy level: {epsilon} for everything you send (smaller is more private).", { epsilon: epsilonText(epsilon) });
+  const level = levelWords(epsilon, privacy);
+  const figure = level.figure;
   const overview = [];
   const chance = (x) => t("a {percent} chance", { percent: percent(x) });
   overview.push(t("Your browser picks at random ONE of three things to send, disguised: your answer to {question} ({prior}), {numbers} ({mean}), or {squared} ({square}). Nothing else is sent.",
@@ -107,7 +108,9 @@ export function describe(protocol, privacy, questions = []) {
   }
   overview.push(t("When your answer to {question} is the thing sent ({k} possible values): {disguise}",
     { question: cls, k, disguise: lowerFirst(oracles.describe(params.prior_oracle)) }));
-  overview.push(t("This gives {epsilon} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.", { epsilon: epsilonText(epsilon) }));
+  overview.push(level.closing);
+  const bounded = boundedNoiseWords(privacy, questions);  // Approaches 1 and 3: the noise the browser draws is bounded
+  if (bounded) overview.push(bounded);
   const validation = ldpValidationOverview(protocol, questions);
   if (validation) overview.push(validation);
 

@@ -6,7 +6,8 @@ import { t } from "./i18n.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
 import { answerCount, answerText, binsText, epsilonText, answerTo, figure as fig, ldpValidationOverview,
-         ldpValidationSummary, ldpValidationWords, lowerFirst, percent, questionText } from "./words.mjs";
+         ldpValidationSummary, ldpValidationWords, lowerFirst, percent, questionText, boundedNoiseWords,
+         levelWords } from "./words.mjs";
 
 export function inputValue(j, codes, classCode, k) {
   return j === 0 ? classCode : codes[j - 1] * k + classCode;
@@ -44,7 +45,8 @@ export function describe(protocol, privacy, questions = []) {
   const epsilon = params.epsilon ?? (privacy && privacy.epsilon_per_respondent);
   const cls = questionText(questions, protocol.class.name);
   const n = params.inputs.length;
-  const figure = t("Privacy level: {epsilon} for everything you send (smaller is more private).", { epsilon: epsilonText(epsilon) });
+  const level = levelWords(epsilon, privacy);
+  const figure = level.figure;
   const overview = [];
   if (params.strategy === "one-report") {
     overview.push(t("Your browser picks ONE part of your answers at random and sends only that part, disguised; none of your other answers is sent. The part is either your answer to {question} alone (a {chance} chance), or your answer to one other question together with your answer to {question} ({parts} such parts, a chance of {chances}).",
@@ -68,8 +70,9 @@ export function describe(protocol, privacy, questions = []) {
     overview.push(t("How a part is disguised depends on it. For example, your answer to {question} alone has {domain} possible values. {disguise} The last step shows the exact disguise of every part.",
       { question: cls, domain: params.inputs[0].domain, disguise: oracles.describe(params.inputs[0]) }));
   }
-  overview.push(t("This gives {epsilon} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.", { epsilon: epsilonText(epsilon) }));
-  if (privacy && privacy.epsilon_note) overview.push(`${privacy.epsilon_note}.`);  // e.g. SHE/THE's bounded noise
+  overview.push(level.closing);
+  const bounded = boundedNoiseWords(privacy, questions);  // SHE/THE: the noise the browser really draws is bounded
+  if (bounded) overview.push(bounded);
   const bins = binsText(protocol);
   if (bins) overview.push(bins);
   const validation = ldpValidationOverview(protocol, questions);

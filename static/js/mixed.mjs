@@ -10,8 +10,8 @@ import { t } from "./i18n.mjs";
 import { inputValue } from "./ldp_nb.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
-import { answerCount, answerText, answerTo, epsilonText, joinAnd, ldpValidationOverview, ldpValidationSummary,
-         ldpValidationWords, lowerFirst, percent, questionText } from "./words.mjs";
+import { answerCount, answerText, answerTo, boundedNoiseWords, epsilonText, joinAnd, ldpValidationOverview,
+         ldpValidationSummary, ldpValidationWords, levelWords, lowerFirst, percent, questionText } from "./words.mjs";
 
 /** The public input of the mean group (p + 1); the square group's is one more. */
 export function meanInput(params) {
@@ -72,7 +72,8 @@ export function describe(protocol, privacy, questions = []) {
   const mean = meanInput(params), chance = (x) => t("a {percent} chance", { percent: percent(x) });
   const numbers = params.numeric.map((position) => answerTo(protocol, questions, protocol.features[position].name));
   const noise = gaussian.noiseWords(vectors);
-  const figure = t("Privacy level: {epsilon} for everything you send, with ideal noise (smaller is more private).", { epsilon: epsilonText(epsilon) });
+  const level = levelWords(epsilon, privacy);
+  const figure = level.figure;
   const overview = [
     t("Your browser picks ONE part of your answers at random and sends only that part, disguised; none of your other answers is sent. The part is one of these (the part chosen is visible in the message):"),
     [
@@ -93,16 +94,10 @@ export function describe(protocol, privacy, questions = []) {
       { question: cls, k, noise }),
     t("The part is disguised in your browser before it is sent; how depends on the part. For example, your answer to {question} alone has {domain} possible values. {disguise} The last step shows the exact disguise of the part chosen.",
       { question: cls, domain: params.inputs[0].domain, disguise: oracles.describe(params.inputs[0]) }),
-    t("With ideal noise this gives {epsilon} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.", { epsilon: epsilonText(epsilon) }),
+    level.closing,
   ];
-  // The noise the browser really draws is bounded (the server's figures: ∞ where an output only one answer can give
-  // exists, with the largest chance of such an output per message).
-  const infinite = privacy ? Object.entries(privacy.epsilon_per_question || {})
-    .filter(([, e]) => Number(e) === Infinity).map(([name]) => questionText(questions, name)) : [];
-  if (infinite.length) {
-    overview.push(t("Your browser draws that noise from bounded random values: a value at the very edge of the noise can only come from one answer, so strictly no finite level holds for {questions}; such values have a chance of at most about {mass} per message.",
-      { questions: joinAnd(infinite), mass: Number(privacy.epsilon_edge_mass).toExponential(0) }));
-  }
+  const bounded = boundedNoiseWords(privacy, questions);  // the noise the browser really draws is bounded
+  if (bounded) overview.push(bounded);
   const validation = ldpValidationOverview(protocol, questions);
   if (validation) overview.push(validation);
 

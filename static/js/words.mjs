@@ -60,6 +60,36 @@ export function joinAnd(items) {
   return t("{items} and {last}", { items: items.slice(0, -1).join(", "), last: items[items.length - 1] });
 }
 
+/** Whether the server's figures (the protocol API's "privacy") hold an ∞ for the respondent: the browser's bounded
+ * noise (SHE/THE, Gaussian Approaches 1 and 3, mixed surveys) has outputs only one answer can give, so the level the
+ * page states is the one with ideal noise. */
+export function idealNoiseOnly(privacy) {
+  return privacy != null && Number(privacy.epsilon_per_respondent) === Infinity && privacy.epsilon_edge_mass != null;
+}
+
+/** The sentence on that bounded noise in the page's language, naming exactly the questions whose figure is ∞ and the
+ * largest chance of such an output per message (``epsilon_edge_mass``); null when there is none. */
+export function boundedNoiseWords(privacy, questions) {
+  if (!idealNoiseOnly(privacy)) return null;
+  const infinite = Object.entries(privacy.epsilon_per_question || {})
+    .filter(([, e]) => Number(e) === Infinity).map(([name]) => questionText(questions, name));
+  if (!infinite.length) return null;
+  return t("Your browser draws that noise from bounded random values: a value at the very edge of the noise can only come from one answer, so strictly no finite level holds for {questions}; such values have a chance of at most about {mass} per message.",
+    { questions: joinAnd(infinite), mass: Number(privacy.epsilon_edge_mass).toExponential(0) });
+}
+
+/** The privacy figure line and the overview's closing sentence, with "with ideal noise" where the figures hold an ∞. */
+export function levelWords(epsilon, privacy) {
+  const ideal = idealNoiseOnly(privacy);
+  const e = { epsilon: epsilonText(epsilon) };
+  return {
+    figure: ideal ? t("Privacy level: {epsilon} for everything you send, with ideal noise (smaller is more private).", e)
+      : t("Privacy level: {epsilon} for everything you send (smaller is more private).", e),
+    closing: ideal ? t("With ideal noise this gives {epsilon} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.", e)
+      : t("This gives {epsilon} for everything you send (smaller is more private): what is sent may reflect your true answers, but nobody can be sure that it does.", e),
+  };
+}
+
 /** "1 other value" / "5 other values". */
 export function others(n, noun = "value") {
   if (noun === "value") return n === 1 ? t("the other possible value") : t("{n} other possible values", { n });

@@ -150,6 +150,11 @@ def test_mixed_report_is_the_python_reference_and_the_page_names_the_part_sent(b
 def test_mixed_survey_with_the_browsers_own_randomness(browser, live_server, encoding):
     survey = make_mixed_survey(encoding)
     context, page, posts, errors = open_page(browser, f"{live_server.url}/s/{survey.slug}/")
+    # The bounded noise, from the protocol API's figures, in the page's words: the numbers and the class have no
+    # finite level; each question with choices keeps its own.
+    assert "with ideal noise" in page.locator("#privacy-figure").inner_text()
+    explain = page.locator("details.explain").first.inner_text()
+    assert f"strictly no finite level holds for “{TEXTS['sick']}”, “{TEXTS['age']}” and “{TEXTS['weight']}”" in explain
     answer(page)
     summary = page.locator("p.review-summary").inner_text()
     report = send(page, survey, posts, errors)

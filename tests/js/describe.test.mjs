@@ -131,11 +131,24 @@ test("MRR: a single answer has its group's ε, as the server's exact figures say
   assert.match(text, /A single answer has the ε of its group, because a group is sent true or replaced as a whole: “Q-smoker\?” and “Q-sick\?”, ε = 1\.25; “Q-diet\?” and “Q-age\?”, no finite ε/);
 });
 
-test("LDP: the server's note on the ε of bounded noise (SHE/THE) is shown", () => {
-  const { protocol } = vectors["ldp-she-one-report"];
-  const note = "SHE adds Laplace noise that the browser computes with bounded draws: no finite ε holds strictly";
-  assert.match(flat(describe(protocol, { epsilon_per_respondent: "Infinity", epsilon_note: note }, display(protocol)).overview),
-               /bounded draws: no finite ε holds strictly\./);
+test("bounded noise (SHE/THE, Gaussian Approaches 1 and 3): said in the page's language, the level stated as the ideal one", () => {
+  for (const name of ["ldp-she-one-report", "gaussian-approach-3", "gaussian-approach-1"]) {
+    const { protocol } = vectors[name];
+    const names = [protocol.class.name, ...protocol.features.map((f) => f.name)];
+    const privacy = { epsilon_per_respondent: "Infinity", epsilon_edge_mass: 1.7e-16, epsilon_note: "English note",
+                      epsilon_per_question: Object.fromEntries(names.map((n) => [n, "Infinity"])) };
+    const words = describe(protocol, privacy, display(protocol));
+    const text = flat(words.overview);
+    assert.ok(text.includes(`strictly no finite level holds for “Q-${protocol.class.name}?”`), `${name}: ${text}`);
+    assert.ok(text.includes("at most about 2e-16 per message"), `${name}: ${text}`);
+    assert.doesNotMatch(text, /English note/, name);
+    assert.match(words.figure, /for everything you send, with ideal noise/, name);
+    assert.match(text, /With ideal noise this gives ε = /, name);
+    // Finite figures: the plain wording, no sentence on bounded noise.
+    const plain = describe(protocol, { epsilon_per_respondent: 1, epsilon_per_question: {} }, display(protocol));
+    assert.doesNotMatch(plain.figure, /ideal noise/, name);
+    assert.doesNotMatch(flat(plain.overview), /bounded random values/, name);
+  }
 });
 
 test("MRR validation respondent: randomized like any record, used only to check accuracy", () => {

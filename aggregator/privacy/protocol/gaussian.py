@@ -169,4 +169,5 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
         }
         if note:
             out["epsilon_note"] = note
+            out["epsilon_edge_mass"] = mass  # the note's figure, for the page's own sentence (static/js/words.mjs)
         return json_safe(out)

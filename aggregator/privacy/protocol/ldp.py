@@ -240,4 +240,5 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
                 f"the very edge of the noise can only come from one answer, so no finite ε holds strictly; such "
                 f"outputs have probability about {mass:.1g} per respondent (with ideal noise: ε = "
                 f"{self.nb.epsilon_per_respondent:g}, {', '.join(f'{fo.epsilon:g}' for fo in grid[:1])} per input)")
+            out["epsilon_edge_mass"] = mass  # the note's figure, for the page's own sentence (static/js/words.mjs)
         return json_safe(out)
