@@ -103,6 +103,18 @@ def test_estimates_recover_the_population_within_their_standard_errors(encoding)
     assert accuracy > 0.9  # the classes are well separated: the Bayes rule on the true model is above 0.97
 
 
+def test_the_numeric_means_are_scaled_by_the_published_pooled_prior():
+    """μ̃_c = m_c / P̂(c) with the model's own (pooled) P̂(c), not the class input's alone (SPEC §5b with SPEC §4's
+    pooled prior): checked exactly from the published moments."""
+    X, y = population(20_000, seed=9)
+    protocol = sp.build(config(epsilon=2.0))
+    model = protocol.estimate(protocol.fold(protocol.encode(X, y, np.random.default_rng(10))))
+    for position in (1, 3):  # the numeric features; their mean moments m_c are in normalised units
+        attr, moments = model.attributes[position], np.asarray(model.metadata["mean_moments"][position])
+        expected = attr.denormalise(np.clip(moments / model.prior, -1.0, 1.0))
+        np.testing.assert_allclose(model.conditionals[position][0], expected, rtol=1e-12)
+
+
 def test_statistics_add_up_and_survive_json():
     X, y = population(3000, seed=1)
     protocol = sp.build(config(share=0.1))

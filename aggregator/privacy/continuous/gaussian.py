@@ -322,20 +322,29 @@ class LDPGaussianNB:
         if stats.prior.n == 0:
             raise ValueError("no class reports yet")
 
-    def estimate(self, stats: GaussianStats):
+    def estimate(self, stats: GaussianStats, prior=None, prior_variance=None):
         """The Gaussian ``NaiveBayesModel`` (SPEC §5b); standard errors of μ and P̂(c) and the raw (normalised) m_ic in
-        ``metadata``."""
+        ``metadata``. ``prior`` and ``prior_variance`` (both or neither): a P̂(c) estimated from respondents outside
+        the mean and square groups, and its variance, used instead of the prior group's (a mixed survey's pooled
+        prior, ``protocol.mixed``)."""
         from ..naive_bayes.model import NaiveBayesModel
 
         self._check_stats(stats)
-        prior = to_distribution(self.prior_oracle.estimate(stats.prior), self.postprocess)
+        if (prior is None) != (prior_variance is None):
+            raise ValueError("give both the prior and its variance, or neither")
+        if prior is None:
+            prior = to_distribution(self.prior_oracle.estimate(stats.prior), self.postprocess)
+            n0 = stats.prior.n
+            var_p = self.prior_oracle.exact_variance(n0, prior * n0) / n0**2 + prior * (1 - prior) / n0
+        else:
+            prior, var_p = np.asarray(prior, dtype=np.float64), np.asarray(prior_variance, dtype=np.float64)
+            if prior.shape != (self.k,) or var_p.shape != (self.k,):
+                raise ValueError(f"the prior and its variance must have {self.k} entries")
         p = np.maximum(prior, PRIOR_FLOOR)
         mean_m, mean_se = stats.mean.means()
         sq_m, sq_se = stats.square.means()
         mu = np.clip(mean_m / p, -1.0, 1.0)
         s = np.clip(sq_m / p, 0.0, 1.0)
-        n0 = stats.prior.n
-        var_p = self.prior_oracle.exact_variance(n0, prior * n0) / n0**2 + prior * (1 - prior) / n0
         mu_se = np.sqrt(mean_se**2 / p**2 + mean_m**2 * var_p / p**4)
         var_se = np.sqrt((sq_se**2 + 4 * mu**2 * mean_se**2 + (2 * mu**2 - s) ** 2 * var_p) / p**2)
         floor = np.maximum(SIGMA_FLOOR**2, self.floor_se * var_se)

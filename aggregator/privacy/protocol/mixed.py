@@ -10,8 +10,8 @@ the 1 + p + 2q inputs, as Approach 3 alone gives the prior 1/(2q + 1). Wire repo
 the oracle's wire value for j ≤ p, Approach 3's ``[attribute, [k numbers]]`` for the groups.
 
 Estimation: the class prior and the categorical conditionals as ``LDPNaiveBayes`` (its default post-processing and
-pooled prior), μ and σ of the numeric features as ``LDPGaussianNB`` with the class input's counts as its prior group
-(the same oracle); the model lists the features in the survey's order. ε: each categorical question its input's
+pooled prior), μ and σ of the numeric features as ``LDPGaussianNB`` with that published prior and its variance in
+place of a prior group; the model lists the features in the survey's order. ε: each categorical question its input's
 exact ε; the numeric questions, the class and the respondent ∞ with the grid-Laplace note (as Gaussian Approach 3:
 ``GaussianProtocol.privacy``).
 """
@@ -113,7 +113,8 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
             postprocess=ldp.get("postprocess", DEFAULT_POSTPROCESS),
             **params,
         )
-        # The class input's counts are the Gaussian estimator's prior group: the same oracle object.
+        # The class input stands as the Gaussian estimator's prior group (its checks; the same oracle object), but
+        # μ and σ are scaled by the published pooled prior (``estimate``).
         self.gnb = LDPGaussianNB(self.class_attribute, [self.features[i] for i in self.numeric], epsilon, approach=3,
                                  prior_oracle=self.nb.oracles[0], postprocess="norm-sub")
         p, q = len(self.categorical), len(self.numeric)
@@ -241,7 +242,11 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         if not isinstance(stats, MixedStats):
             raise ValueError("stats must be MixedStats")
         discrete = self.nb.estimate(stats.categorical)
-        gaussian = self.gnb.estimate(GaussianStats(stats.categorical.per_input[0], stats.mean, stats.square))
+        # μ̃ = m / P̂(c) with the published (pooled) prior: estimated from the oracle inputs, independent of the
+        # mean and square groups, and less noisy than the class input alone.
+        gaussian = self.gnb.estimate(GaussianStats(stats.categorical.per_input[0], stats.mean, stats.square),
+                                     prior=discrete.prior,
+                                     prior_variance=np.asarray(discrete.metadata["prior_standard_errors"]) ** 2)
         conditionals: list = [None] * len(self.features)
         for position, table in zip(self.categorical, discrete.conditionals, strict=True):
             conditionals[position] = table
@@ -265,7 +270,8 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
                                                                                    int(stats.square.n)],
             **{key: in_order(dmeta[key], self.categorical)
                for key in ("joint_raw", "joint_standard_errors", "conditional_raw", "conditional_standard_errors")},
-            **{key: in_order(gmeta[key], self.numeric) for key in ("mean_standard_errors", "variance_floor")},
+            **{key: in_order(gmeta[key], self.numeric)
+               for key in ("mean_standard_errors", "variance_floor", "mean_moments", "square_moments")},
         }
         return NaiveBayesModel(self.class_attribute, self.features, discrete.prior, conditionals, metadata=metadata)
 
