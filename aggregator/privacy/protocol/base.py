@@ -62,6 +62,17 @@ def one_report_inputs(payloads: list, inputs: int) -> tuple[list[list], list[int
     return per, assigned
 
 
+def one_report_payloads(wires: list[list], assigned) -> list[dict]:
+    """The inverse of ``one_report_inputs``: each input's wire values (in its respondents' order) and each
+    respondent's input → ``{"input": j, "report": …}`` in respondent order."""
+    position = [0] * len(wires)
+    out = []
+    for j in assigned:
+        out.append({"input": int(j), "report": wires[j][position[j]]})
+        position[j] += 1
+    return out
+
+
 def _attribute(data, field: str):
     try:
         return attribute_from_dict(data)

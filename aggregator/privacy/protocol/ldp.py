@@ -17,7 +17,14 @@ from ..oracles.wire import from_wire, to_wire
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..postprocess import to_distribution
 from ..validation import correct_oracle
-from .base import LDPValidation, ReportError, SurveyProtocol, discrete_conditional_standard_errors, one_report_inputs
+from .base import (
+    LDPValidation,
+    ReportError,
+    SurveyProtocol,
+    discrete_conditional_standard_errors,
+    one_report_inputs,
+    one_report_payloads,
+)
 from .config import ldp_allocation, ldp_epsilon, ldp_threshold, section
 from .schemas import INDEX, any_oracle_wire, array_of, keyed_cases, ldp_validation_inner, loosen, obj, validation_shape
 
@@ -160,12 +167,7 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
         wires = [to_wire(fo, r) for fo, r in zip(self.nb.oracles, reports.per_input, strict=True)]
         if reports.assigned is None:
             return [{"reports": [w[i] for w in wires]} for i in range(reports.n)]
-        position = np.zeros(len(wires), dtype=np.int64)
-        out = []
-        for j in reports.assigned:
-            out.append({"input": int(j), "report": wires[j][position[j]]})
-            position[j] += 1
-        return out
+        return one_report_payloads(wires, reports.assigned)
 
     def parse(self, payloads: list) -> LDPNBReports:
         inputs = len(self.nb.oracles)

@@ -37,7 +37,7 @@ from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..schema import Numeric
 from ..stats import Additive
 from ..validation import correct_oracle
-from .base import LDPValidation, ReportError, SurveyProtocol, as_model, one_report_inputs
+from .base import LDPValidation, ReportError, SurveyProtocol, as_model, one_report_inputs, one_report_payloads
 from .config import ConfigError, ldp_epsilon, ldp_threshold, numeric_settings, section
 from .ldp import LDPProtocol
 from .schemas import INDEX, any_of, any_oracle_wire, keyed_cases, loosen, obj
@@ -188,12 +188,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         reports = self.perturb(X, y, rng)
         wires = [to_wire(fo, r) for fo, r in zip(self.nb.oracles, reports.categorical.per_input, strict=True)]
         wires += [self.gnb.vectors_to_wire(reports.mean), self.gnb.vectors_to_wire(reports.square)]
-        position = np.zeros(len(wires), dtype=np.int64)
-        out = []
-        for j in reports.assigned:
-            out.append({"input": int(j), "report": wires[j][position[j]]})
-            position[j] += 1
-        return out
+        return one_report_payloads(wires, reports.assigned)
 
     def public(self) -> dict:
         """The browser's protocol: the oracle inputs as LDP one-report publishes them, the numeric groups as
