@@ -71,6 +71,7 @@ MIDDLEWARE = [
     "coinflip.middleware.CSPMiddleware",  # django-csp's, the settings' header built once
     "coinflip.middleware.DatabaseUnavailableMiddleware",
     "coinflip.middleware.NulByteMiddleware",
+    "coinflip.middleware.RespondentFastPathMiddleware",  # a report or redemption POST skips the page middleware
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # after sessions, before common: cookie or Accept-Language

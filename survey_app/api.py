@@ -33,6 +33,7 @@ of the mechanisms' generic shapes, one component each (``ReportFieldSchema``), b
 """
 from __future__ import annotations
 
+import functools
 import io
 import json
 import logging
@@ -228,14 +229,21 @@ def plain_json(request, limit: int):
         return NOT_PLAIN
 
 
-def plain_response(view: APIView, data: dict, status_code: int) -> HttpResponse:
+@functools.cache
+def view_headers(view_class: type[APIView]) -> tuple[tuple[str, str], ...]:
+    """A DRF view class's default response headers (``Allow``, ``Vary: Accept``): the same for every request."""
+    return tuple(view_class().default_response_headers.items())
+
+
+def plain_response(view_class: type[APIView], data: dict, status_code: int) -> HttpResponse:
     """What DRF answers with ``Response(data, status=status_code)`` rendered by its ``JSONRenderer`` (compact,
-    strict), with the view's default headers (``Allow``, ``Vary: Accept``)."""
+    strict), with the view's default headers (``view_headers``) and its length."""
     text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     body = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode("utf-8")
     response = HttpResponse(body, status=status_code, content_type="application/json")
-    for name, value in view.default_response_headers.items():
+    for name, value in view_headers(view_class):
         response[name] = value
+    response["Content-Length"] = str(len(body))
     return response
 
 
@@ -519,18 +527,30 @@ class ReportView(JSONBodyView):
     permission_classes: list = []
     max_body_bytes = MAX_REPORT_BYTES
 
-    def dispatch(self, request, *args, **kwargs):
+    @classmethod
+    def fast_response(cls, request, slug: str) -> HttpResponse | None:
         """The usual report — a plain JSON body (``plain_json``) holding a usual submission (``usual_submission``)
-        that the ingestion service stores in one statement (``survey_app.reports.store_if_unchanged``) — is answered
-        without DRF's request, negotiation and rendering (a sixth of a link report POST's CPU); any other
-        request, or a report not stored that way (nothing was written), goes through DRF (``post``)."""
-        data = plain_json(request, self.max_body_bytes)
+        that the ingestion service stores in one statement (``survey_app.reports.store_if_unchanged``) — answered
+        without DRF's request, negotiation and rendering (a sixth of a link report POST's CPU); ``None`` for any other
+        request, or a report not stored that way (nothing was written): DRF answers it (``post``). Called by
+        ``coinflip.middleware.RespondentFastPathMiddleware`` before the page middleware, and by ``dispatch``."""
+        if getattr(request, "fast_response_checked", False):
+            return None
+        request.fast_response_checked = True  # once per request (the middleware, else ``dispatch``)
+        data = plain_json(request, cls.max_body_bytes)
         submission = usual_submission(data) if data is not NOT_PLAIN else None
-        if submission is not None:
-            if ingestion.store_if_unchanged(kwargs["slug"], lambda: submission):
-                self.args, self.kwargs = args, kwargs
-                return plain_response(self, {"status": "stored"}, status.HTTP_201_CREATED)
-            request.fast_path_tried = True  # the full path need not try it again
+        if submission is None:
+            return None
+        if ingestion.store_if_unchanged(slug, lambda: submission):
+            return plain_response(cls, {"status": "stored"}, status.HTTP_201_CREATED)
+        request.fast_path_tried = True  # the full path need not try it again
+        return None
+
+    def dispatch(self, request, *args, **kwargs):
+        response = self.fast_response(request, kwargs["slug"])
+        if response is not None:
+            self.args, self.kwargs = args, kwargs
+            return response
         return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(
@@ -618,20 +638,31 @@ class RedeemView(APIView):
     parser_classes = [BoundedJSONParser]
     max_body_bytes = 16 * 1024
 
-    def dispatch(self, request, *args, **kwargs):
+    @classmethod
+    def fast_response(cls, request, slug: str) -> HttpResponse | None:
         """The usual redemption — a plain JSON body (``plain_json``) of a usual redemption (``usual_redemption``)
-        that ``survey_app.credentials.redeem_if_unchanged`` signs in one statement — is answered without DRF's
-        request, negotiation and rendering; any other request, or one it did not sign (nothing was written), goes
-        through DRF (``post``)."""
-        data = plain_json(request, self.max_body_bytes)
+        that ``survey_app.credentials.redeem_if_unchanged`` signs in one statement — answered without DRF's request,
+        negotiation and rendering; ``None`` for any other request, or one it did not sign (nothing was written): DRF
+        answers it (``post``). Called as ``ReportView.fast_response`` is."""
+        if getattr(request, "fast_response_checked", False):
+            return None
+        request.fast_response_checked = True
+        data = plain_json(request, cls.max_body_bytes)
         body = usual_redemption(data) if data is not NOT_PLAIN else None
-        if body is not None:
-            redemption = redeem_if_unchanged(kwargs["slug"], body["token"], body["blinded_msg"], body.get("key_id"))
-            if redemption is not None:
-                self.args, self.kwargs = args, kwargs
-                return plain_response(self, {"blind_signature": redemption.blind_signature,
-                                             "key_id": redemption.key_id}, status.HTTP_200_OK)
+        if body is None:
+            return None
+        redemption = redeem_if_unchanged(slug, body["token"], body["blinded_msg"], body.get("key_id"))
+        if redemption is None:
             request.fast_path_tried = True  # the full path need not try it again
+            return None
+        return plain_response(cls, {"blind_signature": redemption.blind_signature, "key_id": redemption.key_id},
+                              status.HTTP_200_OK)
+
+    def dispatch(self, request, *args, **kwargs):
+        response = self.fast_response(request, kwargs["slug"])
+        if response is not None:
+            self.args, self.kwargs = args, kwargs
+            return response
         return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(

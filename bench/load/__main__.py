@@ -13,7 +13,7 @@ import platform
 import sys
 from dataclasses import replace
 
-from .servers import PRODUCTION_WORKER, ROOT, Gunicorn
+from .servers import GRANIAN, PRODUCTION_WORKER, ROOT, Gunicorn
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/coinflip_load"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/12"
@@ -52,8 +52,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--rate", type=float, default=1100.0, help="offered reports/s, open loop; 0: closed loop")
     parser.add_argument("--connections", type=int, default=64, help="keep-alive connections of the generator")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
-    parser.add_argument("--worker-class", default=PRODUCTION_WORKER, choices=[PRODUCTION_WORKER, "gthread", "sync"],
-                        help="gunicorn worker class (default: the production one, docker/gunicorn.conf.py)")
+    parser.add_argument("--worker-class", default=PRODUCTION_WORKER,
+                        choices=[PRODUCTION_WORKER, "gthread", "sync", GRANIAN],
+                        help="gunicorn worker class (default: the production one, docker/gunicorn.conf.py), or "
+                             "granian: the peer server instead of gunicorn")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per gthread worker (1: one request at a time, keep-alive kept)")
     parser.add_argument("--fold-every", type=float, default=20.0,

@@ -25,6 +25,9 @@ PRODUCT = ("coinflip.wsgi:application", "coinflip.settings")
 FLOOR = ("django.core.wsgi:get_wsgi_application()", "bench.load.floor")
 #: The production worker class (docker/gunicorn.conf.py): gthread reading each request whole before a thread takes it.
 PRODUCTION_WORKER = "coinflip.buffering.BufferingThreadWorker"
+#: A peer server instead of gunicorn (``--worker-class granian``): granian's Rust HTTP server with its WSGI interface,
+#: ``threads`` blocking threads per worker (requirements-dev.txt). Not the production server (bench/load/README.md).
+GRANIAN = "granian"
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class Gunicorn:
     keep_alive: int = 30
 
     def describe(self) -> str:
+        if self.worker_class == GRANIAN:
+            return f"granian {self.workers} WSGI workers × {self.threads} blocking thread{'s' * (self.threads != 1)}"
         threads = f" × {self.threads} thread{'s' * (self.threads != 1)}" if self.worker_class != "sync" else ""
         name = {PRODUCTION_WORKER: "BufferingThreadWorker (production)"}.get(self.worker_class, self.worker_class)
         return f"gunicorn {self.workers} {name} workers{threads}"
@@ -101,7 +106,7 @@ class Server:
 
 def start(app: tuple[str, str], config: Gunicorn, database_url: str, redis_url: str, log: Path,
           ready_path: str = "/api/surveys/-/reports/", wait: float = 60.0) -> Server:
-    """Start gunicorn serving ``app`` (``PRODUCT`` or ``FLOOR``) and wait until it answers HTTP."""
+    """Start gunicorn (or granian) serving ``app`` (``PRODUCT`` or ``FLOOR``) and wait until it answers HTTP."""
     wsgi, settings_module = app
     port = free_port()
     # The product runs under the production configuration file (its logger and worker hooks), the command line
@@ -111,6 +116,12 @@ def start(app: tuple[str, str], config: Gunicorn, database_url: str, redis_url: 
                "--worker-class", config.worker_class, "--threads", str(config.threads),
                "--keep-alive", str(config.keep_alive), "--backlog", "2048", "--log-level", "warning",
                "--error-logfile", "-", "--chdir", str(ROOT)]
+    if config.worker_class == GRANIAN:  # the same app, settings and environment; its access log is off by default
+        target, factory = (wsgi[:-2], ["--factory"]) if wsgi.endswith("()") else (wsgi, [])
+        command = [python(), "-m", "granian", target, *factory, "--interface", "wsgi", "--host", HOST,
+                   "--port", str(port), "--workers", str(config.workers), "--blocking-threads", str(config.threads),
+                   "--http", "1", "--no-ws", "--backlog", "2048", "--log-level", "warning",
+                   "--working-dir", str(ROOT)]
     handle = open(log, "ab")
     process = subprocess.Popen(command, cwd=ROOT, env=server_env(database_url, redis_url, settings_module),
                                stdout=handle, stderr=subprocess.STDOUT)

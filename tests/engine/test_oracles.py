@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -362,3 +363,35 @@ def test_adaptive_choice():
     assert oracles.choose(2.0, 8) == "de"
     assert oracles.choose(math.log(3), 16) == "ss"
     assert oracles.choose(math.log(2), 8) == "ss"
+
+
+@pytest.mark.parametrize("name", ["sue", "oue", "ss"])
+@pytest.mark.parametrize("d", [8, 12, 20])
+def test_unary_from_wire_checks_rows_as_validate_checks_arrays(name, d):
+    """``from_wire`` checks each decoded row itself (``check_row``, the one-report POST's path); it must accept
+    exactly the rows ``validate`` accepts and return the same array: random bytes (bad padding, any bit count), and
+    the oracle's own reports."""
+    import base64
+
+    fo = oracles.get(name, epsilon=1.0, domain=d)
+    rng = np.random.default_rng(d)
+    width = -(-d // 8)
+    rows = list(rng.integers(0, 256, (300, width), dtype=np.uint8)) + list(fo.perturb(np.arange(d), rng))
+    accepted = 0
+    for row in rows:
+        wire = [base64.b64encode(bytes(row)).decode("ascii")]
+        try:
+            expected = fo.validate(row[None, :])
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                fo.from_wire(wire)
+            continue
+        got = fo.from_wire(wire)
+        assert got.dtype == np.uint8 and np.array_equal(got, expected)
+        accepted += 1
+    assert accepted >= d  # the oracle's own reports pass
+    if d % 8 or name == "ss":  # padding bits or a bit count to refuse: random bytes do not all pass
+        assert accepted < len(rows)
+    assert fo.from_wire([]).shape == (0, width)
+    batch = fo.perturb(np.arange(d), rng)
+    assert np.array_equal(fo.from_wire(fo.to_wire(batch)), batch)

@@ -155,6 +155,12 @@ class SubsetSelection(UnaryEncoding):
                 raise ValueError(f"SS reports must have exactly {self.subset_size} of their {self.domain} bits set")
         return reports
 
+    def check_row(self, raw: bytes) -> None:
+        """``validate``'s checks of one packed report: zero padding, exactly ω set bits."""
+        super().check_row(raw)
+        if int.from_bytes(raw, "little").bit_count() != self.subset_size:
+            raise ValueError(f"SS reports must have exactly {self.subset_size} of their {self.domain} bits set")
+
     def params(self) -> dict:
         return {**super().params(), "subset_size": self.subset_size}
 

@@ -1,0 +1,93 @@
+"""``coinflip.middleware.RespondentFastPathMiddleware``: a respondent's usual POST (a report, a redemption) is answered
+before the middleware of pages and sessions; everything else goes through the whole stack.
+
+What must hold: only ``csrf_exempt`` JSON views take the fast path; its answers keep the headers of the middleware
+above it (security, CSP); a request it does not answer — anything unusual, any refusal — gets the full stack's
+answer, in the respondent's language; and nothing is stored twice or half.
+"""
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIClient
+
+from survey_app.api import RedeemView, ReportView
+from survey_app.models import PendingReport, Survey
+from tests.factories import make_survey, simulated_reports
+
+
+def _callbacks(patterns):
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from _callbacks(pattern.url_patterns)
+        elif isinstance(pattern, URLPattern):
+            yield pattern.callback
+
+
+def test_only_csrf_exempt_respondent_views_take_the_fast_path():
+    """The middleware answers for any view class with ``fast_response``: those are exactly the report and the
+    redemption view, and both are ``csrf_exempt`` (the skipped CSRF middleware would not have checked them)."""
+    fast = [cb for cb in _callbacks(get_resolver().url_patterns)
+            if hasattr(getattr(cb, "view_class", None), "fast_response")]
+    assert {cb.view_class for cb in fast} == {ReportView, RedeemView}
+    assert all(getattr(cb, "csrf_exempt", False) for cb in fast)
+
+
+@pytest.fixture
+def page_middleware_calls(monkeypatch):
+    """How many requests reached ``LocaleMiddleware`` (below the fast path, above the views)."""
+    from django.middleware.locale import LocaleMiddleware
+
+    calls = []
+    original = LocaleMiddleware.process_request
+    monkeypatch.setattr(LocaleMiddleware, "process_request",
+                        lambda self, request: calls.append(request.path) or original(self, request))
+    return calls
+
+
+@pytest.mark.django_db
+def test_a_usual_report_skips_the_page_middleware_and_keeps_the_security_headers(page_middleware_calls):
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement report path is PostgreSQL's")
+    client, survey = APIClient(), make_survey(validation_share=0.1)
+    url = f"/api/surveys/{survey.slug}/reports/"
+    first, second = (client.post(url, {"report": r}, format="json") for r in simulated_reports(survey, n=2))
+    assert first.status_code == second.status_code == 201 and first.json() == second.json() == {"status": "stored"}
+    # The first read and cached the survey (the full stack answered); the second was answered above LocaleMiddleware.
+    assert page_middleware_calls == [url]
+    assert "Content-Language" in first and "Content-Language" not in second
+    for name in ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy",
+                 "Cross-Origin-Opener-Policy", "Allow", "Content-Type"):
+        assert second[name] == first[name], name
+    assert second["Content-Length"] == str(len(second.content))
+    assert PendingReport.objects.filter(survey=survey).count() == 2
+
+
+@pytest.mark.django_db
+def test_what_the_fast_path_does_not_store_gets_the_full_answer_in_the_respondents_language(page_middleware_calls):
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement report path is PostgreSQL's")
+    client, survey = APIClient(), make_survey()
+    url = f"/api/surveys/{survey.slug}/reports/"
+    report = simulated_reports(survey, n=1)[0]
+    assert client.post(url, {"report": report}, format="json").status_code == 201  # cached now
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
+    closed = client.post(url, {"report": report}, format="json", HTTP_ACCEPT_LANGUAGE="de")
+    assert closed.status_code == 410
+    assert closed.json()["detail"] == "Diese Umfrage ist geschlossen und nimmt keine Antworten mehr an."
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.OPEN)
+    client.post(url, {"report": report}, format="json")  # caches the open survey again
+    malformed = client.post(url, {"report": {"input": 0, "report": "not base64!"}}, format="json")
+    assert malformed.status_code == 400 and "report.report" in malformed.json()
+    assert PendingReport.objects.filter(survey=survey).count() == 2
+    # Every refusal went through the whole stack.
+    assert page_middleware_calls.count(url) == 4
+
+
+@pytest.mark.django_db
+def test_nul_bytes_and_unknown_paths_are_answered_above_the_fast_path():
+    client = APIClient()
+    assert client.post("/api/surveys/x%00y/reports/", {"report": {}}, format="json").status_code == 400
+    assert client.post("/api/surveys/nope/reports/", {"report": {}}, format="json").status_code == 404
+    assert client.post("/api/nothing-here/", {}, format="json").status_code == 404
