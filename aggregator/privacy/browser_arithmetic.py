@@ -24,6 +24,7 @@ at least ``MIN_PROBABILITY`` = 2^-40 (for grid Laplace: the unmatched mass at mo
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Sequence
@@ -113,6 +114,7 @@ def grid_laplace_max_steps(scale: float, grid: float) -> int:
     return math.floor(math.log(2.0**-UNIFORM_BITS) / log_alpha)
 
 
+@functools.lru_cache(maxsize=4096)
 def grid_laplace_unmatched_mass(scale: float, grid: float, shift: float = 1.0) -> float:
     """Probability that a component shifted by ``shift`` (one-hot: 1) lands beyond the largest noisy value the
     unshifted component can take (1 + K·γ > G_max·γ), summed over the two components a change of answer moves.
@@ -131,8 +133,10 @@ def grid_laplace_unmatched_mass(scale: float, grid: float, shift: float = 1.0) -
     return min(1.0, 2.0 * mass)
 
 
+@functools.cache
 def _laplace_max_epsilon(sensitivity_per_component: float, scale_times_eps: float, grid: float) -> float:
-    """Largest ε (bisection; the mass grows with ε) with ``grid_laplace_unmatched_mass`` ≤ MIN_PROBABILITY."""
+    """Largest ε (bisection; the mass grows with ε) with ``grid_laplace_unmatched_mass`` ≤ MIN_PROBABILITY. Kept per
+    argument (sixty masses of up to 10⁵ terms each: 0.17 s, which every SHE/THE input's protocol build paid)."""
     lo, hi = 1e-3, 200.0
     for _ in range(60):
         mid = (lo + hi) / 2
