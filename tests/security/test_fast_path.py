@@ -86,6 +86,18 @@ def test_what_the_fast_path_does_not_store_gets_the_full_answer_in_the_responden
 
 
 @pytest.mark.django_db
+def test_a_host_outside_allowed_hosts_is_refused_and_nothing_stored():
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement report path is PostgreSQL's")
+    client, survey = APIClient(), make_survey()
+    url = f"/api/surveys/{survey.slug}/reports/"
+    first, second = simulated_reports(survey, n=2)
+    assert client.post(url, {"report": first}, format="json").status_code == 201  # cached: the fast path is open
+    assert client.post(url, {"report": second}, format="json", HTTP_HOST="evil.example").status_code == 400
+    assert PendingReport.objects.filter(survey=survey).count() == 1
+
+
+@pytest.mark.django_db
 def test_nul_bytes_and_unknown_paths_are_answered_above_the_fast_path():
     client = APIClient()
     assert client.post("/api/surveys/x%00y/reports/", {"report": {}}, format="json").status_code == 400
