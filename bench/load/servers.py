@@ -130,7 +130,7 @@ def start(app: tuple[str, str], config: Gunicorn, database_url: str, redis_url: 
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with status {process.returncode}; see {log}")
+            raise RuntimeError(f"the server exited with status {process.returncode}; see {log}")
         try:
             with socket.create_connection((HOST, port), timeout=1) as s:
                 s.sendall(f"GET {ready_path} HTTP/1.0\r\nHost: {HOST}\r\n\r\n".encode())
@@ -139,4 +139,4 @@ def start(app: tuple[str, str], config: Gunicorn, database_url: str, redis_url: 
         except OSError:
             time.sleep(0.2)
     server.stop()
-    raise RuntimeError(f"gunicorn did not answer within {wait:g} s; see {log}")
+    raise RuntimeError(f"the server did not answer within {wait:g} s; see {log}")

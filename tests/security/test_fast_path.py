@@ -27,11 +27,13 @@ def _callbacks(patterns):
 
 def test_only_csrf_exempt_respondent_views_take_the_fast_path():
     """The middleware answers for any view class with ``fast_response``: those are exactly the report and the
-    redemption view, and both are ``csrf_exempt`` (the skipped CSRF middleware would not have checked them)."""
+    redemption view, both without authentication and ``csrf_exempt`` (the skipped CSRF middleware would not have
+    checked them)."""
     fast = [cb for cb in _callbacks(get_resolver().url_patterns)
             if hasattr(getattr(cb, "view_class", None), "fast_response")]
     assert {cb.view_class for cb in fast} == {ReportView, RedeemView}
-    assert all(getattr(cb, "csrf_exempt", False) for cb in fast)
+    # No authentication (DRF's session authentication would enforce CSRF), and exempt from Django's CSRF check.
+    assert all(cb.view_class.authentication_classes == [] and getattr(cb, "csrf_exempt", False) for cb in fast)
 
 
 @pytest.fixture
@@ -103,3 +105,38 @@ def test_nul_bytes_and_unknown_paths_are_answered_above_the_fast_path():
     assert client.post("/api/surveys/x%00y/reports/", {"report": {}}, format="json").status_code == 400
     assert client.post("/api/surveys/nope/reports/", {"report": {}}, format="json").status_code == 404
     assert client.post("/api/nothing-here/", {}, format="json").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_database_outage_on_the_fast_path_is_a_503_with_retry_after(monkeypatch):
+    """``DatabaseUnavailableMiddleware`` sees only views' exceptions; the fast path answers an outage the same way."""
+    from django.db import OperationalError
+
+    from survey_app import reports as ingestion
+    from survey_app.models import InvitationToken
+    from survey_app.services import generate_tokens
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement report path is PostgreSQL's")
+    client, survey = APIClient(), make_survey()
+    url = f"/api/surveys/{survey.slug}/reports/"
+    first, second = simulated_reports(survey, n=2)
+    assert client.post(url, {"report": first}, format="json").status_code == 201  # cached: the fast path is open
+
+    def cut(*args, **kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(ingestion, "store_report", cut)
+    response = client.post(url, {"report": second}, format="json")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert response.json()["code"] == "database_unavailable"
+    monkeypatch.undo()
+    assert PendingReport.objects.filter(survey=survey).count() == 1
+
+    tokens = make_survey(slug="invited", access="tokens")
+    token = generate_tokens(tokens, 1)[0].token
+    monkeypatch.setattr("survey_app.api.redeem_if_unchanged", cut)
+    redeem = client.post(f"/api/surveys/{tokens.slug}/invitations/redeem/",
+                         {"token": token, "blinded_msg": "AAAA"}, format="json")
+    assert redeem.status_code == 503 and redeem.json()["code"] == "database_unavailable"
+    assert not InvitationToken.objects.get(token=token).used
