@@ -220,14 +220,13 @@ FIGURES: list[Figure] = [
             Curves(("mushroom", "vote", "breast_cancer"), ("oue", "oue-pilot", "oue-rounds"), EPSILONS_000), reps=100),
     _curves("000-fig2-adult", "LDP Naive Bayes on adult (13 questions + class, numeric ones in 4 equal-width bins): "
             "accuracy over ε per frequency oracle",
-            "seed 000, Fig. 2 — on adult (issue 13; a separate key so that 000-fig2 keeps its committed numbers; "
-            "5 repetitions by default, not 100: adult has 48,842 rows)",
-            Curves(("adult",), LDP_ORACLES, EPSILONS_000), reps=5),
+            "seed 000, Fig. 2 — on adult (issue 13; a separate key, adult having 48,842 rows)",
+            Curves(("adult",), LDP_ORACLES, EPSILONS_000), reps=100),
     _curves("000-defaults-adult", "Our defaults against seed 000's own choices on adult: our estimator vs its "
             "negative→1 post-processing (DE, OUE, OLH) and THE's variance-optimal threshold vs its 0.25",
-            "seed 000, §2.2 and §4 — on adult (issue 13; 5 repetitions by default, not 100)",
+            "seed 000, §2.2 and §4 — on adult (issue 13)",
             Curves(("adult",), ("de", "de-neg1", "oue", "oue-neg1", "olh", "olh-neg1", "the", "the-0.25"),
-                   EPSILONS_000), reps=5),
+                   EPSILONS_000), reps=100),
     _curves("nb-estimators", "LDP Naive Bayes estimators under noise (issue 13): posterior means from each "
             "estimate's standard error (bayes, the default) against Norm-Sub alone (the old default) and seed 000's "
             "negative→1, all with OUE, one report per respondent",
