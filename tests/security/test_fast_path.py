@@ -7,6 +7,8 @@ answer, in the respondent's language; and nothing is stored twice or half.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 from django.db import connection
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -34,6 +36,27 @@ def test_only_csrf_exempt_respondent_views_take_the_fast_path():
     assert {cb.view_class for cb in fast} == {ReportView, RedeemView}
     # No authentication (DRF's session authentication would enforce CSRF), and exempt from Django's CSRF check.
     assert all(cb.view_class.authentication_classes == [] and getattr(cb, "csrf_exempt", False) for cb in fast)
+
+
+@dataclass
+class Cached:
+    """A link survey whose first report went through the whole stack and cached it: the fast path is open."""
+
+    client: APIClient
+    survey: Survey
+    url: str
+    reports: list
+
+
+@pytest.fixture
+def cached(db) -> Cached:
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement report path is PostgreSQL's")
+    client, survey = APIClient(), make_survey()
+    url = f"/api/surveys/{survey.slug}/reports/"
+    first, *rest = simulated_reports(survey, n=3)
+    assert client.post(url, {"report": first}, format="json").status_code == 201
+    return Cached(client, survey, url, rest)
 
 
 @pytest.fixture
@@ -66,37 +89,26 @@ def test_a_usual_report_skips_the_page_middleware_and_keeps_the_security_headers
     assert PendingReport.objects.filter(survey=survey).count() == 2
 
 
-@pytest.mark.django_db
-def test_what_the_fast_path_does_not_store_gets_the_full_answer_in_the_respondents_language(page_middleware_calls):
-    if connection.vendor != "postgresql":
-        pytest.skip("the one-statement report path is PostgreSQL's")
-    client, survey = APIClient(), make_survey()
-    url = f"/api/surveys/{survey.slug}/reports/"
-    report = simulated_reports(survey, n=1)[0]
-    assert client.post(url, {"report": report}, format="json").status_code == 201  # cached now
-    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
+def test_what_the_fast_path_does_not_store_gets_the_full_answer_in_the_respondents_language(cached,
+                                                                                           page_middleware_calls):
+    client, url, report = cached.client, cached.url, cached.reports[0]
+    Survey.objects.filter(pk=cached.survey.pk).update(status=Survey.Status.CLOSED)
     closed = client.post(url, {"report": report}, format="json", HTTP_ACCEPT_LANGUAGE="de")
     assert closed.status_code == 410
     assert closed.json()["detail"] == "Diese Umfrage ist geschlossen und nimmt keine Antworten mehr an."
-    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.OPEN)
+    Survey.objects.filter(pk=cached.survey.pk).update(status=Survey.Status.OPEN)
     client.post(url, {"report": report}, format="json")  # caches the open survey again
     malformed = client.post(url, {"report": {"input": 0, "report": "not base64!"}}, format="json")
     assert malformed.status_code == 400 and "report.report" in malformed.json()
-    assert PendingReport.objects.filter(survey=survey).count() == 2
-    # Every refusal went through the whole stack.
-    assert page_middleware_calls.count(url) == 4
+    assert PendingReport.objects.filter(survey=cached.survey).count() == 2
+    # Every refusal went through the whole stack (the fixture's first report was posted before the spy).
+    assert page_middleware_calls.count(url) == 3
 
 
-@pytest.mark.django_db
-def test_a_host_outside_allowed_hosts_is_refused_and_nothing_stored():
-    if connection.vendor != "postgresql":
-        pytest.skip("the one-statement report path is PostgreSQL's")
-    client, survey = APIClient(), make_survey()
-    url = f"/api/surveys/{survey.slug}/reports/"
-    first, second = simulated_reports(survey, n=2)
-    assert client.post(url, {"report": first}, format="json").status_code == 201  # cached: the fast path is open
-    assert client.post(url, {"report": second}, format="json", HTTP_HOST="evil.example").status_code == 400
-    assert PendingReport.objects.filter(survey=survey).count() == 1
+def test_a_host_outside_allowed_hosts_is_refused_and_nothing_stored(cached):
+    response = cached.client.post(cached.url, {"report": cached.reports[0]}, format="json", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert PendingReport.objects.filter(survey=cached.survey).count() == 1
 
 
 @pytest.mark.django_db
@@ -107,8 +119,7 @@ def test_nul_bytes_and_unknown_paths_are_answered_above_the_fast_path():
     assert client.post("/api/nothing-here/", {}, format="json").status_code == 404
 
 
-@pytest.mark.django_db
-def test_a_database_outage_on_the_fast_path_is_a_503_with_retry_after(monkeypatch):
+def test_a_database_outage_on_the_fast_path_is_a_503_with_retry_after(cached, monkeypatch):
     """``DatabaseUnavailableMiddleware`` sees only views' exceptions; the fast path answers an outage the same way."""
     from django.db import OperationalError
 
@@ -116,27 +127,20 @@ def test_a_database_outage_on_the_fast_path_is_a_503_with_retry_after(monkeypatc
     from survey_app.models import InvitationToken
     from survey_app.services import generate_tokens
 
-    if connection.vendor != "postgresql":
-        pytest.skip("the one-statement report path is PostgreSQL's")
-    client, survey = APIClient(), make_survey()
-    url = f"/api/surveys/{survey.slug}/reports/"
-    first, second = simulated_reports(survey, n=2)
-    assert client.post(url, {"report": first}, format="json").status_code == 201  # cached: the fast path is open
-
     def cut(*args, **kwargs):
         raise OperationalError("server closed the connection unexpectedly")
 
     monkeypatch.setattr(ingestion, "store_report", cut)
-    response = client.post(url, {"report": second}, format="json")
+    response = cached.client.post(cached.url, {"report": cached.reports[0]}, format="json")
     assert response.status_code == 503 and response["Retry-After"] == "5"
     assert response.json()["code"] == "database_unavailable"
     monkeypatch.undo()
-    assert PendingReport.objects.filter(survey=survey).count() == 1
+    assert PendingReport.objects.filter(survey=cached.survey).count() == 1
 
     tokens = make_survey(slug="invited", access="tokens")
     token = generate_tokens(tokens, 1)[0].token
     monkeypatch.setattr("survey_app.api.redeem_if_unchanged", cut)
-    redeem = client.post(f"/api/surveys/{tokens.slug}/invitations/redeem/",
-                         {"token": token, "blinded_msg": "AAAA"}, format="json")
+    redeem = cached.client.post(f"/api/surveys/{tokens.slug}/invitations/redeem/",
+                                {"token": token, "blinded_msg": "AAAA"}, format="json")
     assert redeem.status_code == 503 and redeem.json()["code"] == "database_unavailable"
     assert not InvitationToken.objects.get(token=token).used
