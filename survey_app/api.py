@@ -247,6 +247,31 @@ def plain_response(view_class: type[APIView], data: dict, status_code: int) -> H
     return response
 
 
+class FastPathMixin:
+    """A respondent's view whose usual request is answered without DRF: its ``usual_response(request, slug)`` stores
+    or signs in one statement and answers, or returns ``None`` having written nothing. ``fast_response`` tries it once
+    per request — from ``coinflip.middleware.RespondentFastPathMiddleware``, before the page middleware, or else from
+    ``dispatch`` — and ``dispatch`` leaves anything else to DRF."""
+
+    @classmethod
+    def usual_response(cls, request, slug: str) -> HttpResponse | None:
+        raise NotImplementedError
+
+    @classmethod
+    def fast_response(cls, request, slug: str) -> HttpResponse | None:
+        if getattr(request, "fast_response_checked", False):
+            return None
+        request.fast_response_checked = True
+        return cls.usual_response(request, slug)
+
+    def dispatch(self, request, *args, **kwargs):
+        response = self.fast_response(request, kwargs["slug"])
+        if response is not None:
+            self.args, self.kwargs = args, kwargs
+            return response
+        return super().dispatch(request, *args, **kwargs)
+
+
 #: Documented error bodies: ``{"detail": …}``, or for 400 ``{field: [messages]}``.
 ErrorSchema = inline_serializer("Error", {"detail": serializers.CharField()})
 FieldErrors = OpenApiTypes.OBJECT
@@ -522,21 +547,17 @@ def protocol_body(survey: Survey, *, preview: bool = False) -> dict:
     }
 
 
-class ReportView(JSONBodyView):
+class ReportView(FastPathMixin, JSONBodyView):
     authentication_classes: list = []
     permission_classes: list = []
     max_body_bytes = MAX_REPORT_BYTES
 
     @classmethod
-    def fast_response(cls, request, slug: str) -> HttpResponse | None:
+    def usual_response(cls, request, slug: str) -> HttpResponse | None:
         """The usual report — a plain JSON body (``plain_json``) holding a usual submission (``usual_submission``)
         that the ingestion service stores in one statement (``survey_app.reports.store_if_unchanged``) — answered
         without DRF's request, negotiation and rendering (a sixth of a link report POST's CPU); ``None`` for any other
-        request, or a report not stored that way (nothing was written): DRF answers it (``post``). Called by
-        ``coinflip.middleware.RespondentFastPathMiddleware`` before the page middleware, and by ``dispatch``."""
-        if getattr(request, "fast_response_checked", False):
-            return None
-        request.fast_response_checked = True  # once per request (the middleware, else ``dispatch``)
+        request, or a report not stored that way (nothing was written): DRF answers it (``post``)."""
         data = plain_json(request, cls.max_body_bytes)
         submission = usual_submission(data) if data is not NOT_PLAIN else None
         if submission is None:
@@ -545,13 +566,6 @@ class ReportView(JSONBodyView):
             return plain_response(cls, {"status": "stored"}, status.HTTP_201_CREATED)
         request.fast_path_tried = True  # the full path need not try it again
         return None
-
-    def dispatch(self, request, *args, **kwargs):
-        response = self.fast_response(request, kwargs["slug"])
-        if response is not None:
-            self.args, self.kwargs = args, kwargs
-            return response
-        return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(
         summary="Submit one randomized report",
@@ -625,7 +639,7 @@ def usual_redemption(data) -> dict | None:
     return data if "token" in data and "blinded_msg" in data else None
 
 
-class RedeemView(APIView):
+class RedeemView(FastPathMixin, APIView):
     """``POST /api/surveys/<slug>/invitations/redeem/``: spend an invitation token for a blind signature.
 
     200 ``{"blind_signature", "key_id"}``; 400 malformed (the message names the field: a blinded message not of the
@@ -639,14 +653,11 @@ class RedeemView(APIView):
     max_body_bytes = 16 * 1024
 
     @classmethod
-    def fast_response(cls, request, slug: str) -> HttpResponse | None:
+    def usual_response(cls, request, slug: str) -> HttpResponse | None:
         """The usual redemption — a plain JSON body (``plain_json``) of a usual redemption (``usual_redemption``)
         that ``survey_app.credentials.redeem_if_unchanged`` signs in one statement — answered without DRF's request,
         negotiation and rendering; ``None`` for any other request, or one it did not sign (nothing was written): DRF
-        answers it (``post``). Called as ``ReportView.fast_response`` is."""
-        if getattr(request, "fast_response_checked", False):
-            return None
-        request.fast_response_checked = True
+        answers it (``post``)."""
         data = plain_json(request, cls.max_body_bytes)
         body = usual_redemption(data) if data is not NOT_PLAIN else None
         if body is None:
@@ -657,13 +668,6 @@ class RedeemView(APIView):
             return None
         return plain_response(cls, {"blind_signature": redemption.blind_signature, "key_id": redemption.key_id},
                               status.HTTP_200_OK)
-
-    def dispatch(self, request, *args, **kwargs):
-        response = self.fast_response(request, kwargs["slug"])
-        if response is not None:
-            self.args, self.kwargs = args, kwargs
-            return response
-        return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(
         summary="Redeem an invitation token for a blind signature (RFC 9474, RSABSSA-SHA384-PSS-Randomized)",
