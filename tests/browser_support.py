@@ -1,6 +1,7 @@
 """What every browser test shares: Debian's Chromium driven by Playwright (the ``browser`` fixture is in
 tests/conftest.py). A browser test module sets ``pytestmark = BROWSER_TEST``: it is skipped where Chromium is not
 installed (.ci/run installs it) and runs against the live server with a transactional database."""
+import json
 import os
 import shutil
 
@@ -35,6 +36,19 @@ def open_page(browser, url: str):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url)
     return context, page, posts, errors
+
+
+def send_as_shown(page, slug: str, posts: list, errors: list) -> dict:
+    """Click "Send" on the review step; check that exactly what the page showed left it (one POST, no page error)
+    and return the body sent."""
+    shown = json.loads(page.locator("pre.payload").inner_text())
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.wait_for_url(f"**/s/{slug}/thanks/")
+    assert errors == []
+    assert len(posts) == 1
+    body = json.loads(posts[0].post_data)
+    assert body == shown  # what the respondent saw is exactly what was sent
+    return body
 
 
 # -- the keyboard (tests/browser/test_keyboard.py, test_question_types.py) --------------------------------------

@@ -16,7 +16,7 @@ from aggregator import services
 from aggregator.privacy.bytestream import ByteStream
 from survey_app.models import Choice, PendingReport, Question, Report, Survey
 from survey_app.protocol import get_protocol
-from tests.browser_support import BROWSER_TEST, open_page
+from tests.browser_support import BROWSER_TEST, open_page, send_as_shown
 from tests.factories import folded
 
 pytestmark = BROWSER_TEST
@@ -73,18 +73,6 @@ def answer(page):
     page.get_by_role("button", name="Review what will be sent").click()
 
 
-def send(page, survey, posts, errors) -> dict:
-    """Send the report under review; check that exactly what the page showed left it, and return it."""
-    shown = json.loads(page.locator("pre.payload").inner_text())
-    page.get_by_role("button", name="Send the randomized report").click()
-    page.wait_for_url(f"**/s/{survey.slug}/thanks/")
-    assert errors == []
-    assert len(posts) == 1
-    body = json.loads(posts[0].post_data)
-    assert body == shown  # what the respondent saw is exactly what was sent
-    return body["report"]
-
-
 def stored_parses_and_folds(survey, report):
     """Exactly one stored row, the report sent; the engine parses it and folds it into one respondent's sums."""
     rows = list(PendingReport.objects.filter(survey=survey))
@@ -124,7 +112,7 @@ def test_mixed_report_is_the_python_reference_and_the_page_names_the_part_sent(b
     assert "(a 28.6 % chance in all)" in overview and "ONE of three things" not in overview
     answer(page)
     review = page.locator("section.review").inner_text()
-    report = send(page, survey, posts, errors)
+    report = send_as_shown(page, survey.slug, posts, errors)["report"]
     assert report == json.loads(json.dumps(reference))  # bit for bit the Python reference's report
     assert report["input"] in range(len(protocol.public()["ldp"]["inputs"]) + 2)
     # The review named the part really sent.
@@ -157,7 +145,7 @@ def test_mixed_survey_with_the_browsers_own_randomness(browser, live_server, enc
     assert f"strictly no finite level holds for “{TEXTS['sick']}”, “{TEXTS['age']}” and “{TEXTS['weight']}”" in explain
     answer(page)
     summary = page.locator("p.review-summary").inner_text()
-    report = send(page, survey, posts, errors)
+    report = send_as_shown(page, survey.slug, posts, errors)["report"]
     inputs = get_protocol(survey).public()["ldp"]["inputs"]
     assert set(report) == {"input", "report"} and report["input"] in range(len(inputs) + 2)
     assert summary.startswith("In short: Of your 5 answers, one part — chosen at random: ")
