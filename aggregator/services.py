@@ -508,8 +508,9 @@ def publish_model(survey: Survey, skipped=None, now: datetime.datetime | None = 
         if latest is not None and latest.report_count == row.report_count and unchanged_validation:
             skipped(f"Nothing new since version {latest.version}: the current model stands.{later}")
             return None
+        stats = protocol.stats_from_dict(row.stats)
         try:
-            model = protocol.estimate(protocol.stats_from_dict(row.stats))
+            model = protocol.estimate(stats)
         except ValueError as exc:
             logger.info("survey %s: no model yet (%s)", survey.slug, exc)
             skipped(f"No model published: the reports so far do not allow an estimate ({exc}).")
@@ -517,9 +518,9 @@ def publish_model(survey: Survey, skipped=None, now: datetime.datetime | None = 
         version = (latest.version if latest else 0) + 1
         checks = PlausibilityStats.from_dict(row.plausibility) if row.plausibility is not None else None
         metrics = {"validation_count": row.validation_count, "out_of_range": monitoring.out_of_range(model),
-                   "plausibility": plausibility.findings(protocol, checks),
+                   "plausibility": plausibility.findings(protocol, checks, stats),
                    "jumps": monitoring.jumps(NaiveBayesModel.from_dict(latest.model), model) if latest else []}
-        assignment = protocol.next_assignment(model, protocol.stats_from_dict(row.stats))
+        assignment = protocol.next_assignment(model, stats)
         if assignment is not None:  # adaptive allocation: the assignment respondents get from the next day on
             metrics["assignment"] = assignment
         if protocol.accuracy_at_publication and row.validation is not None:

@@ -56,10 +56,15 @@ mass and spread (by drawing the padding count from the honest distribution) and 
 range check and the jumps between versions (``monitoring.jumps``) remain, and the attack's gain per fake user then
 drops to RIA's.
 
+Gaussian and mixed surveys assign respondents to their mean and square groups too (published shares, SPEC §5b): the
+assignment check counts those groups' reports, read from the survey's own statistics, beside the oracle inputs', so
+fake users who all send number vectors show as well.
+
 Surveys: ``protocol_checks(protocol, payloads)`` / ``report_checks(protocol, reports)`` fold training reports of an
-``LDPProtocol`` (every input) or a ``GaussianProtocol`` (its class-prior oracle; the vector groups are bounded by the
-wire check, ``oracles.wire.check_grid_values``) into a ``PlausibilityStats``; ``findings(protocol, stats)`` lists the
-findings, named by input. MRR surveys have none (``None``).
+``LDPProtocol`` (every input), a ``GaussianProtocol`` (its class-prior oracle; the vector groups are bounded by the
+wire check, ``oracles.wire.check_grid_values``) or a ``MixedProtocol`` (its oracle inputs) into a
+``PlausibilityStats``; ``findings(protocol, stats, survey_stats)`` lists the findings, named by input. MRR surveys
+have none (``None``).
 """
 from __future__ import annotations
 
@@ -296,9 +301,11 @@ def _assignment(expected: np.ndarray, variance: np.ndarray, reports: list[int], 
              "share": float(counts[i] / N), "expected_share": float(expected[i] / N), "reports": int(N)}]
 
 
-def findings(protocol, stats: PlausibilityStats | None) -> list[dict]:
+def findings(protocol, stats: PlausibilityStats | None, survey_stats=None) -> list[dict]:
     """Every check of every input, labelled by input (e.g. "smoker × sick: pairs"), and the assignment check of
-    one-report surveys; [] without statistics."""
+    one-report surveys; [] without statistics. ``survey_stats``, the survey's statistics of the same reports
+    (``protocol.aggregate``), give the reports of the groups no oracle checks (``protocol.assignment_groups``:
+    Gaussian and mixed surveys' mean and square groups), which their assignment check counts with the inputs'."""
     if stats is None:
         return []
     checked = protocol.checked_oracles()
@@ -308,6 +315,12 @@ def findings(protocol, stats: PlausibilityStats | None) -> list[dict]:
     counts = [s.n for s in stats.per_input]
     labels = [label for label, _ in checked]
     probabilities = protocol.assignment_probabilities()
+    if probabilities is not None and len(probabilities) > len(counts):
+        if survey_stats is None:
+            raise ValueError("this survey's assignment check counts its groups' reports: pass the survey statistics")
+        groups = protocol.assignment_groups(survey_stats)
+        labels += [label for label, _ in groups]
+        counts += [n for _, n in groups]
     if probabilities is not None:
         N = float(sum(counts))
         out.extend(_assignment(N * probabilities, N * probabilities * (1 - probabilities), counts, labels))

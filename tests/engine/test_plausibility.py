@@ -218,4 +218,42 @@ def test_mrr_has_no_report_checks_and_gaussian_checks_its_class_oracle():
     payloads = gauss.encode(rng.uniform(18, 98, (4000, 1)), rng.integers(0, 2, 4000), rng)
     stats = pl.protocol_checks(gauss, payloads)
     assert len(stats.per_input) == 1 and stats.per_input[0].n == sum(p["group"] == 0 for p in payloads)
-    assert all(f["parameter"].startswith("class sick: ") for f in pl.findings(gauss, stats))
+    found = pl.findings(gauss, stats, gauss.fold(payloads))
+    assert all(f["parameter"].startswith("class sick: ") for f in found if f["check"] != "assignment")
+    (assignment,) = [f for f in found if f["check"] == "assignment"]
+    assert assignment["reports"] == 4000 and not assignment["warning"]
+    with pytest.raises(ValueError, match="survey statistics"):
+        pl.findings(gauss, stats)
+
+
+NUMERIC_ONLY = {**BASE, "features": [BASE["features"][1]]}
+MIXED = {**BASE, "features": [*BASE["features"], {"kind": "numeric", "name": "bmi", "low": 10, "high": 50}]}
+
+
+@pytest.mark.parametrize("features, group", [(NUMERIC_ONLY, "mean"), (MIXED, "mean"), (MIXED, "square")])
+def test_assignment_check_counts_the_number_groups(features, group):
+    """Gaussian and mixed surveys: fake users who all send a number vector of one group (a share 400/6,400 above its
+    published one) are flagged by the assignment check, which honest respondents pass (Z_WARN standard errors)."""
+    protocol = build({**features, "mode": "ldp", "ldp": {"epsilon": 1.0, "encoding": "oue"},
+                      "numeric": {"handling": "gaussian", "approach": 3}})
+    width = len(features["features"])
+
+    def payloads(n, seed):
+        rng = np.random.default_rng(seed)
+        columns = {"smoker": rng.integers(0, 3, n), "age": rng.uniform(18, 98, n), "bmi": rng.uniform(10, 50, n)}
+        X = np.column_stack([columns[f["name"]] for f in features["features"]])
+        return protocol.encode(X, (rng.random(n) < 0.4).astype(np.int64), rng)
+
+    def assignment_finding(wire):
+        (finding,) = [f for f in pl.findings(protocol, pl.protocol_checks(protocol, wire), protocol.fold(wire))
+                      if f["check"] == "assignment"]
+        return finding
+
+    honest = payloads(6000, 0)
+    index = len(protocol.assignment_probabilities()) - (2 if group == "mean" else 1)
+    key = "group" if width == 1 else "input"
+    fake = [p for p in payloads(20000, 1) if p[key] == index][:400]
+    assert len(fake) == 400
+    clean, flagged = assignment_finding(honest), assignment_finding(honest + fake)
+    assert not clean["warning"] and clean["reports"] == 6000
+    assert flagged["warning"] and flagged["input"] == f"numeric answers, {group} group" and flagged["reports"] == 6400

@@ -107,6 +107,10 @@ def test_assignment_probabilities(kind):
         assert isinstance(protocol, LDPProtocol)
         np.testing.assert_array_equal(probabilities, protocol.nb.assignment)
         assert probabilities.sum() == pytest.approx(1.0)
+    elif kind == "gaussian":  # the prior, mean and square groups' published shares
+        assert isinstance(protocol, GaussianProtocol)
+        np.testing.assert_array_equal(probabilities, protocol.gnb.shares)
+        assert probabilities.shape == (3,) and probabilities.sum() == pytest.approx(1.0)
     else:
         assert probabilities is None
 

@@ -73,10 +73,12 @@ from .approaches import OneBit, VectorApproach, approach_class
 
 __all__ = [
     "LDPGaussianNB", "GaussianReports", "GaussianStats", "MomentSums", "PRIOR", "MEAN", "SQUARE", "SIGMA_FLOOR",
-    "PRIOR_FLOOR", "APPROACHES",
+    "PRIOR_FLOOR", "APPROACHES", "GROUP_LABELS",
 ]
 
 PRIOR, MEAN, SQUARE = 0, 1, 2
+#: The vector groups as the plausibility findings name them (``plausibility.findings``' assignment check).
+GROUP_LABELS = {MEAN: "numeric answers, mean group: ", SQUARE: "numeric answers, square group: "}
 APPROACHES = (1, 2, 3)  # ``approaches.APPROACH_CLASSES``: one class each
 #: Smallest standard deviation in normalised units (0.5 % of an attribute's range): a noisy s̃ − μ̃² can be ≤ 0.
 SIGMA_FLOOR = 0.01

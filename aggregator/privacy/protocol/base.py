@@ -166,7 +166,13 @@ class SurveyProtocol(ABC):
 
     @abstractmethod
     def assignment_probabilities(self) -> np.ndarray | None:
-        """The public per-input assignment of one-report LDP (SPEC §4), else ``None``."""
+        """The public assignment of one-report surveys (SPEC §4, §5b): the shares of the ``checked_oracles()``
+        inputs, then of the ``assignment_groups`` (in that order); ``None`` where respondents are not assigned."""
+
+    def assignment_groups(self, stats) -> list[tuple[str, int]]:
+        """(label, reports folded) of each publicly assigned group no oracle checks — the mean and square groups of
+        Gaussian and mixed surveys — read from the survey's statistics ``stats``; [] for the others."""
+        return []
 
     @abstractmethod
     def conditional_standard_errors(self, model) -> tuple[str, list | None]:

@@ -9,7 +9,7 @@ import numpy as np
 from .. import noise, oracles
 from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_duchi_epsilon, realized_oracle_epsilon
 from ..continuous.approaches import APPROACH_CLASSES, AllVectors, OneBit
-from ..continuous.gaussian import GaussianReports, GaussianStats, LDPGaussianNB
+from ..continuous.gaussian import GROUP_LABELS, MEAN, SQUARE, GaussianReports, GaussianStats, LDPGaussianNB
 from ..jsonable import json_safe
 from ..oracles.wire import from_wire, to_wire
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
@@ -66,9 +66,12 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
     def checked_reports(self, reports: GaussianReports) -> tuple:
         return (reports.prior,)
 
-    def assignment_probabilities(self) -> None:
-        """``None``: the groups' shares are public, but no assignment check is made for them."""
-        return None
+    def assignment_probabilities(self) -> np.ndarray:
+        """The published shares of the prior, mean and square groups (SPEC §5b)."""
+        return self.gnb.shares
+
+    def assignment_groups(self, stats: GaussianStats) -> list[tuple[str, int]]:
+        return [(GROUP_LABELS[MEAN], stats.mean.n), (GROUP_LABELS[SQUARE], stats.square.n)]
 
     def conditional_standard_errors(self, model) -> tuple[str, list | None]:
         """("delta", per attribute the (k,) SEs of μ_c in the attribute's units, ``mean_standard_errors``), or

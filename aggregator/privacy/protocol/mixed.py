@@ -27,7 +27,7 @@ from .. import noise
 from ..assignment import assign, cdf, check_probabilities
 from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_oracle_epsilon
 from ..continuous.approaches import OneVector
-from ..continuous.gaussian import GaussianStats, LDPGaussianNB, MomentSums
+from ..continuous.gaussian import GROUP_LABELS, MEAN, SQUARE, GaussianStats, LDPGaussianNB, MomentSums
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
 from ..naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
@@ -150,9 +150,11 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         return tuple(reports.categorical.per_input)
 
     def assignment_probabilities(self) -> np.ndarray:
-        """The oracle inputs' shares among the respondents who report one (the plausibility statistics count only
-        those): uniform over the 1 + p inputs."""
-        return np.full(len(self.nb.oracles), 1.0 / len(self.nb.oracles))
+        """The published assignment: the class and each categorical input 1/T, the mean and square groups q/T."""
+        return self.assignment
+
+    def assignment_groups(self, stats: MixedStats) -> list[tuple[str, int]]:
+        return [(GROUP_LABELS[MEAN], stats.mean.n), (GROUP_LABELS[SQUARE], stats.square.n)]
 
     def conditional_standard_errors(self, model) -> tuple[str, list | None]:
         """("delta", per feature: a categorical one's (n_i, k) SEs of P(a | c), a numeric one's (k,) SEs of μ_c in
