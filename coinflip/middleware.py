@@ -27,7 +27,6 @@ from django.core.signals import setting_changed
 from django.db import InterfaceError, OperationalError
 from django.dispatch import receiver
 from django.http import HttpResponse, JsonResponse
-from django.urls import Resolver404, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -86,43 +85,6 @@ class NulByteMiddleware:
             if wants_json(request):
                 return JsonResponse({"detail": message}, status=400)
             return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
-        return self.get_response(request)
-
-
-class RespondentFastPathMiddleware:
-    """A respondent's usual POST — a report, a redemption — answered before the middleware of pages and sessions.
-
-    Such a POST is a stateless JSON exchange: its view takes no authentication (so no CSRF) and reads no session,
-    cookie, user, language or message, and its answer (``{"status": "stored"}``, a blind signature) has nothing to
-    translate or frame (it lacks ``X-Frame-Options``, ``Content-Language`` and ``Vary: Accept-Language``; the CSP's
-    ``frame-ancestors`` still applies). The view's ``fast_response(request, **kwargs)`` either stores or signs it in
-    one statement and answers, or returns ``None`` having written nothing; then the request continues through the
-    whole stack (DRF's path, with its messages in the respondent's language). Placed after the security, CSP and NUL
-    middleware, which still apply; the host is checked against ``ALLOWED_HOSTS`` as ``CommonMiddleware`` would, and a
-    database outage gets ``DatabaseUnavailableMiddleware``'s 503 (its ``process_exception`` sees only views'
-    exceptions). It saves the middleware below it: ≈ 0.2 ms of CPU per link report (bench/load/README.md)."""
-
-    PREFIX = "/api/"
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        if request.method == "POST" and request.path_info.startswith(self.PREFIX):
-            try:
-                match = resolve(request.path_info)
-            except Resolver404:
-                match = None
-            fast = getattr(getattr(match.func, "view_class", None), "fast_response", None) if match else None
-            if fast is not None:
-                request.get_host()  # ALLOWED_HOSTS, as CommonMiddleware checks it: DisallowedHost → 400
-                request.resolver_match = match
-                try:
-                    response = fast(request, *match.args, **match.kwargs)
-                except (OperationalError, InterfaceError) as exc:
-                    return database_unavailable(request, exc)
-                if response is not None:
-                    return response
         return self.get_response(request)
 
 

@@ -70,8 +70,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "coinflip.middleware.CSPMiddleware",  # django-csp's, the settings' header built once
     "coinflip.middleware.DatabaseUnavailableMiddleware",
-    "coinflip.middleware.NulByteMiddleware",
-    "coinflip.middleware.RespondentFastPathMiddleware",  # a report or redemption POST skips the page middleware
+    "coinflip.middleware.NulByteMiddleware",  # these four also guard the respondents' fast path (coinflip.fastpath)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # after sessions, before common: cookie or Accept-Language

@@ -3,7 +3,8 @@
 ``/healthz`` is answered here, before Django's middleware (no host check, no HTTPS redirect, no session), so that a
 container health check can call ``http://127.0.0.1:8000/healthz`` whatever ``DJANGO_ALLOWED_HOSTS`` and the TLS
 settings say: 200 ``ok`` when the application is loaded and PostgreSQL answers ``SELECT 1``, 503 otherwise. It reveals
-nothing else (no version, no error text).
+nothing else (no version, no error text). A respondent's usual report or redemption POST is answered next, before
+Django's handler (``coinflip.fastpath``); everything else goes to Django.
 """
 import os
 
@@ -11,6 +12,11 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "coinflip.settings")
 django_application = get_wsgi_application()
+
+from coinflip.fastpath import RespondentFastPath  # noqa: E402 — needs the settings configured above
+
+#: Django's application behind the respondents' fast path (``coinflip.fastpath``).
+served_application = RespondentFastPath(django_application)
 
 HEALTH_PATH = "/healthz"
 
@@ -40,4 +46,4 @@ def health(environ, start_response):
 def application(environ, start_response):
     if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
         return health(environ, start_response)
-    return django_application(environ, start_response)
+    return served_application(environ, start_response)

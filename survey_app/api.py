@@ -247,11 +247,17 @@ def plain_response(view_class: type[APIView], data: dict, status_code: int) -> H
     return response
 
 
+#: Kept in ``request.META`` — the WSGI environ, which outlives the request object the fast path made
+#: (``coinflip.fastpath``) — "checked" once a view's usual response was asked for, "tried" once it tried to store
+#: or sign and wrote nothing (the full path need not try that again).
+FAST_PATH = "coinflip.fast_path"
+
+
 class FastPathMixin:
     """A respondent's view whose usual request is answered without DRF: its ``usual_response(request, slug)`` stores
     or signs in one statement and answers, or returns ``None`` having written nothing. ``fast_response`` tries it once
-    per request — from ``coinflip.middleware.RespondentFastPathMiddleware``, before the page middleware, or else from
-    ``dispatch`` — and ``dispatch`` leaves anything else to DRF."""
+    per request — from ``coinflip.fastpath.RespondentFastPath``, before Django's handler, or else from ``dispatch`` —
+    and ``dispatch`` leaves anything else to DRF."""
 
     @classmethod
     def usual_response(cls, request, slug: str) -> HttpResponse | None:
@@ -259,9 +265,9 @@ class FastPathMixin:
 
     @classmethod
     def fast_response(cls, request, slug: str) -> HttpResponse | None:
-        if getattr(request, "fast_response_checked", False):
+        if request.META.get(FAST_PATH):
             return None
-        request.fast_response_checked = True
+        request.META[FAST_PATH] = "checked"
         return cls.usual_response(request, slug)
 
     def dispatch(self, request, *args, **kwargs):
@@ -564,7 +570,7 @@ class ReportView(FastPathMixin, JSONBodyView):
             return None
         if ingestion.store_if_unchanged(slug, lambda: submission):
             return plain_response(cls, {"status": "stored"}, status.HTTP_201_CREATED)
-        request.fast_path_tried = True  # the full path need not try it again
+        request.META[FAST_PATH] = "tried"
         return None
 
     @extend_schema(
@@ -589,7 +595,7 @@ class ReportView(FastPathMixin, JSONBodyView):
     )
     def post(self, request, slug: str):
         outcome = submit_report(slug, lambda: read_submission(request.data),
-                                fast=not getattr(request, "fast_path_tried", False))
+                                fast=request.META.get(FAST_PATH) != "tried")
         if outcome.stored:
             return Response({"status": "stored"}, status=status.HTTP_201_CREATED)
         if outcome.result is Result.INVALID:
@@ -664,7 +670,7 @@ class RedeemView(FastPathMixin, APIView):
             return None
         redemption = redeem_if_unchanged(slug, body["token"], body["blinded_msg"], body.get("key_id"))
         if redemption is None:
-            request.fast_path_tried = True  # the full path need not try it again
+            request.META[FAST_PATH] = "tried"
             return None
         return plain_response(cls, {"blind_signature": redemption.blind_signature, "key_id": redemption.key_id},
                               status.HTTP_200_OK)
@@ -693,7 +699,7 @@ class RedeemView(FastPathMixin, APIView):
             serializer.is_valid(raise_exception=True)
             data = serializer.validated_data
         redemption = redeem(slug, data["token"], data["blinded_msg"], data.get("key_id"),
-                            fast=not getattr(request, "fast_path_tried", False))
+                            fast=request.META.get(FAST_PATH) != "tried")
         outcome = redemption.outcome
         if outcome.result is Result.SIGNED:
             return Response({"blind_signature": redemption.blind_signature, "key_id": redemption.key_id})

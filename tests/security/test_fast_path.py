@@ -1,22 +1,74 @@
-"""``coinflip.middleware.RespondentFastPathMiddleware``: a respondent's usual POST (a report, a redemption) is answered
-before the middleware of pages and sessions; everything else goes through the whole stack.
+"""``coinflip.fastpath.RespondentFastPath``: a respondent's usual POST (a report, a redemption) is answered at the WSGI
+entry, before Django's handler; everything else goes through the whole stack.
 
 What must hold: only ``csrf_exempt`` JSON views take the fast path; its answers keep the headers of the middleware
 above it (security, CSP); a request it does not answer — anything unusual, any refusal — gets the full stack's
-answer, in the respondent's language; and nothing is stored twice or half.
+answer, in the respondent's language, with the body it sent; and nothing is stored twice or half. Requests go
+through ``coinflip.wsgi.application`` as a WSGI server sends them (``wsgi_post``).
 """
 from __future__ import annotations
 
+import io
+import json
+import sys
 from dataclasses import dataclass
 
 import pytest
-from django.db import connection
+from django.conf import settings
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections, connection
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
+from coinflip import fastpath
 from survey_app.api import RedeemView, ReportView
 from survey_app.models import PendingReport, Survey
 from tests.factories import make_survey, simulated_reports
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict
+    body: bytes
+
+    def json(self):
+        return json.loads(self.body)
+
+
+def wsgi_post(path: str, data, host: str = "testserver", language: str | None = None, query: str = "") -> Answer:
+    """POST ``data`` as JSON through the production WSGI application, as gunicorn calls it."""
+    from coinflip.wsgi import application
+
+    body = json.dumps(data).encode()
+    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "QUERY_STRING": query, "SERVER_NAME": "testserver",
+               "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.version": (1, 0), "wsgi.url_scheme": "http",
+               "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
+               "wsgi.multiprocess": True, "wsgi.run_once": False, "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1",
+               "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body))}
+    if language:
+        environ["HTTP_ACCEPT_LANGUAGE"] = language
+    started = []
+    # As Django's test client does: the test's transaction must outlive the request (close_old_connections would
+    # close a connection that is not in autocommit mode).
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        chunks = application(environ, lambda status, headers, exc_info=None: started.append((status, headers)))
+        try:
+            content = b"".join(chunks)
+        finally:
+            getattr(chunks, "close", lambda: None)()
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    status, headers = started[0]
+    return Answer(int(status.split()[0]), dict(headers), content)
+
+
+def test_the_fast_path_applies_exactly_the_middleware_above_it():
+    """``fastpath.ABOVE`` is the head of ``settings.MIDDLEWARE``: a middleware added above would be skipped."""
+    assert tuple(settings.MIDDLEWARE[:len(fastpath.ABOVE)]) == fastpath.ABOVE
 
 
 def _callbacks(patterns):
@@ -77,50 +129,53 @@ def test_a_usual_report_skips_the_page_middleware_and_keeps_the_security_headers
         pytest.skip("the one-statement report path is PostgreSQL's")
     client, survey = APIClient(), make_survey(validation_share=0.1)
     url = f"/api/surveys/{survey.slug}/reports/"
-    first, second = (client.post(url, {"report": r}, format="json") for r in simulated_reports(survey, n=2))
-    assert first.status_code == second.status_code == 201 and first.json() == second.json() == {"status": "stored"}
-    # The first read and cached the survey (the full stack answered); the second was answered above LocaleMiddleware.
+    one, two = simulated_reports(survey, n=2)
+    first = client.post(url, {"report": one}, format="json")
+    second = wsgi_post(url, {"report": two})
+    assert first.status_code == second.status == 201 and first.json() == second.json() == {"status": "stored"}
+    # The first read and cached the survey (the full stack answered); the second was answered before the handler.
     assert page_middleware_calls == [url]
-    assert "Content-Language" in first and "Content-Language" not in second
+    assert "Content-Language" in first and "Content-Language" not in second.headers
     for name in ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy",
                  "Cross-Origin-Opener-Policy", "Allow", "Content-Type"):
-        assert second[name] == first[name], name
-    assert second["Content-Length"] == str(len(second.content))
+        assert second.headers[name] == first[name], name
+    assert second.headers["Content-Length"] == str(len(second.body))
     assert PendingReport.objects.filter(survey=survey).count() == 2
 
 
 def test_what_the_fast_path_does_not_store_gets_the_full_answer_in_the_respondents_language(cached,
                                                                                            page_middleware_calls):
-    client, url, report = cached.client, cached.url, cached.reports[0]
+    url, report = cached.url, cached.reports[0]
     Survey.objects.filter(pk=cached.survey.pk).update(status=Survey.Status.CLOSED)
-    closed = client.post(url, {"report": report}, format="json", HTTP_ACCEPT_LANGUAGE="de")
-    assert closed.status_code == 410
+    closed = wsgi_post(url, {"report": report}, language="de")
+    assert closed.status == 410
     assert closed.json()["detail"] == "Diese Umfrage ist geschlossen und nimmt keine Antworten mehr an."
     Survey.objects.filter(pk=cached.survey.pk).update(status=Survey.Status.OPEN)
-    client.post(url, {"report": report}, format="json")  # caches the open survey again
-    malformed = client.post(url, {"report": {"input": 0, "report": "not base64!"}}, format="json")
-    assert malformed.status_code == 400 and "report.report" in malformed.json()
+    assert wsgi_post(url, {"report": report}).status == 201  # caches the open survey again (whole stack)
+    # A body the fast path read and declined reaches the whole stack as sent: DRF names the malformed field.
+    malformed = wsgi_post(url, {"report": {"input": 0, "report": "not base64!"}})
+    assert malformed.status == 400 and "report.report" in malformed.json()
     assert PendingReport.objects.filter(survey=cached.survey).count() == 2
     # Every refusal went through the whole stack (the fixture's first report was posted before the spy).
     assert page_middleware_calls.count(url) == 3
 
 
 def test_a_host_outside_allowed_hosts_is_refused_and_nothing_stored(cached):
-    response = cached.client.post(cached.url, {"report": cached.reports[0]}, format="json", HTTP_HOST="evil.example")
-    assert response.status_code == 400
+    response = wsgi_post(cached.url, {"report": cached.reports[0]}, host="evil.example")
+    assert response.status == 400
     assert PendingReport.objects.filter(survey=cached.survey).count() == 1
 
 
-@pytest.mark.django_db
-def test_nul_bytes_and_unknown_paths_are_answered_above_the_fast_path():
-    client = APIClient()
-    assert client.post("/api/surveys/x%00y/reports/", {"report": {}}, format="json").status_code == 400
-    assert client.post("/api/surveys/nope/reports/", {"report": {}}, format="json").status_code == 404
-    assert client.post("/api/nothing-here/", {}, format="json").status_code == 404
+def test_nul_bytes_and_unknown_paths_are_answered_by_the_whole_stack(cached):
+    assert wsgi_post("/api/surveys/x\x00y/reports/", {"report": {}}).status == 400
+    assert wsgi_post(cached.url, {"report": cached.reports[0]}, query="a=\x00").status == 400
+    assert wsgi_post("/api/surveys/nope/reports/", {"report": {}}).status == 404
+    assert wsgi_post("/api/nothing-here/", {}).status == 404
+    assert PendingReport.objects.filter(survey=cached.survey).count() == 1
 
 
 def test_a_database_outage_on_the_fast_path_is_a_503_with_retry_after(cached, monkeypatch):
-    """``DatabaseUnavailableMiddleware`` sees only views' exceptions; the fast path answers an outage the same way."""
+    """The fast path answers an outage as ``DatabaseUnavailableMiddleware`` does for views, with nothing written."""
     from django.db import OperationalError
 
     from survey_app import reports as ingestion
@@ -131,16 +186,16 @@ def test_a_database_outage_on_the_fast_path_is_a_503_with_retry_after(cached, mo
         raise OperationalError("server closed the connection unexpectedly")
 
     monkeypatch.setattr(ingestion, "store_report", cut)
-    response = cached.client.post(cached.url, {"report": cached.reports[0]}, format="json")
-    assert response.status_code == 503 and response["Retry-After"] == "5"
+    response = wsgi_post(cached.url, {"report": cached.reports[0]})
+    assert response.status == 503 and response.headers["Retry-After"] == "5"
     assert response.json()["code"] == "database_unavailable"
+    assert "Content-Security-Policy" in response.headers and "X-Content-Type-Options" in response.headers
     monkeypatch.undo()
     assert PendingReport.objects.filter(survey=cached.survey).count() == 1
 
     tokens = make_survey(slug="invited", access="tokens")
     token = generate_tokens(tokens, 1)[0].token
     monkeypatch.setattr("survey_app.api.redeem_if_unchanged", cut)
-    redeem = cached.client.post(f"/api/surveys/{tokens.slug}/invitations/redeem/",
-                                {"token": token, "blinded_msg": "AAAA"}, format="json")
-    assert redeem.status_code == 503 and redeem.json()["code"] == "database_unavailable"
+    redeem = wsgi_post(f"/api/surveys/{tokens.slug}/invitations/redeem/", {"token": token, "blinded_msg": "AAAA"})
+    assert redeem.status == 503 and redeem.json()["code"] == "database_unavailable"
     assert not InvitationToken.objects.get(token=token).used

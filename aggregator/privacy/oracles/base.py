@@ -137,6 +137,15 @@ class FrequencyOracle(ABC):
         """Validated engine reports from a list of JSON values, one per respondent; ``ValueError`` (with a
         readable message) on malformed input."""
 
+    def no_reports(self) -> Any:
+        """``from_wire([])``, made once per oracle: a one-report payload leaves every input but one empty, and
+        decoding nothing cost 23 calls' overhead per report POST of a 22-question survey (bench/load/README.md).
+        Shared, so never written to (it has no entries to write)."""
+        empty = self.__dict__.get("_no_reports")
+        if empty is None:
+            empty = self.__dict__["_no_reports"] = self.from_wire([])
+        return empty
+
     def wire_schema(self) -> dict:
         """JSON Schema (2020-12) of one wire value, admitting exactly what ``from_wire`` accepts (``oracles.wire``'s
         helpers). This default, any JSON value, is for an oracle that declares none; the built-in ones do."""

@@ -90,7 +90,10 @@ def to_wire(oracle, reports) -> list:
 
 
 def from_wire(oracle, values: list):
-    """``oracle.from_wire(values)``: engine reports from wire values, ``ValueError`` on malformed input."""
+    """``oracle.from_wire(values)``: engine reports from wire values, ``ValueError`` on malformed input (no values:
+    ``oracle.no_reports()``)."""
+    if isinstance(values, list) and not values:
+        return oracle.no_reports()
     return oracle.from_wire(values)
 
 
