@@ -5,14 +5,14 @@ user, language or message, and its answer (``{"status": "stored"}``, a blind sig
 frame. ``RespondentFastPath`` wraps the Django application (``coinflip.wsgi``): for a POST whose view has a
 ``fast_response`` (``survey_app.api.FastPathMixin``) it sends ``request_started``, builds the request, applies the
 middleware that stands above the fast path in ``settings.MIDDLEWARE`` (``ABOVE``: security headers and HTTPS
-redirect, the CSP header, database outages as 503, NUL bytes refused) and asks the view. The view either stores or
-signs in one statement and answers, or returns ``None`` having written nothing; then the request goes to Django's
-whole stack (DRF's path, with its messages in the respondent's language), with the body it already read and a mark
-that the fast path was tried (``survey_app.api.FAST_PATH``). A redirect to HTTPS, a host outside ``ALLOWED_HOSTS``
-and a NUL byte are also left to the whole stack, which answers them as for any other URL.
+redirect, the CSP header, database outages as 503, NUL bytes) and asks the view. The view either stores or signs in
+one statement and answers, or returns ``None`` having written nothing; then the request goes to Django's whole stack
+(DRF's path, with its messages in the respondent's language), with the body it already read and a mark that the fast
+path was tried (``survey_app.api.FAST_PATH``). A redirect to HTTPS, a host outside ``ALLOWED_HOSTS`` and a NUL byte
+(``middleware.has_nul``: path, decoded query) are also left to the whole stack, which answers them as for any URL.
 
-Django's handler, its signal dispatch and the middleware chain cost ≈ 0.18 ms of a link report's CPU under gunicorn
-(0.77 → 0.59 ms, bench/load/README.md); what is skipped below the fast path (WhiteNoise, sessions, locale, common,
+Django's handler and its middleware chain cost ≈ 0.1 ms of a link report's CPU under gunicorn (0.76–0.79 →
+0.66–0.69 ms, bench/load/README.md); what is skipped below the fast path (WhiteNoise, sessions, locale, common,
 CSRF, auth, messages, frame options, axes) reads nothing such a POST carries.
 """
 from __future__ import annotations
@@ -23,12 +23,12 @@ import io
 from django.core import signals
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.exception import response_for_exception
-from django.core.handlers.wsgi import WSGIRequest
+from django.core.handlers.wsgi import WSGIRequest, get_script_name
 from django.db import InterfaceError, OperationalError
 from django.middleware.security import SecurityMiddleware
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, resolve, set_script_prefix
 
-from coinflip.middleware import CSPMiddleware, database_unavailable
+from coinflip.middleware import CSPMiddleware, database_unavailable, has_nul
 
 #: The middleware above the fast path, in ``settings.MIDDLEWARE`` order (tests/security/test_fast_path.py holds the
 #: settings to it). The other two — database outages, NUL bytes — are applied inline below.
@@ -72,14 +72,18 @@ class RespondentFastPath:
         return self.application(environ, start_response)
 
     def answer(self, environ, fast, kwargs):
-        """The fast path's response, or ``None`` for the whole stack (then ``environ`` carries the body read)."""
+        """The fast path's response, or ``None`` for the whole stack (then ``environ`` carries the body read). The
+        whole stack starts the request again: a second ``request_started``, whose receivers (``reset_queries``,
+        ``close_old_connections``) are idempotent."""
+        set_script_prefix(get_script_name(environ))
         signals.request_started.send(sender=self.__class__, environ=environ)
         request = WSGIRequest(environ)
-        if "\x00" in request.META.get("QUERY_STRING", "") or self.security.process_request(request) is not None:
-            return None
+        stream = request._stream  # the server's input as Django wraps it (``Content-Length`` bytes)
         try:
-            request.get_host()
+            request.get_host()  # first: the HTTPS redirect reads the host too
         except DisallowedHost:
+            return None
+        if has_nul(request) or self.security.process_request(request) is not None:
             return None
         self.csp.process_request(request)
         try:
@@ -88,8 +92,10 @@ class RespondentFastPath:
             response = database_unavailable(request, exc)
         except Exception as exc:  # noqa: BLE001 — as Django's handler: logged, answered 500
             response = response_for_exception(request, exc)
-        if response is None:
+        if response is None:  # the whole stack reads the body as this request read it, or failed to (unreadable)
             if hasattr(request, "_body"):
                 environ["wsgi.input"] = io.BytesIO(request._body)
+            elif request._stream is not stream:
+                environ["wsgi.input"] = request._stream
             return None
         return self.security.process_response(request, self.csp.process_response(request, response))

@@ -68,6 +68,15 @@ def database_unavailable(request, exception) -> HttpResponse:
     return unavailable_response(request)
 
 
+def has_nul(request) -> bool:
+    """A NUL byte in the path, the decoded query string or a decoded form body (``NulByteMiddleware``)."""
+    form = request.method == "POST" and request.content_type in ("application/x-www-form-urlencoded",
+                                                                  "multipart/form-data")
+    fields = [request.GET] + ([request.POST] if form else [])
+    return "\x00" in request.path or any("\x00" in k or any("\x00" in v for v in d.getlist(k))
+                                         for d in fields for k in d)
+
+
 class NulByteMiddleware:
     """400 for a NUL byte anywhere in the path, the query string or a form body: no database can store one
     (PostgreSQL refuses it in text), no honest client sends one, and it must never reach a query as a 500 (issue 14)."""
@@ -76,11 +85,7 @@ class NulByteMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        form = request.method == "POST" and request.content_type in ("application/x-www-form-urlencoded",
-                                                                      "multipart/form-data")
-        fields = [request.GET] + ([request.POST] if form else [])
-        if "\x00" in request.path or any("\x00" in k or any("\x00" in v for v in d.getlist(k))
-                                         for d in fields for k in d):
+        if has_nul(request):
             message = "Bad request: NUL bytes are not allowed in URLs or form fields."
             if wants_json(request):
                 return JsonResponse({"detail": message}, status=400)

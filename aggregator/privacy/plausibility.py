@@ -45,10 +45,11 @@ Checks (``check``), each a z-score; a finding is a ``warning`` beyond ``monitori
 Survey-level, for one-report LDP surveys: ``assignment`` — each respondent's input is drawn from the published
 probabilities a_j (SPEC §4), so the reports per input are multinomial: z_j = (n_j − N·a_j)/√(N·a_j(1 − a_j)).
 Fake users who all report the attacked input inflate its share by β(1 − a_j). One-sided (fakes add reports), the
-most over-represented input; false alarms ≤ (m + 1)·Φ(−4). Under adaptive allocation (``privacy.allocation``) the
-probabilities change from day to day: the statistics then carry, beside the counts, Σ a_j and Σ a_j(1 − a_j) over
-the reports folded, each with the assignment of its day (``report_checks(…, assignment)``), and the z-score uses
-those sums (a sum of independent Bernoulli draws: the same test with the mean and variance of the mixture).
+most over-represented input; false alarms ≤ (m + 1)·Φ(−4) (m + 3 with the number groups below). Under adaptive
+allocation (``privacy.allocation``) the probabilities change from day to day: the statistics then carry, beside the
+counts, Σ a_j and Σ a_j(1 − a_j) over the reports folded, each with the assignment of its day
+(``report_checks(…, assignment)``), and the z-score uses those sums (a sum of independent Bernoulli draws: the same
+test with the mean and variance of the mixture).
 
 The mass, spread and pair checks need ``MIN_REPORTS`` reports of the input (normal approximations). DE reports have
 S ≡ 1 and no pairs: only ``range`` applies; OLH: mass and range. An attacker who knows these checks can still evade
@@ -321,6 +322,8 @@ def findings(protocol, stats: PlausibilityStats | None, survey_stats=None) -> li
         groups = protocol.assignment_groups(survey_stats)
         labels += [label for label, _ in groups]
         counts += [n for _, n in groups]
+    if probabilities is not None and len(probabilities) != len(counts):
+        raise ValueError(f"the assignment has {len(probabilities)} shares for {len(counts)} inputs and groups")
     if probabilities is not None:
         N = float(sum(counts))
         out.extend(_assignment(N * probabilities, N * probabilities * (1 - probabilities), counts, labels))

@@ -36,11 +36,14 @@ class Answer:
         return json.loads(self.body)
 
 
-def wsgi_post(path: str, data, host: str = "testserver", language: str | None = None, query: str = "") -> Answer:
-    """POST ``data`` as JSON through the production WSGI application, as gunicorn calls it."""
-    from coinflip.wsgi import application
+def wsgi_post(path: str, data, host: str = "testserver", language: str | None = None, query: str = "",
+              application=None, body: bytes | None = None) -> Answer:
+    """POST ``data`` as JSON (or the raw ``body``) through the production WSGI application (or ``application``), as
+    gunicorn calls it."""
+    if application is None:
+        from coinflip.wsgi import application
 
-    body = json.dumps(data).encode()
+    body = json.dumps(data).encode() if body is None else body
     environ = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "QUERY_STRING": query, "SERVER_NAME": "testserver",
                "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.version": (1, 0), "wsgi.url_scheme": "http",
                "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
@@ -168,6 +171,7 @@ def test_a_host_outside_allowed_hosts_is_refused_and_nothing_stored(cached):
 
 def test_nul_bytes_and_unknown_paths_are_answered_by_the_whole_stack(cached):
     assert wsgi_post("/api/surveys/x\x00y/reports/", {"report": {}}).status == 400
+    assert wsgi_post(cached.url, {"report": cached.reports[0]}, query="a=%00").status == 400
     assert wsgi_post(cached.url, {"report": cached.reports[0]}, query="a=\x00").status == 400
     assert wsgi_post("/api/surveys/nope/reports/", {"report": {}}).status == 404
     assert wsgi_post("/api/nothing-here/", {}).status == 404
@@ -199,3 +203,48 @@ def test_a_database_outage_on_the_fast_path_is_a_503_with_retry_after(cached, mo
     redeem = wsgi_post(f"/api/surveys/{tokens.slug}/invitations/redeem/", {"token": token, "blinded_msg": "AAAA"})
     assert redeem.status == 503 and redeem.json()["code"] == "database_unavailable"
     assert not InvitationToken.objects.get(token=token).used
+
+
+def test_behind_the_https_redirect_a_foreign_host_is_refused_and_plain_http_redirected(cached):
+    """With ``SECURE_SSL_REDIRECT`` (production's default) the HTTPS redirect reads the host too: a host outside
+    ``ALLOWED_HOSTS`` gets the whole stack's 400, an allowed one over plain HTTP its redirect; nothing is stored."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import override_settings
+
+    with override_settings(SECURE_SSL_REDIRECT=True):  # middleware reads its settings once: both stacks built here
+        application = fastpath.RespondentFastPath(WSGIHandler())
+        foreign = wsgi_post(cached.url, {"report": cached.reports[0]}, host="evil.example", application=application)
+        plain = wsgi_post(cached.url, {"report": cached.reports[0]}, application=application)
+    assert foreign.status == 400
+    assert plain.status == 301 and plain.headers["Location"] == f"https://testserver{cached.url}"
+    assert PendingReport.objects.filter(survey=cached.survey).count() == 1
+
+
+def test_a_body_whose_read_failed_is_not_read_again_and_nothing_is_stored(cached):
+    """A body read that failed on the fast path (a client gone mid-body) reaches the whole stack as unreadable — its
+    400 — even if the server's stream would now hand out bytes again: part of a body is never taken for all of it."""
+
+    class FailingOnce(io.RawIOBase):
+        def __init__(self, data: bytes):
+            self.data, self.failed = io.BytesIO(data), False
+
+        def read(self, size=-1):
+            if not self.failed:
+                self.failed = True
+                raise OSError("client gone")
+            return self.data.read(size)
+
+    body = json.dumps({"report": cached.reports[0]}).encode()
+    answer = wsgi_post(cached.url, None, body=body, application=_with_stream(FailingOnce(body)))
+    assert answer.status == 400 and "could not be read" in answer.json()["detail"]
+    assert PendingReport.objects.filter(survey=cached.survey).count() == 1
+
+
+def _with_stream(stream):
+    """The production application with ``wsgi.input`` replaced by ``stream``."""
+    from coinflip.wsgi import application
+
+    def wrapped(environ, start_response):
+        environ["wsgi.input"] = stream
+        return application(environ, start_response)
+    return wrapped

@@ -139,7 +139,7 @@ class FrequencyOracle(ABC):
 
     def no_reports(self) -> Any:
         """``from_wire([])``, made once per oracle: a one-report payload leaves every input but one empty, and
-        decoding nothing cost 23 calls' overhead per report POST of a 22-question survey (bench/load/README.md).
+        decoding nothing cost 22 calls' overhead per report POST of a 22-question survey (bench/load/README.md).
         Shared, so never written to (it has no entries to write)."""
         empty = self.__dict__.get("_no_reports")
         if empty is None:
