@@ -74,3 +74,12 @@ def test_openapi_schema_lists_the_report_api(client):
     response = client.get("/api/schema/")
     assert response.status_code == 200
     assert b"/api/surveys/{slug}/reports/" in response.content
+
+
+@pytest.mark.django_db
+def test_every_model_change_has_its_migration():
+    """``makemigrations --check``: the models and the migrations describe the same schema (a change to a field's
+    index or constraint without its migration would reach production silently)."""
+    from django.core.management import call_command
+
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
