@@ -35,13 +35,26 @@ def database_url_via(port: int) -> str:
     return f"postgres://{user}@{s['HOST'] or '127.0.0.1'}:{port}/{s['NAME']}"
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so that fixtures can tell at teardown whether the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def processes():
-    """Started processes, stopped at the end of the test whatever happened."""
+def processes(request):
+    """Started processes, stopped at the end of the test whatever happened; when the test failed, the tail of each
+    one's log is printed (pytest shows it under "Captured stdout teardown")."""
     started = []
     yield started
     for process in reversed(started):
         process.stop()
+    call = getattr(request.node, "report_call", None)
+    if call is not None and call.failed:
+        for process in started:
+            print(f"--- {' '.join(process.argv[:4])} … ({process.log_path.name}), last lines:\n{process.log()[-4000:]}")
 
 
 @pytest.fixture

@@ -34,7 +34,9 @@ def test_a_job_whose_worker_is_killed_fails_within_the_stale_bound_then_reruns_a
                           COINFLIP_TEST_MARKER=str(marker), **BOUNDS)
     with celery_client(redis_url) as client:
         client.send_task(tasks.retrain_job.name, args=[job.pk])
-        wait_for(marker.exists, 60, "the worker to pause inside the fold")
+        wait_for(lambda: marker.exists() or Job.objects.get(pk=job.pk).state in (Job.State.DONE, Job.State.FAILED),
+                 60, "the worker to pause inside the fold")
+        assert marker.exists(), f"the job ended without pausing: {Job.objects.get(pk=job.pk).message}"
         hooked.kill()
         killed = time.monotonic()
 
