@@ -99,14 +99,15 @@ def _active_key_id(survey: Survey) -> str | None:
     return row[0] if row else None
 
 
-#: Private keys read by ``_signing_key``, by key id: what ``redeem_if_unchanged`` signs with (no query).
-_PRIVATE_KEYS: dict[str, object] = {}
+#: Signing keys read by ``_signing_key``, by key id: what ``redeem_if_unchanged`` signs with (no query).
+_PRIVATE_KEYS: dict[str, blind_rsa.SigningKey] = {}
 
 
 @functools.lru_cache(maxsize=256)
-def _signing_key(key_id: str):
-    """The private key ``key_id`` (read once per process)."""
-    private = blind_rsa.private_key_from_pem(SurveyKey.objects.values_list("private_pem", flat=True).get(key_id=key_id))
+def _signing_key(key_id: str) -> blind_rsa.SigningKey:
+    """The private key ``key_id``, ready to sign (read and handed to OpenSSL once per process)."""
+    private = blind_rsa.SigningKey(blind_rsa.private_key_from_pem(
+        SurveyKey.objects.values_list("private_pem", flat=True).get(key_id=key_id)))
     if len(_PRIVATE_KEYS) >= 256:
         _PRIVATE_KEYS.clear()
     _PRIVATE_KEYS[key_id] = private
@@ -172,10 +173,9 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None, f
     private = _signing_key(signing_id)
     message = _blinded_message(private, blinded_msg)
     if message is None:
-        n = private.public_key().public_numbers().n
         return Redemption(Outcome.invalid(
             "blinded_msg", f"Not a blinded message for this survey's key ({blind_rsa.VARIANT}, unpadded base64url "
-                           f"of {(n.bit_length() + 7) // 8} bytes below the modulus)."))
+                           f"of {private.k_len} bytes below the modulus)."))
     digest = hashlib.sha256(message).hexdigest()
     with transaction.atomic():
         if retry_only:
@@ -189,14 +189,13 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None, f
     return Redemption(Outcome.of(Result.SIGNED), blind_rsa.b64url_encode(signature), signing_id)
 
 
-def _blinded_message(private, blinded_msg: str) -> bytes | None:
+def _blinded_message(private: blind_rsa.SigningKey, blinded_msg: str) -> bytes | None:
     """The blinded message (bytes) if ``blinded_msg`` is unpadded base64url of the key's size below its modulus."""
     try:
         message = blind_rsa.b64url_decode(blinded_msg) if len(blinded_msg) <= MAX_FIELD_CHARS else None
     except blind_rsa.BlindRSAError:
         return None
-    n = private.public_key().public_numbers().n
-    if message is None or len(message) != (n.bit_length() + 7) // 8 or int.from_bytes(message, "big") >= n:
+    if message is None or len(message) != private.k_len or int.from_bytes(message, "big") >= private.n:
         return None
     return message
 

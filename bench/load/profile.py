@@ -2,7 +2,7 @@
 
 In-process, no server and no network: the load's request bodies (``surveys.prepare``: one open-link survey per
 mechanism family and the token surveys' redemption + report) go through the production WSGI application
-(``coinflip.wsgi``: every middleware, DRF, the views) in one thread, against PostgreSQL (a fresh database
+(``coinflip.wsgi``: the respondents' fast path, or every middleware, DRF and the views) in one thread, against PostgreSQL (a fresh database
 ``coinflip_profile``, dropped at the end). Prints the CPU time of this process per request of each flow — link report,
 redemption, token report — which is the server's share of ``cpu.py``'s figure without gunicorn's HTTP parsing; with
 ``--profile``, cProfile's top functions of each flow by CPU time (cumulative and own). PostgreSQL's CPU is not counted.
@@ -63,14 +63,13 @@ def main(argv=None) -> int:
         import numpy as np
 
         django.setup()
-        from django.core.wsgi import get_wsgi_application
+        from coinflip.wsgi import application as app  # the production entry: the respondents' fast path first
 
         from . import surveys, tokens
 
         chosen = [m for m in surveys.MECHANISMS if m.slug in ("load-oue", "load-gauss-1", "load-mrr", "load-split",
                                                                 "load-oue-tokens", "load-gauss-1-tokens")]
         prepared = surveys.prepare(args.n * len(chosen), 300, np.random.default_rng(1), chosen)
-        app = get_wsgi_application()
         for slug in prepared.surveys:  # warm: caches, imports, the first connection
             call(app, f"/api/surveys/{slug}/protocol/", None)
         flows: dict[str, list] = {"link report": [], "redeem": [], "token report": []}

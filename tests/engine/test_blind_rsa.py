@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from aggregator.privacy import blind_rsa as br
+from aggregator.privacy import openssl_rsa
 
 VECTORS = {v["name"]: v for v in
            json.loads((Path(__file__).resolve().parent / "rfc9474_vectors.json").read_text())["vectors"]}
@@ -27,6 +28,9 @@ def vector_key(v) -> rsa.RSAPrivateKey:
     assert p * q == n
     return rsa.RSAPrivateNumbers(p, q, d, rsa.rsa_crt_dmp1(d, p), rsa.rsa_crt_dmq1(d, q), rsa.rsa_crt_iqmp(p, q),
                                  rsa.RSAPublicNumbers(e, n)).private_key()
+
+
+BACKENDS = pytest.mark.parametrize("openssl", [True, False], ids=["openssl", "gmp"])
 
 
 def pss(salt_length: int) -> padding.PSS:
@@ -46,7 +50,8 @@ def test_the_rfc_vector_is_our_variant_but_for_preparation():
     assert sk.key_size in br.KEY_SIZES and br.private_key_from_pem(br.private_key_to_pem(sk)).key_size == 4096
 
 
-def test_rfc9474_pss_deterministic_vector_reproduced_exactly():
+@BACKENDS
+def test_rfc9474_pss_deterministic_vector_reproduced_exactly(openssl):
     v = PSS_DET
     sk = vector_key(v)
     pk = sk.public_key()
@@ -56,7 +61,9 @@ def test_rfc9474_pss_deterministic_vector_reproduced_exactly():
     blinded, inv = br.blind(pk, input_msg, salt=salt, inv=int(v["inv"], 16))
     assert inv == int(v["inv"], 16)
     assert blinded.hex() == v["blinded_msg"]
-    blind_sig = br.blind_sign(sk, blinded)
+    signing = br.SigningKey(sk, openssl=openssl)
+    assert signing.backend == ("openssl" if openssl else "gmp")
+    blind_sig = br.blind_sign(signing, blinded)
     assert blind_sig.hex() == v["blind_sig"]
     sig = br.finalize(pk, input_msg, blind_sig, inv)
     assert sig.hex() == v["sig"]
@@ -65,7 +72,8 @@ def test_rfc9474_pss_deterministic_vector_reproduced_exactly():
     assert not br.verify(pk, input_msg + b"x", sig)
 
 
-def test_pss_zero_vector_with_our_primitives_and_refused_by_our_variant():
+@BACKENDS
+def test_pss_zero_vector_with_our_primitives_and_refused_by_our_variant(openssl):
     # circl's RSABSSA-SHA384-PSSZERO-Deterministic vector (salt length 0): a known answer for EMSA-PSS encoding and the
     # CRT private operation at 2048 bits, our default key size; our variant (salt length 48) must not accept it.
     v = PSSZERO_DET
@@ -78,7 +86,7 @@ def test_pss_zero_vector_with_our_primitives_and_refused_by_our_variant():
     assert encoded.hex() == v["encoded_msg"]
     blinded = (int.from_bytes(encoded, "big") * pow(pow(inv, -1, n), e, n) % n).to_bytes(256, "big")
     assert blinded.hex() == v["blinded_msg"]  # RFC 9474 §4.2 steps 9–10, with r = inv^-1
-    blind_sig = br.blind_sign(sk, blinded)
+    blind_sig = br.blind_sign(br.SigningKey(sk, openssl=openssl), blinded)
     assert blind_sig.hex() == v["blind_sig"]
     sig = (int.from_bytes(blind_sig, "big") * inv % n).to_bytes(256, "big")  # §4.4 steps 2–4
     assert sig.hex() == v["sig"]
@@ -165,8 +173,10 @@ def test_two_blindings_of_one_message_share_nothing(key):
     assert b1 != b2 and i1 != i2
 
 
-def test_blind_sign_rejects_out_of_range_and_wrong_size(key):
+@BACKENDS
+def test_blind_sign_rejects_out_of_range_and_wrong_size(key, openssl):
     n = key.public_key().public_numbers().n
+    key = br.SigningKey(key, openssl=openssl)
     for bad in (n, n + 1, 2 ** 2048 - 1):
         with pytest.raises(br.BlindRSAError, match="out of range"):
             br.blind_sign(key, bad.to_bytes(256, "big"))
@@ -178,12 +188,53 @@ def test_blind_sign_rejects_out_of_range_and_wrong_size(key):
         br.blind_sign(key, "not bytes")
 
 
-def test_blind_sign_checks_its_own_output(key, monkeypatch):
+@BACKENDS
+def test_blind_sign_checks_its_own_output(key, monkeypatch, openssl):
     blinded, _ = br.blind(key.public_key(), br.prepare(b"m"))
-    honest = br._rsasp1
-    monkeypatch.setattr(br, "_rsasp1", lambda sk, m: honest(sk, m) + 1)  # a faulty private operation
+    signing = br.SigningKey(key, openssl=openssl)
+    honest = br.SigningKey.rsasp1
+    monkeypatch.setattr(br.SigningKey, "rsasp1", lambda self, m: honest(self, m) + 1)  # a faulty private operation
     with pytest.raises(br.BlindRSAError, match="signing failure"):
-        br.blind_sign(key, blinded)
+        br.blind_sign(signing, blinded)
+
+
+def test_this_machine_signs_with_openssl(key):
+    # The production image and the test machines carry OpenSSL 3's libcrypto: the fast backend is the one measured.
+    assert openssl_rsa.available(), "no OpenSSL 3 libcrypto found"
+    assert openssl_rsa.version().startswith("OpenSSL 3")
+    assert br.SigningKey(key).backend == "openssl"
+
+
+@pytest.mark.parametrize("bits", [2048, 3072, 4096])
+def test_openssl_and_gmp_private_operations_agree(bits, key):
+    sk = key if bits == 2048 else (vector_key(PSS_DET) if bits == 4096 else br.generate_key(bits))
+    fast, reference = br.SigningKey(sk), br.SigningKey(sk, openssl=False)
+    n = fast.n
+    for m in [0, 1, 2, n - 1, n - 2] + [secrets.randbelow(n) for _ in range(40)]:
+        s = fast.rsasp1(m)
+        assert s == reference.rsasp1(m) and pow(s, fast.e, n) == m  # RSA is a permutation of Z_n: s is m^d
+
+
+def test_openssl_key_refuses_inputs_out_of_range_and_unreadable_keys(key):
+    raw = br.SigningKey(key)._raw
+    n = key.public_key().public_numbers().n
+    for bad in (n.to_bytes(256, "big"), (2 ** 2048 - 1).to_bytes(256, "big"), bytes(255), bytes(257)):
+        with pytest.raises(openssl_rsa.OpenSSLError):
+            raw.rsasp1(bad)
+    assert raw.rsasp1((n - 1).to_bytes(256, "big"))  # and it still works after a refusal (error queue cleared)
+    for der in (b"", b"not a key", br.private_key_to_pem(key)):
+        with pytest.raises(openssl_rsa.OpenSSLError, match="could not read"):
+            openssl_rsa.RawRSAKey(der)
+
+
+def test_one_openssl_key_signs_from_many_threads(key):
+    from concurrent.futures import ThreadPoolExecutor
+
+    signing = br.SigningKey(key)
+    inputs = [secrets.randbelow(signing.n) for _ in range(200)]
+    with ThreadPoolExecutor(8) as pool:
+        outputs = list(pool.map(signing.rsasp1, inputs))
+    assert [pow(s, signing.e, signing.n) for s in outputs] == inputs
 
 
 def test_finalize_rejects_a_bad_blind_signature(key):
