@@ -27,12 +27,15 @@ import os
 import selectors
 import socket
 import time
+from datetime import datetime
 from functools import partial
 
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
 READ_TIMEOUT = float(os.environ.get("GUNICORN_REQUEST_READ_TIMEOUT", "20"))
 BUFFER_BYTES = int(os.environ.get("GUNICORN_REQUEST_BUFFER_BYTES", str(1 << 20)))
+#: Simple POSTs with a fast path served in the event loop (``coinflip.inline``); "0" sends them to threads as well.
+INLINE = os.environ.get("GUNICORN_INLINE_FAST_PATH", "1") != "0"
 HEADER_BYTES = 64 * 1024
 RECV_BYTES = 64 * 1024
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
@@ -219,6 +222,8 @@ class BufferingThreadWorker(ThreadWorker):
                     pass
             return
         del self._reading[conn]
+        if end == len(buffered.pending) and INLINE and self._serve_inline(conn):
+            return
         with self._lock:
             self.poller.unregister(conn.sock)
         buffered.streaming = end == STREAM
@@ -226,6 +231,70 @@ class BufferingThreadWorker(ThreadWorker):
             conn.extra = True  # pipelined or misframed bytes: close after this request
             del buffered.pending[end:]
         self.enqueue_req(conn)
+
+    def _serve_inline(self, conn) -> bool:
+        """Serve a simple POST with a fast path here, in the event loop (``coinflip.inline``); False if it is not
+        one (nothing was read or written then). The connection stays registered for reading: a kept-alive one waits
+        in ``_keep`` as gthread's do. An answer the socket does not take at once is finished by a thread."""
+        from coinflip import fastpath, inline  # the application is loaded by now
+
+        buffered = conn.sock
+        if not (isinstance(conn.client, tuple) and isinstance(conn.server, tuple)):
+            return False  # a UNIX socket: gunicorn's environ
+        request = inline.simple_post(bytes(buffered.pending), buffered.framing.body, conn.client, self.cfg)
+        if request is None or fastpath.fast_view(request.path) is None:
+            return False
+        buffered.pending.clear()
+        self.log.debug("Serving %s in the event loop", request.path)
+        self.nr += 1
+        if self.nr >= self.max_requests and self.alive:
+            self.log.info("Autorestarting worker after current request.")
+            self.alive = False
+        close = request.close or not self.alive or not self.cfg.keepalive or len(self._keep) >= self.max_keepalived
+        environ = inline.environ(request, buffered, conn.client, conn.server, self.cfg)
+        answer = inline.Answer()
+        started = datetime.now()
+        try:
+            result = self.wsgi(environ, answer.start_response)
+            try:
+                body = b"".join(result)
+            finally:
+                if hasattr(result, "close"):
+                    result.close()
+            if answer.status is None:
+                raise RuntimeError("the application did not start a response")
+        except Exception:  # noqa: BLE001 — as gunicorn's handle_error: logged, answered 500, connection closed
+            self.log.exception("Error handling request %s", request.path)
+            answer, body, close = inline.Answer(), inline.ERROR_BODY, True
+            answer.start_response("500 Internal Server Error", [("Content-Type", "text/html")])
+        answer.sent = len(body)
+        data = answer.head(len(body), close) + body
+        self.log.access(answer, request, environ, datetime.now() - started)
+        try:
+            sent = buffered._sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            self._drop(conn)
+            return True
+        if sent < len(data):  # the client's window is full: a thread waits for it, within the send timeout
+            with self._lock:
+                self.poller.unregister(conn.sock)
+            future = self.tpool.submit(self._send_rest, conn, data[sent:], close)
+            self._wrap_future(future, conn)
+        elif close:
+            self._drop(conn)
+        else:
+            conn.set_timeout()
+            with self._lock:
+                self._keep.append(conn)
+        return True
+
+    @staticmethod
+    def _send_rest(conn, data: bytes, close: bool):
+        conn.sock.settimeout(conn.sock.send_timeout)
+        conn.sock._sock.sendall(data)
+        return not close, conn
 
     def enqueue_req(self, conn):
         if isinstance(conn.sock, BufferedSocket):

@@ -2,10 +2,11 @@
 
 In-process, no server and no network: the load's request bodies (``surveys.prepare``: one open-link survey per
 mechanism family and the token surveys' redemption + report) go through the production WSGI application
-(``coinflip.wsgi``: the respondents' fast path, or every middleware, DRF and the views) in one thread, against PostgreSQL (a fresh database
-``coinflip_profile``, dropped at the end). Prints the CPU time of this process per request of each flow — link report,
-redemption, token report — which is the server's share of ``cpu.py``'s figure without gunicorn's HTTP parsing; with
-``--profile``, cProfile's top functions of each flow by CPU time (cumulative and own). PostgreSQL's CPU is not counted.
+(``coinflip.wsgi``: the respondents' fast path, or every middleware, DRF and the views) in one thread, against
+PostgreSQL (a fresh database ``coinflip_profile``, dropped at the end). Prints the CPU time of this process per
+request of each flow — link report, redemption, token report — which is the server's share of ``cpu.py``'s figure
+without gunicorn's HTTP parsing; with ``--profile``, cProfile's top functions of each flow by CPU time (cumulative
+and own). PostgreSQL's CPU is not counted.
 """
 from __future__ import annotations
 

@@ -63,9 +63,10 @@ def production_gunicorn(database_url: str, log: Path, *options: str, **variables
     """gunicorn -c docker/gunicorn.conf.py (plus ``options``) with the compose defaults (2 workers × 4 threads) and
     ``variables``; yields (port, process). No Redis: a report POST only writes to PostgreSQL."""
     port = free_port()
-    env = production_env(DATABASE_URL=database_url, DJANGO_ALLOWED_HOSTS="127.0.0.1", COINFLIP_TRUSTED_PROXIES="1",
-                         GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="2", GUNICORN_THREADS="4",
-                         DJANGO_STATIC_ROOT=str(log.parent / "static"), **variables)
+    env = production_env(**{"DATABASE_URL": database_url, "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+                            "COINFLIP_TRUSTED_PROXIES": "1", "GUNICORN_BIND": f"127.0.0.1:{port}",
+                            "WEB_CONCURRENCY": "2", "GUNICORN_THREADS": "4",
+                            "DJANGO_STATIC_ROOT": str(log.parent / "static"), **variables})
     web = Process([str(BIN / "gunicorn"), "-c", "docker/gunicorn.conf.py", *options, "coinflip.wsgi:application"],
                   env, log).start()
     try:

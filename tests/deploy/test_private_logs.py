@@ -197,6 +197,9 @@ def test_no_client_address_in_any_log_line(tmp_path):
         b"GET /api/surveys/nosuch/reports/?utm_source=mail HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
         b"X-Forwarded-For: 203.0.113.7\r\nUser-Agent: secret-agent\r\nConnection: close\r\n\r\n",
         b"GET /s/ HTTP/1.1\r\nHost: 203.0.113.7\r\nConnection: close\r\n\r\n",  # DisallowedHost, logged
+        b"POST /api/surveys/nosuch/reports/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
+        b"X-Forwarded-For: 203.0.113.7\r\nUser-Agent: secret-agent\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 2\r\nConnection: close\r\n\r\n{}",  # served in the event loop (coinflip/inline.py)
     ]
     with production_database("h17_private_logs", reports=1) as (url, _):
         log = tmp_path / "gunicorn.log"
@@ -208,5 +211,8 @@ def test_no_client_address_in_any_log_line(tmp_path):
     assert text.count("Invalid request from ip=<address>") >= 4, text
     assert "Invalid HTTP_HOST header: '<address>'" in text, text  # Django's log is in the output too
     assert "GET /api/surveys/nosuch/reports/ HTTP/1.1" in text  # the access log (no query string)
+    assert answers[7].startswith(b"HTTP/1.1 404"), answers[7]
+    assert "Serving /api/surveys/nosuch/reports/ in the event loop" in text
+    assert "POST /api/surveys/nosuch/reports/ HTTP/1.1\" 404" in text  # its access log line
     for secret in ("127.0.0.2", "127.0.0.1", "203.0.113.7", "tok3n-SECRET", "utm_source", "secret-agent"):
         assert secret not in text, (secret, [line for line in text.splitlines() if secret in line])
