@@ -61,6 +61,13 @@ class RespondentFastPath:
         self.csp = CSPMiddleware(_unreachable)
 
     def __call__(self, environ, start_response):
+        answered = self.fast_only(environ, start_response)
+        return answered if answered is not None else self.application(environ, start_response)
+
+    def fast_only(self, environ, start_response):
+        """The fast path's answer (a WSGI iterable, ``start_response`` called), or ``None`` having called nothing:
+        the request is then the whole stack's, with the body it carries (``BufferingThreadWorker`` serves only this
+        in its event loop, ``coinflip.inline``)."""
         path = environ.get("PATH_INFO", "")
         if environ.get("REQUEST_METHOD") == "POST" and path.startswith(PREFIX) and "\x00" not in path:
             view = fast_view(path)
@@ -69,12 +76,12 @@ class RespondentFastPath:
                 if response is not None:
                     start_response(f"{response.status_code} {response.reason_phrase}", list(response.items()))
                     return response  # its close() sends request_finished, as Django's handler's responses do
-        return self.application(environ, start_response)
+                signals.request_finished.send(sender=self.__class__)  # pairs answer()'s request_started
+        return None
 
     def answer(self, environ, fast, kwargs):
-        """The fast path's response, or ``None`` for the whole stack (then ``environ`` carries the body read). The
-        whole stack starts the request again: a second ``request_started``, whose receivers (``reset_queries``,
-        ``close_old_connections``) are idempotent."""
+        """The fast path's response, or ``None`` for the whole stack (then ``environ`` carries the body read, and
+        ``fast_only`` sends ``request_finished``: the whole stack starts the request again)."""
         set_script_prefix(get_script_name(environ))
         signals.request_started.send(sender=self.__class__, environ=environ)
         request = WSGIRequest(environ)

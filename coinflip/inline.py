@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from email.utils import formatdate
 
 from gunicorn import SERVER, SERVER_SOFTWARE  # the Server header and the environ's SERVER_SOFTWARE, as gunicorn's
-from gunicorn.http.wsgi import FileWrapper, WSGIErrorsWrapper
+from gunicorn.http.message import DEFAULT_MAX_HEADERFIELD_SIZE, MAX_HEADERS, MAX_REQUEST_LINE, TOKEN_RE
+from gunicorn.http.wsgi import HEADER_VALUE_RE, FileWrapper, WSGIErrorsWrapper
 
 TOKEN = re.compile(rb"[!#$%&'*+.^`|~0-9A-Za-z-]+\Z")  # RFC 9110 tchar, without "_" (gunicorn drops such headers)
 BAD_VALUE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")  # CTLs except HTAB
@@ -52,14 +53,27 @@ class SimplePost:
         return self.path
 
 
+def limits(cfg) -> tuple[int, int, int]:
+    """gunicorn's effective limits (request line, header field, number of fields), clamped as its ``Request`` and
+    ``Message`` clamp them; 0 means no limit for the first two."""
+    line = cfg.limit_request_line
+    line = MAX_REQUEST_LINE if line < 0 or line >= MAX_REQUEST_LINE else line
+    field = cfg.limit_request_field_size
+    field = DEFAULT_MAX_HEADERFIELD_SIZE if field < 0 else field
+    fields = cfg.limit_request_fields
+    fields = MAX_HEADERS if fields <= 0 or fields > MAX_HEADERS else fields
+    return line, field, fields
+
+
 def simple_post(data: bytes, body_start: int, client, cfg) -> SimplePost | None:
     """The request in ``data`` (exactly one, headers ending at ``body_start``) if it is a simple POST (module
     docstring), else ``None``. ``client`` is the peer's address: gunicorn trusts the scheme headers
     (``secure_scheme_headers``) only from ``forwarded_allow_ips``."""
+    line_limit, field_limit, fields_limit = limits(cfg)
     head = data[:body_start - 4]
     line_end = head.find(b"\r\n")
     line = head if line_end < 0 else head[:line_end]
-    if len(line) > cfg.limit_request_line > 0 or not line.startswith(b"POST ") or not line.endswith(b" HTTP/1.1"):
+    if len(line) > line_limit > 0 or not line.startswith(b"POST ") or not line.endswith(b" HTTP/1.1"):
         return None
     target = line[5:-9]
     if not PATH.match(target):
@@ -68,7 +82,6 @@ def simple_post(data: bytes, body_start: int, client, cfg) -> SimplePost | None:
     scheme_headers = cfg.secure_scheme_headers if trusted else {}
     headers: list[tuple[str, str]] = []
     scheme, close, host, lengths = None, False, False, []
-    field_limit = cfg.limit_request_field_size
     for field in (head[line_end + 2:].split(b"\r\n") if line_end >= 0 else []):
         name, colon, value = field.partition(b":")
         if not colon or not TOKEN.match(name) or BAD_VALUE.search(value) or len(field) + 2 > field_limit > 0:
@@ -89,7 +102,7 @@ def simple_post(data: bytes, body_start: int, client, cfg) -> SimplePost | None:
         host = host or upper == "HOST"
         headers.append((upper, text))
     body = data[body_start:]
-    if not host or len(headers) > cfg.limit_request_fields > 0 or lengths != [str(len(body))]:
+    if not host or len(headers) > fields_limit or lengths != [str(len(body))]:
         return None
     return SimplePost(target.decode("ascii"), headers, body, close, scheme or "http")
 
@@ -157,12 +170,23 @@ class Answer:
     def _write_refused(data):  # the WSGI write() callable: the fast path never uses it
         raise RuntimeError("write() is not supported here")
 
-    def head(self, body_length: int, close: bool) -> bytes:
-        """The status line and headers, with ``Content-Length`` when the application gave none."""
+    def head(self, body: bytes, close: bool) -> bytes:
+        """The status line and headers, checked as gunicorn's ``Response.process_headers`` checks them, with
+        ``Content-Length`` when the application gave none; ``ValueError`` for a header gunicorn would refuse or a
+        ``Content-Length`` other than the body's."""
         lines = [f"HTTP/1.1 {self.status}\r\nServer: {SERVER}\r\nDate: {http_date()}\r\n"
                  f"Connection: {'close' if close else 'keep-alive'}\r\n"]
-        if not any(name.lower() == "content-length" for name, _ in self.headers):
-            self.headers.append(("Content-Length", str(body_length)))
-        lines += [f"{name}: {value}\r\n" for name, value in self.headers]
+        length = None
+        for name, value in self.headers:
+            if not (isinstance(name, str) and isinstance(value, str) and TOKEN_RE.fullmatch(name)
+                    and HEADER_VALUE_RE.fullmatch(value)):
+                raise ValueError(f"invalid response header {name!r}")
+            if name.lower() == "content-length":
+                length = value.strip(" \t")
+            lines.append(f"{name}: {value}\r\n")
+        if length is None:
+            lines.append(f"Content-Length: {len(body)}\r\n")
+        elif length != str(len(body)):
+            raise ValueError(f"Content-Length {length} of a {len(body)}-byte body")
         lines.append("\r\n")
         return "".join(lines).encode("latin-1")

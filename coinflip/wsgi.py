@@ -47,3 +47,7 @@ def application(environ, start_response):
     if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
         return health(environ, start_response)
     return served_application(environ, start_response)
+
+
+#: The fast path alone (``RespondentFastPath.fast_only``): what ``coinflip.buffering`` may run in its event loop.
+application.fast_only = served_application.fast_only  # type: ignore[attr-defined]

@@ -2,8 +2,9 @@
 
 Every value can be set from the environment (docker/README.md lists them). Threaded workers (gthread): a request
 mostly waits on PostgreSQL, so threads serve more reports per process than sync workers; each thread holds one
-database connection (keep workers × threads, summed over the web containers and plus the Celery processes, under
-PostgreSQL's max_connections).
+database connection, and so does each worker's event loop, which answers respondents' simple report and redemption
+POSTs itself (``GUNICORN_INLINE_FAST_PATH``, coinflip/inline.py): keep workers × (threads + 1), summed over the web
+containers and plus the Celery processes, under PostgreSQL's max_connections.
 
 Slow clients (issue 14): the worker class is ``coinflip.buffering.BufferingThreadWorker``, gthread with each request
 read whole in the worker's event loop before a thread takes it, so a client sending one byte per second holds a

@@ -98,6 +98,19 @@ def sustained(result: LoadResult, duration: float) -> float:
     return float(counts.min()) / WINDOW_S
 
 
+def p99_by_window(result: LoadResult, duration: float) -> list[float]:
+    """The p99 latency (ms) of the respondents due in each ``WINDOW_S`` window of ``[0, duration)``: when the tail
+    happened (a fold, a stall) rather than how long it was."""
+    answered = np.isfinite(result.latency)
+    due = (result.finished - result.latency)[answered]
+    latency = 1000 * result.latency[answered]
+    out = []
+    for start in np.arange(0.0, duration, WINDOW_S):
+        inside = latency[(due >= start) & (due < start + WINDOW_S)]
+        out.append(float(np.percentile(inside, 99)) if len(inside) else float("nan"))
+    return out
+
+
 def markdown_table(header: list[str], body: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cells) + " |" for cells in body]
@@ -203,6 +216,10 @@ def render(outcome, machine: str) -> str:
                         f"{overall.p99:.1f} vs {floor_row.p99:.1f} ms; server CPU {cpu_ms(product.result):.2f} vs "
                         f"{cpu_ms(floor.result):.2f} ms per request", "—"])
     lines += [markdown_table(["target", "measured", "verdict"], targets)]
+    by_window = p99_by_window(product.result, options.duration)
+    if by_window:
+        lines += ["", f"p99 by {WINDOW_S:g}-s window of due times (ms): "
+                  + ", ".join(f"{value:,.0f}" for value in by_window) + "."]
     if outcome.protocol_gets is not None:
         lines += ["", protocol_gets_text(outcome.protocol_gets)]
     for error in product.retrain_errors:

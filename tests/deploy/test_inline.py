@@ -134,6 +134,9 @@ def test_the_limits_are_gunicorns_own():
     assert parse(at_limit) is not None and gunicorn_environ(at_limit, config())
     assert parse(request(b"X-Long: " + b"v" * 9000), config(limit_request_field_size=0)) is not None
     assert parse(request(line=b"POST /" + b"a" * 5000 + b" HTTP/1.1"), config(limit_request_line=0)) is not None
+    # gunicorn clamps a request-line limit at 8190 and a field count at 32768, whatever the configuration says
+    assert parse(request(line=b"POST /" + b"a" * 8500 + b" HTTP/1.1"), config(limit_request_line=9000)) is None
+    assert inline.limits(config(limit_request_fields=0, limit_request_line=8190)) == (8190, 8190, 32768)
 
 
 @pytest.mark.parametrize("value, close", [("close", True), ("keep-alive, Close", True), ("keep-alive", False)])
@@ -145,7 +148,7 @@ def test_the_head_is_gunicorns_shape():
     answer = inline.Answer()
     answer.start_response("201 Created", [("Content-Type", "application/json"), ("Connection", "upgrade"),
                                           ("Transfer-Encoding", "chunked"), ("X-Frame-Options", "DENY")])
-    head = answer.head(20, close=False).decode("latin-1")
+    head = answer.head(b"x" * 20, close=False).decode("latin-1")
     lines = head.split("\r\n")
     assert lines[0] == "HTTP/1.1 201 Created" and head.endswith("\r\n\r\n")
     assert lines[1:4] == ["Server: gunicorn", f"Date: {inline.http_date()}", "Connection: keep-alive"]
@@ -153,8 +156,19 @@ def test_the_head_is_gunicorns_shape():
     assert "Connection: upgrade" not in lines and "Transfer-Encoding: chunked" not in lines  # hop-by-hop: dropped
     given = inline.Answer()
     given.start_response("200 OK", [("Content-Length", "5")])
-    head = given.head(5, close=True)
+    head = given.head(b"12345", close=True)
     assert head.count(b"Content-Length") == 1 and b"Connection: close" in head
+    with pytest.raises(ValueError, match="Content-Length"):
+        given.head(b"1234", close=False)  # gunicorn would cut the body and the connection would lose its framing
+
+
+@pytest.mark.parametrize("header", [("X-Split", "a\r\nSet-Cookie: x=1"), ("X Bad", "1"), ("X-Nul", "a\x00"),
+                                    ("X-Int", 1), ("X-Ctl", "a\x01")])
+def test_a_header_gunicorn_would_refuse_is_refused(header):
+    answer = inline.Answer()
+    answer.start_response("200 OK", [header])
+    with pytest.raises(ValueError, match="invalid response header"):
+        answer.head(b"", close=False)
 
 
 # -- the worker ----------------------------------------------------------------------------------------------------
@@ -188,10 +202,20 @@ class Log:
         pass
 
 
-def worker(app, **settings) -> BufferingThreadWorker:
+class Application:
+    """A WSGI application whose fast path is ``fast_only``; the whole application is never called here."""
+
+    def __init__(self, fast_only):
+        self.fast_only = fast_only
+
+    def __call__(self, environ, start_response):
+        raise AssertionError("the whole application runs in a thread, not in the event loop")
+
+
+def worker(fast_only, **settings) -> BufferingThreadWorker:
     """The worker's state without its process: what ``_serve_inline`` and ``finish_request`` touch."""
     w = BufferingThreadWorker.__new__(BufferingThreadWorker)
-    w.cfg, w.log, w.wsgi, w.nr, w.alive = config(**settings), Log(), app, 0, True
+    w.cfg, w.log, w.wsgi, w.nr, w.alive = config(**settings), Log(), Application(fast_only), 0, True
     w.max_requests, w.max_keepalived = settings.get("max_requests", 0) or 2 ** 62, 100
     w._keep, w._lock, w.poller, w.futures, w._reading, w.nr_conns = deque(), threading.RLock(), Poller(), [], {}, 1
     w.tpool = concurrent.futures.ThreadPoolExecutor(1)
@@ -238,12 +262,28 @@ def test_an_answer_is_written_and_the_connection_kept_alive():
     assert w.nr == 1 and w.log.lines == [("201 Created", PATH.decode(), 20)]
 
 
-def test_a_request_the_inline_path_refuses_is_left_untouched():
-    w = worker(lambda environ, start_response: pytest.fail("the application was called"))
-    for data in (request(line=b"POST /api/surveys/health/ HTTP/1.1"), request(b"Expect: 100-continue")):
-        conn, _ = connection(w, data)  # the first: no fast path at that URL; the second: gunicorn's Expect
-        assert not w._serve_inline(conn)
-        assert bytes(conn.sock.pending) == data and w.nr == 0 and not w._keep
+def test_a_request_the_inline_path_refuses_or_the_fast_path_declines_is_left_untouched():
+    w = worker(lambda environ, start_response: pytest.fail("the fast path was asked"))
+    conn, _ = connection(w, request(b"Expect: 100-continue"))  # gunicorn's Expect
+    assert not w._serve_inline(conn)
+    asked = []
+    w = worker(lambda environ, start_response: asked.append(environ["PATH_INFO"]))  # declines: None
+    data = request(line=b"POST /api/surveys/health/ HTTP/1.1")
+    conn, _ = connection(w, data)
+    assert not w._serve_inline(conn)
+    assert asked == ["/api/surveys/health/"] and bytes(conn.sock.pending) == data and w.nr == 0 and not w._keep
+    assert conn.sock in w.poller.registered  # the caller hands it to a thread
+
+
+@pytest.mark.parametrize("settings, environment", [
+    ({"pre_request": lambda worker, req: None}, {}), ({"post_request": lambda worker, req, environ, resp: None}, {}),
+    ({}, {"SCRIPT_NAME": "/coinflip"})])
+def test_hooks_or_a_script_name_keep_every_request_in_threads(settings, environment, monkeypatch):
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    w = worker(lambda environ, start_response: pytest.fail("the fast path was asked"), **settings)
+    conn, _ = connection(w, request())
+    assert not w._serve_inline(conn) and w._inline is False
 
 
 def test_connection_close_and_the_request_limit_close_the_connection():
@@ -261,15 +301,29 @@ def test_connection_close_and_the_request_limit_close_the_connection():
     assert b"Connection: close" in answer_of(client) and not w.alive
 
 
-def test_an_application_error_is_a_500_and_a_closed_connection():
-    def app(environ, start_response):
-        raise ValueError("boom")
-    w = worker(app)
+def raises(environ, start_response):
+    raise ValueError("boom")
+
+
+def splits(environ, start_response):
+    start_response("200 OK", [("X-Split", "a\r\nSet-Cookie: x=1")])
+    return [b"{}"]
+
+
+def lies(environ, start_response):
+    start_response("200 OK", [("Content-Length", "10")])
+    return [b"{}"]
+
+
+@pytest.mark.parametrize("fast_only", [raises, splits, lies])
+def test_an_application_error_is_a_500_and_a_closed_connection(fast_only):
+    w = worker(fast_only)
     conn, client = connection(w, request())
-    assert w._serve_inline(conn)
+    assert w._serve_inline(conn)  # never handed to a thread: the fast path may have written already
     answer = answer_of(client)
     assert answer.startswith(b"HTTP/1.1 500 Internal Server Error") and b"boom" not in answer
-    assert w.log.lines[0][0] == "exception"
+    assert b"Set-Cookie" not in answer and b"Connection: close" in answer and client.recv(1) == b""
+    assert w.log.lines[0][0] == "exception" and not w._keep
 
 
 def test_an_answer_the_client_cannot_take_at_once_is_finished_by_a_thread():

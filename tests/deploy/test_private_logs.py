@@ -5,6 +5,7 @@ console handler go through RedactAddressesFilter: no IP address, token or query 
 with malformed HTTP sent to the production gunicorn (test_no_client_address_in_any_log_line). The end-to-end run is
 in test_live.py."""
 import importlib.util
+import json
 import logging
 from datetime import timedelta
 from pathlib import Path
@@ -199,9 +200,14 @@ def test_no_client_address_in_any_log_line(tmp_path):
         b"GET /s/ HTTP/1.1\r\nHost: 203.0.113.7\r\nConnection: close\r\n\r\n",  # DisallowedHost, logged
         b"POST /api/surveys/nosuch/reports/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
         b"X-Forwarded-For: 203.0.113.7\r\nUser-Agent: secret-agent\r\nContent-Type: application/json\r\n"
-        b"Content-Length: 2\r\nConnection: close\r\n\r\n{}",  # served in the event loop (coinflip/inline.py)
+        b"Content-Length: 2\r\nConnection: close\r\n\r\n{}",  # declined by the fast path: a thread's 404
     ]
-    with production_database("h17_private_logs", reports=1) as (url, _):
+    with production_database("h17_private_logs", reports=1) as (url, data):
+        body = json.dumps({"report": data["reports"][0]}).encode()
+        hostile.append(  # a report answered in the event loop (coinflip/inline.py)
+            f"POST /api/surveys/{data['slug']}/reports/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
+            f"X-Forwarded-For: 203.0.113.7\r\nUser-Agent: secret-agent\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
         log = tmp_path / "gunicorn.log"
         with production_gunicorn(url, log, GUNICORN_LOG_LEVEL="debug", DJANGO_LOG_LEVEL="DEBUG") as (port, web):
             answers = [raw_request(port, data, source="127.0.0.2") for data in hostile]
@@ -211,8 +217,9 @@ def test_no_client_address_in_any_log_line(tmp_path):
     assert text.count("Invalid request from ip=<address>") >= 4, text
     assert "Invalid HTTP_HOST header: '<address>'" in text, text  # Django's log is in the output too
     assert "GET /api/surveys/nosuch/reports/ HTTP/1.1" in text  # the access log (no query string)
-    assert answers[7].startswith(b"HTTP/1.1 404"), answers[7]
-    assert "Serving /api/surveys/nosuch/reports/ in the event loop" in text
-    assert "POST /api/surveys/nosuch/reports/ HTTP/1.1\" 404" in text  # its access log line
+    assert answers[7].startswith(b"HTTP/1.1 404") and answers[8].startswith(b"HTTP/1.1 201"), answers[7:]
+    assert "POST /api/surveys/nosuch/reports/ HTTP/1.1\" 404" in text  # the access log line of each
+    assert f"Serving /api/surveys/{data['slug']}/reports/ in the event loop" in text
+    assert f"POST /api/surveys/{data['slug']}/reports/ HTTP/1.1\" 201" in text
     for secret in ("127.0.0.2", "127.0.0.1", "203.0.113.7", "tok3n-SECRET", "utm_source", "secret-agent"):
         assert secret not in text, (secret, [line for line in text.splitlines() if secret in line])
