@@ -237,54 +237,12 @@ class BufferingThreadWorker(ThreadWorker):
         with nothing read or written, if it is not one or the fast path declines it (a thread then serves it as any
         other request). The connection stays registered for reading: a kept-alive one waits in ``_keep`` as
         gthread's do. An answer the socket does not take at once is finished by a thread."""
-        from coinflip import inline  # the application is loaded by now
-
-        fast_only = getattr(self.wsgi, "fast_only", None)
-        buffered = conn.sock
-        if fast_only is None or not self._inline_allowed() or not (
-                isinstance(conn.client, tuple) and isinstance(conn.server, tuple)):
-            return False  # an application without a fast path, hooks or SCRIPT_NAME to honour, a UNIX socket
-        request = inline.simple_post(bytes(buffered.pending), buffered.framing.body, conn.client, self.cfg)
-        if request is None:
+        answered = self._lean_answer(conn)
+        if answered is None:
             return False
-        environ = inline.environ(request, buffered, conn.client, conn.server, self.cfg)
-        answer = inline.Answer()
-        started = datetime.now()
-        failed = False
+        data, close = answered
         try:
-            result = fast_only(environ, answer.start_response)
-        except Exception:  # noqa: BLE001 — a defect (the fast path answers its own errors): 500, as gunicorn's
-            result, failed = None, True
-        if result is None and not failed:
-            return False  # declined, nothing written: gunicorn parses the same buffered bytes in a thread
-        self.log.debug("Serving %s in the event loop", request.path)
-        buffered.pending.clear()
-        self.nr += 1
-        if self.nr >= self.max_requests and self.alive:
-            self.log.info("Autorestarting worker after current request.")
-            self.alive = False
-        close = request.close or not self.alive or not self.cfg.keepalive or len(self._keep) >= self.max_keepalived
-        try:
-            if failed:
-                raise RuntimeError("the fast path raised")
-            try:
-                body = b"".join(result)
-            finally:
-                if hasattr(result, "close"):
-                    result.close()
-            data = answer.head(body, close) + body
-        except Exception:  # noqa: BLE001 — as gunicorn's handle_error: logged, answered 500, connection closed
-            self.log.exception("Error handling request %s", request.path)
-            answer, body, close = inline.Answer(), inline.ERROR_BODY, True
-            answer.start_response("500 Internal Server Error", [("Content-Type", "text/html")])
-            data = answer.head(body, close) + body
-        answer.sent = len(body)
-        try:
-            self.log.access(answer, request, environ, datetime.now() - started)
-        except Exception:  # noqa: BLE001 — as gunicorn's handle_request: a broken access log never drops the answer
-            self.log.exception("Failed to log the access of %s", request.path)
-        try:
-            sent = buffered._sock.send(data)
+            sent = conn.sock._sock.send(data)
         except (BlockingIOError, InterruptedError):
             sent = 0
         except OSError:
@@ -302,6 +260,59 @@ class BufferingThreadWorker(ThreadWorker):
             with self._lock:
                 self._keep.append(conn)
         return True
+
+    def _lean_answer(self, conn) -> tuple[bytes, bool] | None:
+        """(the answer's bytes, close the connection after it) for a simple POST the fast path answers, the access
+        logged; ``None``, with nothing read, written or counted, otherwise."""
+        from coinflip import inline  # the application is loaded by now
+
+        fast_only = getattr(self.wsgi, "fast_only", None)
+        buffered = conn.sock
+        if fast_only is None or not self._inline_allowed() or not (
+                isinstance(conn.client, tuple) and isinstance(conn.server, tuple)):
+            return None  # an application without a fast path, hooks or SCRIPT_NAME to honour, a UNIX socket
+        request = inline.simple_post(bytes(buffered.pending), buffered.framing.body, conn.client, self.cfg)
+        if request is None:
+            return None
+        environ = inline.environ(request, buffered, conn.client, conn.server, self.cfg)
+        answer = inline.Answer()
+        started = datetime.now()
+        failed = False
+        try:
+            result = fast_only(environ, answer.start_response)
+        except Exception:  # noqa: BLE001 — a defect (the fast path answers its own errors): 500, as gunicorn's
+            self.log.exception("Error handling request %s", request.path)
+            result, failed = None, True
+        if result is None and not failed:
+            return None  # declined, nothing written: gunicorn parses the same buffered bytes in a thread
+        self.log.debug("Serving %s in the event loop", request.path)
+        buffered.pending.clear()
+        self.nr += 1
+        if self.nr >= self.max_requests and self.alive:
+            self.log.info("Autorestarting worker after current request.")
+            self.alive = False
+        close = request.close or not self.alive or not self.cfg.keepalive or len(self._keep) >= self.max_keepalived
+        try:
+            if failed:
+                raise RuntimeError("the fast path raised")
+            try:
+                body = b"".join(result)
+            finally:
+                if hasattr(result, "close"):
+                    result.close()
+            data = answer.head(body, close) + body
+        except Exception:  # noqa: BLE001 — as gunicorn's handle_error: logged, answered 500, connection closed
+            if not failed:
+                self.log.exception("Error handling request %s", request.path)
+            answer, body, close = inline.Answer(), inline.ERROR_BODY, True
+            answer.start_response("500 Internal Server Error", [("Content-Type", "text/html")])
+            data = answer.head(body, close) + body
+        answer.sent = len(body)
+        try:
+            self.log.access(answer, request, environ, datetime.now() - started)
+        except Exception:  # noqa: BLE001 — as gunicorn's handle_request: a broken access log never drops the answer
+            self.log.exception("Failed to log the access of %s", request.path)
+        return data, close
 
     def _inline_allowed(self) -> bool:
         """Inline answers keep gunicorn's behaviour only without hooks around requests, without a ``SCRIPT_NAME``
