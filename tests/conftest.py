@@ -5,9 +5,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from django.core.servers.basehttp import WSGIServer
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ROOT / "data" / "datasets"
+
+# pytest-django's live server (Django's ThreadedWSGIServer) listens with a queue of 10 connections; the race tests
+# open 30 at once (tests/survey/test_token_race.py), and one of them was once reset before its answer under a full
+# `make test`. The product's servers have their own backlog (gunicorn: 2048); this is the test server's only.
+WSGIServer.request_queue_size = 128
 
 
 @pytest.fixture
