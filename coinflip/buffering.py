@@ -32,6 +32,8 @@ from functools import partial
 
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
+from coinflip import inline  # gunicorn only: loads no Django
+
 READ_TIMEOUT = float(os.environ.get("GUNICORN_REQUEST_READ_TIMEOUT", "20"))
 BUFFER_BYTES = int(os.environ.get("GUNICORN_REQUEST_BUFFER_BYTES", str(1 << 20)))
 #: Simple POSTs with a fast path served in the event loop (``coinflip.inline``); "0" sends them to threads as well.
@@ -222,7 +224,7 @@ class BufferingThreadWorker(ThreadWorker):
                     pass
             return
         del self._reading[conn]
-        if end == len(buffered.pending) and INLINE and self._serve_inline(conn):
+        if end == len(buffered.pending) and self._serve_inline(conn):
             return
         with self._lock:
             self.poller.unregister(conn.sock)
@@ -264,8 +266,6 @@ class BufferingThreadWorker(ThreadWorker):
     def _lean_answer(self, conn) -> tuple[bytes, bool] | None:
         """(the answer's bytes, close the connection after it) for a simple POST the fast path answers, the access
         logged; ``None``, with nothing read, written or counted, otherwise."""
-        from coinflip import inline  # the application is loaded by now
-
         fast_only = getattr(self.wsgi, "fast_only", None)
         buffered = conn.sock
         if fast_only is None or not self._inline_allowed() or not (

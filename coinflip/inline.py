@@ -24,11 +24,12 @@ import io
 import re
 import time
 from dataclasses import dataclass
-from email.utils import formatdate
 
 from gunicorn import SERVER, SERVER_SOFTWARE  # the Server header and the environ's SERVER_SOFTWARE, as gunicorn's
 from gunicorn.http.message import DEFAULT_MAX_HEADERFIELD_SIZE, MAX_HEADERS, MAX_REQUEST_LINE, TOKEN_RE
 from gunicorn.http.wsgi import HEADER_VALUE_RE, FileWrapper, WSGIErrorsWrapper
+from gunicorn.util import http_date as gunicorn_http_date
+from gunicorn.util import is_hoppish
 
 TOKEN = re.compile(rb"[!#$%&'*+.^`|~0-9A-Za-z-]+\Z")  # RFC 9110 tchar, without "_" (gunicorn drops such headers)
 BAD_VALUE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")  # CTLs except HTAB
@@ -38,20 +39,14 @@ REFUSED = frozenset({"TRANSFER-ENCODING", "EXPECT"})
 
 @dataclass
 class SimplePost:
-    """A request ``simple_post`` accepted: its path, header fields (names upper-cased, gunicorn's form) and body."""
+    """A request ``simple_post`` accepted: its path, header fields (names upper-cased, gunicorn's form: what its
+    access logger reads as ``req.headers``), body, and the scheme gunicorn would give it."""
 
     path: str
     headers: list[tuple[str, str]]
     body: bytes
     close: bool  # "Connection: close" was asked for
     scheme: str = "http"
-    method: str = "POST"
-    version: tuple[int, int] = (1, 1)
-    query: str = ""
-
-    @property
-    def uri(self) -> str:
-        return self.path
 
 
 def limits(cfg) -> tuple[int, int, int]:
@@ -139,17 +134,13 @@ def http_date() -> str:
     global _date
     now = int(time.time())
     if _date[0] != now:
-        _date = (now, formatdate(now, usegmt=True))
+        _date = (now, gunicorn_http_date(now))
     return _date[1]
 
 
 #: gunicorn's answer to an application error (gunicorn.workers.base.Worker.handle_error's, without its details).
 ERROR_BODY = (b"<html><head><title>Internal Server Error</title></head><body><h1><p>Internal Server Error</p></h1>"
               b"</body></html>")
-
-#: Hop-by-hop headers an application may not set (gunicorn.util.is_hoppish): dropped, as gunicorn's Response does.
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailers",
-                        "transfer-encoding", "upgrade"})
 
 
 class Answer:
@@ -164,7 +155,8 @@ class Answer:
     def start_response(self, status, headers, exc_info=None):
         if exc_info is not None and self.status is not None:
             raise exc_info[1].with_traceback(exc_info[2])
-        self.status, self.headers = status, [(n, v) for n, v in headers if n.lower() not in HOP_BY_HOP]
+        # hop-by-hop headers are the server's to set: dropped, as gunicorn's Response drops them
+        self.status, self.headers = status, [(n, v) for n, v in headers if not is_hoppish(n)]
         return self._write_refused
 
     @staticmethod
