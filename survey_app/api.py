@@ -71,7 +71,7 @@ from aggregator.privacy.protocol import report_shapes
 
 from . import languages
 from . import reports as ingestion
-from .credentials import public_credential, redeem, redeem_if_unchanged
+from .credentials import public_credential, redeem, redeem_if_unchanged, warm_keys
 from .models import Survey
 from .protocol import get_protocol, survey_version
 from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report, todays_assignment
@@ -512,9 +512,10 @@ def _static_body(survey: Survey, protocol) -> dict:
 
 def warm_protocols(budget: float) -> int:
     """Build, in this process, the engine protocol and the protocol GET's fixed parts (every site language) of the
-    open surveys, most recently changed first, for at most ``budget`` seconds; the number warmed. gunicorn calls it
-    as a worker starts (docker/gunicorn.conf.py, ``post_worker_init``), so a new or recycled worker does not make its
-    first respondents of each survey wait for the build (up to a second per survey)."""
+    open surveys, most recently changed first, and read a token survey's keys (``credentials.warm_keys``), for at
+    most ``budget`` seconds; the number warmed. gunicorn calls it as a worker starts (docker/gunicorn.conf.py,
+    ``post_worker_init``), so a new or recycled worker does not make its first respondents of each survey wait for
+    the build (up to a second per survey), nor serve them by the whole stack in a thread."""
     deadline = time.monotonic() + budget
     warmed = 0
     for slug in Survey.objects.filter(status=Survey.Status.OPEN).order_by("-updated_at").values_list("slug", flat=True):
@@ -528,6 +529,7 @@ def warm_protocols(budget: float) -> int:
             for language, _name in settings.LANGUAGES:
                 with translation.override(language):
                     _static_body(survey, protocol)
+            warm_keys(survey)
         except ValueError:  # a survey the engine refuses: its GET says why, as before
             continue
         warmed += 1

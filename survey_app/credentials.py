@@ -123,6 +123,24 @@ def _public_key(key_id: str, spki: str):
 _PUBLIC_KEYS: dict[str, object] = {}
 
 
+def warm_keys(survey: Survey) -> int:
+    """Read the token survey ``survey``'s keys into this process's caches, as its first redemption and first report
+    would (the active key ready to sign, every key of the survey to verify); the number of keys read. A worker calls
+    it as it starts (``survey_app.api.warm_protocols``): otherwise the fast paths (``redeem_if_unchanged``,
+    ``verified``) decline those first requests, which the whole stack then serves in a thread."""
+    if survey.access != Survey.Access.TOKENS:
+        return 0
+    keys = list(SurveyKey.objects.filter(survey=survey).values_list("key_id", "public_spki", "active"))
+    for key_id, spki, active in keys:
+        if key_id not in _PUBLIC_KEYS:
+            if len(_PUBLIC_KEYS) >= 1024:
+                _PUBLIC_KEYS.clear()
+            _PUBLIC_KEYS[key_id] = _public_key(key_id, spki)
+        if active:
+            _signing_key(key_id)
+    return len(keys)
+
+
 # -- redemption ------------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

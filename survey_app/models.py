@@ -604,7 +604,9 @@ class Report(models.Model):
     under fresh random keys: no key, column, index or physical order ranks reports within a day (docs/aggregator.md)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT)
+    # db_index=False: the index report_survey_day (survey, received_on) serves lookups by survey as well, and each
+    # index is written for every report a fold moves (bench/load/README.md)
+    survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
 
@@ -620,7 +622,8 @@ class PendingReport(models.Model):
     deletes it and moves it into ``Report``). A random key; a database reader sees these rows arrive until then."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    survey = models.ForeignKey(Survey, related_name="pending_reports", on_delete=models.PROTECT)
+    # db_index=False: pending_survey_id (survey, id) serves lookups by survey; one index less for every report POST
+    survey = models.ForeignKey(Survey, related_name="pending_reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
 
@@ -659,7 +662,8 @@ class SpentCredential(models.Model):
     primary key is the digest itself, so the table has no order of its own)."""
 
     digest = models.CharField(max_length=64, primary_key=True)
-    survey = models.ForeignKey(Survey, related_name="+", on_delete=models.CASCADE)
+    # db_index=False: spent_survey_day (survey, day) serves lookups by survey; one index less for every token report
+    survey = models.ForeignKey(Survey, related_name="+", on_delete=models.CASCADE, db_index=False)
     fresh = models.BooleanField(default=True, help_text="Spent since the last fold, which rewrites these rows with "
                                                         "the rest of their day (aggregator.services): their system "
                                                         "columns then order nothing within the day.")

@@ -60,6 +60,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="threads per gthread worker (1: one request at a time, keep-alive kept)")
     parser.add_argument("--fold-every", type=float, default=20.0,
                         help="fold every survey this often during the load (0: never)")
+    parser.add_argument("--fold-phased", action="store_true",
+                        help="fold survey i of n at every·(k + i/n) instead of every survey at once (bench/load/fold.py)")
     parser.add_argument("--seed-reports", type=int, default=1000, help="reports stored per survey before the load")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor peer")
     parser.add_argument("--no-invitations", action="store_true",
@@ -96,6 +98,7 @@ def main(argv=None) -> int:
 
         options = Options(duration=args.duration, rate=args.rate, connections=args.connections,
                           seed_reports=args.seed_reports, fold_every=args.fold_every, floor=not args.no_floor,
+                          fold_phased=args.fold_phased,
                           quiet_wait=args.quiet_wait,
                           gunicorn=Gunicorn(args.workers, args.worker_class, args.threads))
         if args.quick:

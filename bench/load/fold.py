@@ -1,9 +1,12 @@
 """Folding in a separate process, as the workers do: ``python -m bench.load.fold [--every S --for T] SLUG…``.
 
 Without options: ``manage.py retrain SLUG`` for each survey (fold the new reports, publish a version) — the final
-fold after the load. With ``--every S --for T``: ``aggregator.services.fold_new_reports`` for each survey in turn,
-every S seconds for T seconds — drains of the inbox racing the report inserts, as the periodic retrain does in
-production (a drain locks only the survey's statistics row: inserts never wait for it). Like a Celery worker, which
+fold after the load. With ``--every S --for T``: ``aggregator.services.fold_new_reports`` of each survey every S
+seconds for T seconds — drains of the inbox racing the report inserts, as each survey's periodic retrain does in
+production (``aggregator.schedules``: one task per survey, on its own interval; a drain locks only the survey's
+statistics row: inserts never wait for it). Every survey is folded at each multiple of S, one after the other
+(every schedule in phase, as for surveys opened together: the worst case); with ``--phased``, survey i of n at
+S·(k + i/n), k = 1, 2, … (schedules out of phase, as for surveys opened at different times). Like a Celery worker, which
 boots once and then folds for as long as it runs, it prints ``ready`` once Django is set up and every survey's
 engine protocol built (``get_protocol``, cached per survey version), and starts its clock
 when it reads a line from stdin (the load's start), so its start-up is not part of the load. Prints one JSON line:
@@ -22,11 +25,25 @@ import time
 from pathlib import Path
 
 
+def schedule(surveys: list, every: float, duration: float, phased: bool = False) -> list[tuple[float, object]]:
+    """(seconds after the start, survey) of each fold before ``duration``, in time order: every survey at each
+    ``every``·k for k ≥ 1 (back to back, in the given order), or with ``phased`` survey i of n at ``every``·(k + i/n)."""
+    n = len(surveys)
+    folds = []
+    for i, survey in enumerate(surveys):
+        k = 1
+        while (due := every * (k + (i / n if phased else 0))) < duration:
+            folds.append((due, i, survey))
+            k += 1
+    return [(due, survey) for due, _, survey in sorted(folds, key=lambda fold: fold[:2])]
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="+")
     parser.add_argument("--every", type=float, default=0.0, help="fold every S seconds (0: retrain once)")
     parser.add_argument("--for", dest="duration", type=float, default=0.0, help="keep folding for T seconds")
+    parser.add_argument("--phased", action="store_true", help="fold survey i of n at S·(k + i/n) instead of all at once")
     parser.add_argument("--dump", help="folder for the statistics of a survey whose retrain fails (a reproduction)")
     args = parser.parse_args(argv)
 
@@ -48,15 +65,12 @@ def main(argv=None) -> None:
             get_protocol(survey)  # take up to a second per survey here: not part of the load)
         print("ready", flush=True)
         sys.stdin.readline()
-        end = time.monotonic() + args.duration
-        next_pass = time.monotonic() + args.every
-        while next_pass < end:
-            time.sleep(max(0.0, next_pass - time.monotonic()))
-            for survey in surveys:
-                start = time.perf_counter()
-                count = fold_new_reports(survey)
-                folds.append({"slug": survey.slug, "reports": count, "seconds": time.perf_counter() - start})
-            next_pass += args.every
+        began = time.monotonic()
+        for due, survey in schedule(surveys, args.every, args.duration, args.phased):
+            time.sleep(max(0.0, began + due - time.monotonic()))
+            start = time.perf_counter()
+            count = fold_new_reports(survey)
+            folds.append({"slug": survey.slug, "reports": count, "seconds": time.perf_counter() - start})
     else:
         for slug in args.slugs:
             start = time.perf_counter()

@@ -162,7 +162,8 @@ def render(outcome, machine: str) -> str:
     mode = (f"open loop at {options.rate:,.0f} requests/s offered" if options.rate > 0
             else f"closed loop over {options.connections} connections")
     folds = product.folds
-    fold_text = (f"{len(folds)} folds raced the inserts (every {options.fold_every:g} s per survey; longest "
+    phase = "each survey on its own phase" if options.fold_phased else "all surveys at once"
+    fold_text = (f"{len(folds)} folds raced the inserts (every {options.fold_every:g} s per survey, {phase}; longest "
                  f"{1000 * max(f['seconds'] for f in folds):.0f} ms)" if folds else "no fold during the load")
     lines = [
         f"Run: {machine}; {options.gunicorn.describe()}; {mode}, {options.duration:g} s, up to "

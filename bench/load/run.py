@@ -36,6 +36,7 @@ class Options:
     quiet_cores: float = 0.25  #: "quiet": the machine busy less than this many cores over 5 s
     seed_reports: int = 1000  #: reports stored per survey before the load (a published first model)
     fold_every: float = 20.0  #: fold every survey this often during the load (0: only the final fold)
+    fold_phased: bool = False  #: survey i of n folds at fold_every·(k + i/n), not every survey at once (fold.py)
     floor: bool = True  #: also run the same stream against the floor peer
     protocol_gets: float = 10.0  #: seconds of protocol GETs after the load (``protocol_gets``; 0: none)
     gunicorn: Gunicorn = field(default_factory=Gunicorn)
@@ -173,7 +174,8 @@ def product_phase(prepared: surveys.Prepared, options: Options, database_url: st
         roots = {"server": server.process.pid}
         if options.fold_every > 0:  # booted before the load, as a worker is
             folder = _fold(slugs, database_url, redis_url,
-                           "--every", str(options.fold_every), "--for", str(options.duration))
+                           "--every", str(options.fold_every), "--for", str(options.duration),
+                           *(["--phased"] if options.fold_phased else []))
             roots["folder"] = folder.pid
         warm_up(server, slugs, PROTOCOL_PATH, options)
         if folder is not None:

@@ -243,3 +243,15 @@ def test_the_one_statement_token_paths_sign_and_spend_once(monkeypatch):
         ("redeem_if_unchanged", False), ("redeem_if_unchanged", True), ("redeem_if_unchanged", False),
         ("store_if_unchanged", False), ("store_if_unchanged", True), ("store_if_unchanged", False),
         ("store_if_unchanged", False)]
+
+
+def test_the_folders_schedule_is_every_survey_at_once_or_each_on_its_own_phase():
+    """``bench.load.fold.schedule``: by default every survey at each multiple of the interval, in order (the worst
+    case the 60-s table is measured with); ``phased``, survey i of n shifted by i/n of it; never at or past the end."""
+    from bench.load.fold import schedule
+
+    assert schedule(["a", "b", "c", "d"], 20, 60) == [(20, "a"), (20, "b"), (20, "c"), (20, "d"),
+                                                       (40, "a"), (40, "b"), (40, "c"), (40, "d")]
+    assert schedule(["a", "b", "c", "d"], 20, 60, phased=True) == [(20, "a"), (25, "b"), (30, "c"), (35, "d"),
+                                                                   (40, "a"), (45, "b"), (50, "c"), (55, "d")]
+    assert schedule(["a", "b"], 20, 40) == [(20, "a"), (20, "b")] and schedule(["a"], 20, 20) == []

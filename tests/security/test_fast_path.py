@@ -248,3 +248,46 @@ def _with_stream(stream):
         environ["wsgi.input"] = stream
         return application(environ, start_response)
     return wrapped
+
+
+@pytest.mark.django_db
+def test_a_started_worker_answers_its_first_token_respondents_on_the_fast_path(page_middleware_calls):
+    """As a worker starts, ``warm_protocols`` also reads each token survey's keys (``credentials.warm_keys``): its
+    first redemption and its first report are then answered by the fast path. Without them both were declined and
+    served by the whole stack in a thread (bench/load/README.md: the first half second of the load)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement paths are PostgreSQL's")
+    from survey_app import api, credentials
+    from survey_app import reports as ingestion
+    from survey_app.services import generate_tokens
+
+    survey = make_survey(slug="invited", access="tokens")
+    first, second = (t.token for t in generate_tokens(survey, 2))
+    public = credentials.public_credential(survey)  # the protocol GET makes the active key
+    report = simulated_reports(survey, n=1)[0]
+
+    def forget():  # a new worker process: nothing read yet
+        for cache in (ingestion._SURVEYS, ingestion._PROTOCOLS, credentials._PRIVATE_KEYS, credentials._PUBLIC_KEYS):
+            cache.clear()
+        credentials._signing_key.cache_clear()
+        credentials._public_key.cache_clear()
+
+    def respondent(token):
+        blinded, pending = credentials.start_credential(public)
+        redeemed = wsgi_post(f"/api/surveys/{survey.slug}/invitations/redeem/",
+                             {"token": token, "blinded_msg": blinded, "key_id": pending.key_id})
+        assert redeemed.status == 200, redeemed.body
+        credential = credentials.finish_credential(pending, redeemed.json()["blind_signature"])
+        stored = wsgi_post(f"/api/surveys/{survey.slug}/reports/", {"report": report, "credential": credential})
+        assert stored.status == 201, stored.body
+
+    forget()
+    assert api.warm_protocols(budget=60) == 1
+    respondent(first)
+    assert page_middleware_calls == []  # both answered above the page middleware: the fast path
+
+    forget()
+    ingestion.find_public_survey(survey.slug)  # the survey read, its keys not: what workers did before
+    respondent(second)
+    assert page_middleware_calls == [f"/api/surveys/{survey.slug}/invitations/redeem/",
+                                      f"/api/surveys/{survey.slug}/reports/"]
