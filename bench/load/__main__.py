@@ -61,7 +61,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--fold-every", type=float, default=20.0,
                         help="fold every survey this often during the load (0: never)")
     parser.add_argument("--fold-phased", action="store_true",
-                        help="fold survey i of n at every·(k + i/n) instead of every survey at once (bench/load/fold.py)")
+                        help="fold survey i of n at every·(k + i/n), not all at once (bench/load/fold.py)")
     parser.add_argument("--seed-reports", type=int, default=1000, help="reports stored per survey before the load")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor peer")
     parser.add_argument("--no-invitations", action="store_true",

@@ -27,7 +27,8 @@ from pathlib import Path
 
 def schedule(surveys: list, every: float, duration: float, phased: bool = False) -> list[tuple[float, object]]:
     """(seconds after the start, survey) of each fold before ``duration``, in time order: every survey at each
-    ``every``·k for k ≥ 1 (back to back, in the given order), or with ``phased`` survey i of n at ``every``·(k + i/n)."""
+    ``every``·k for k ≥ 1 (back to back, in the given order), or with ``phased`` survey i of n at
+    ``every``·(k + i/n)."""
     n = len(surveys)
     folds = []
     for i, survey in enumerate(surveys):
@@ -43,7 +44,7 @@ def main(argv=None) -> None:
     parser.add_argument("slugs", nargs="+")
     parser.add_argument("--every", type=float, default=0.0, help="fold every S seconds (0: retrain once)")
     parser.add_argument("--for", dest="duration", type=float, default=0.0, help="keep folding for T seconds")
-    parser.add_argument("--phased", action="store_true", help="fold survey i of n at S·(k + i/n) instead of all at once")
+    parser.add_argument("--phased", action="store_true", help="fold survey i of n at S·(k + i/n), not all at once")
     parser.add_argument("--dump", help="folder for the statistics of a survey whose retrain fails (a reproduction)")
     args = parser.parse_args(argv)
 
