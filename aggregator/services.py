@@ -39,6 +39,7 @@ from __future__ import annotations
 import datetime
 import logging
 import random
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -292,21 +293,49 @@ def _move(survey: Survey, drain: Drain) -> None:
     _rewrite_spent_credentials(survey)
 
 
+#: A rewrite (``_rewrite_shuffled``) inserts its rows back in chunks of this many, pausing ``REWRITE_PAUSE`` seconds
+#: between chunks. A report POST's commit flushes all the WAL written before it, the drain's included: a drain writing
+#: its day in one INSERT made the POSTs committed meanwhile wait for megabytes (bench/load/README.md, fifth pass); in
+#: chunks each waits for one chunk at most.
+REWRITE_CHUNK = 500
+REWRITE_PAUSE = 0.005
+
+
+def _rewrite_shuffled(cursor, columns: str, fill: str, fill_params: list, insert: str, insert_params: list) -> int:
+    """PostgreSQL: delete rows and insert them back in one random order, in the caller's transaction; returns how many.
+    ``fill`` deletes them (data-modifying CTEs) and ends with ``INSERT INTO coinflip_rewrite (n, …) SELECT
+    row_number() OVER (ORDER BY random()), …``, numbering them in random order into a temporary table of
+    ``columns`` (which writes no WAL); ``insert`` (an INSERT … SELECT … FROM coinflip_rewrite WHERE n > %s AND n <= %s
+    ORDER BY n, with ``insert_params`` before those two) then puts them back, ``REWRITE_CHUNK`` at a time."""
+    cursor.execute(f"CREATE TEMPORARY TABLE coinflip_rewrite (n bigint PRIMARY KEY, {columns})")
+    cursor.execute(fill, fill_params)
+    rows = cursor.rowcount
+    for start in range(0, rows, REWRITE_CHUNK):
+        if start:
+            time.sleep(REWRITE_PAUSE)
+        cursor.execute(insert, [*insert_params, start, start + REWRITE_CHUNK])
+    cursor.execute("DROP TABLE coinflip_rewrite")
+    return rows
+
+
 def _move_day_sql(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> int:
-    """PostgreSQL: the day's rewrite in two statements; returns how many inbox rows moved."""
+    """PostgreSQL: the day's rewrite (``_rewrite_shuffled``): its stored reports and its drained inbox rows, under
+    fresh random keys; returns how many inbox rows moved."""
     quote = connection.ops.quote_name
     report, pending = quote(Report._meta.db_table), quote(PendingReport._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT count(*) FROM {report} WHERE survey_id = %s AND received_on = %s", [survey.pk, day])
         earlier = cursor.fetchone()[0]
-        cursor.execute(
+        rows = _rewrite_shuffled(
+            cursor, "payload jsonb NOT NULL",
             f"WITH earlier AS (DELETE FROM {report} WHERE survey_id = %s AND received_on = %s RETURNING payload), "
             f"moved AS (DELETE FROM {pending} WHERE survey_id = %s AND id = ANY(%s::uuid[]) RETURNING payload) "
-            f"INSERT INTO {report} (id, survey_id, payload, received_on) "
-            f"SELECT gen_random_uuid(), %s, payload, %s "
-            f"FROM (SELECT payload FROM earlier UNION ALL SELECT payload FROM moved) AS day ORDER BY random()",
-            [survey.pk, day, survey.pk, ids, survey.pk, day])
-        return cursor.rowcount - earlier
+            f"INSERT INTO coinflip_rewrite (n, payload) SELECT row_number() OVER (ORDER BY random()), payload "
+            f"FROM (SELECT payload FROM earlier UNION ALL SELECT payload FROM moved) AS day",
+            [survey.pk, day, survey.pk, ids],
+            f"INSERT INTO {report} (id, survey_id, payload, received_on) SELECT gen_random_uuid(), %s, payload, %s "
+            f"FROM coinflip_rewrite WHERE n > %s AND n <= %s ORDER BY n", [survey.pk, day])
+        return rows - earlier
 
 
 def _move_day_python(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> int:
@@ -329,7 +358,7 @@ def _move_day_python(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -
 
 def _rewrite_spent_credentials(survey: Survey) -> None:
     """Re-insert the survey's credentials of every day that has some spent since the last drain (``fresh``), the
-    day's earlier ones with them, in one statement and random order — as ``_move`` does with reports — so their
+    day's earlier ones with them, in one random order (``_rewrite_shuffled``), as ``_move`` does with reports, so their
     system columns (``xmin``: the report transaction's, which follows the token's redemption; ``ctid``) order nothing
     within the day (docs/threat-model.md). PostgreSQL only: SQLite has no such columns."""
     if connection.vendor != "postgresql":
@@ -338,12 +367,15 @@ def _rewrite_spent_credentials(survey: Survey) -> None:
     table = quote(meta.db_table)
     digest, survey_column, fresh, day = (quote(meta.get_field(n).column) for n in ("digest", "survey", "fresh", "day"))
     with connection.cursor() as cursor:
-        cursor.execute(
+        _rewrite_shuffled(
+            cursor, "digest text NOT NULL, day date",
             f"WITH days AS (SELECT DISTINCT {day} FROM {table} WHERE {survey_column} = %s AND {fresh}), "
             f"spent AS (DELETE FROM {table} WHERE {survey_column} = %s AND ({day} IN (SELECT {day} FROM days) "
             f"OR {fresh}) RETURNING {digest}, {day}) "
-            f"INSERT INTO {table} ({digest}, {survey_column}, {fresh}, {day}) "
-            f"SELECT {digest}, %s, false, {day} FROM spent ORDER BY random()", [survey.pk, survey.pk, survey.pk])
+            f"INSERT INTO coinflip_rewrite (n, digest, day) SELECT row_number() OVER (ORDER BY random()), {digest}, "
+            f"{day} FROM spent", [survey.pk, survey.pk],
+            f"INSERT INTO {table} ({digest}, {survey_column}, {fresh}, {day}) SELECT digest, %s, false, day "
+            f"FROM coinflip_rewrite WHERE n > %s AND n <= %s ORDER BY n", [survey.pk])
 
 
 def _finish(row: SurveyStatistics, days: Days, drain: Drain, partials: list[int]) -> None:

@@ -135,9 +135,12 @@ def test_the_dashboard_tells_why_todays_reports_are_not_in_the_model(client, dja
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="xmin and ctid are PostgreSQL's")
 @pytest.mark.django_db(transaction=True)  # real transactions: their ids are what a reader sees in xmin
-def test_a_drain_rewrites_the_credentials_spent_since_the_last_one():
+@pytest.mark.parametrize("chunk", [500, 7])
+def test_a_drain_rewrites_the_credentials_spent_since_the_last_one(monkeypatch, chunk):
     """The spent credentials' system columns say when each report's transaction ran; the drain rewrites them, so
-    after it they share the drain's transaction (tokens ↔ credential digests by adjacent ``xmin`` no longer work)."""
+    after it they share the drain's transaction (tokens ↔ credential digests by adjacent ``xmin`` no longer work) —
+    also when it inserts them back in several chunks (``REWRITE_CHUNK``)."""
+    monkeypatch.setattr(services, "REWRITE_CHUNK", chunk)
     survey = make_survey(access="tokens")
     reports = iter(get_protocol(survey).encode(*_health(20)))
     from survey_app.reports import Submission, submit_report

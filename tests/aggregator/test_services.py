@@ -273,13 +273,17 @@ def _pending_on(survey, day: datetime.date, n: int, seed: int) -> None:
     PendingReport.objects.filter(survey=survey, received_on=datetime.date.today()).update(received_on=day)
 
 
-@pytest.mark.parametrize("path", ["sql", "python"])
+@pytest.mark.parametrize("path", ["sql", "sql in chunks of 7", "python"])
 def test_a_drain_rewrites_the_day_it_touches_under_fresh_keys_and_leaves_other_days(monkeypatch, path):
     """Each drain re-inserts the day's earlier reports with the new ones under fresh random keys (so no earlier batch
-    survives as a group of keys or rows); reports of other days are left as they are. ``python``: the ORM path of
-    databases other than PostgreSQL (the embedded SQLite), run here on PostgreSQL."""
+    survives as a group of keys or rows); reports of other days are left as they are. ``sql in chunks of 7``: the
+    rewrite's INSERTs of ``REWRITE_CHUNK`` rows, here 7 (110 rows: 16 chunks, the last one short). ``python``: the
+    ORM path of databases other than PostgreSQL (the embedded SQLite), run here on PostgreSQL."""
     if path == "python":
         monkeypatch.setattr(services, "_move_day_sql", services._move_day_python)
+    if path == "sql in chunks of 7":
+        monkeypatch.setattr(services, "REWRITE_CHUNK", 7)
+        monkeypatch.setattr(services, "REWRITE_PAUSE", 0.0)
     survey, other = make_survey(), make_survey(slug="other")
     yesterday, today = datetime.date(2026, 3, 1), datetime.date(2026, 3, 2)
     _pending_on(survey, yesterday, 40, seed=1)
@@ -305,11 +309,14 @@ def test_a_drain_rewrites_the_day_it_touches_under_fresh_keys_and_leaves_other_d
     assert stored(survey).stats == json_safe(direct)
 
 
-def test_after_a_drain_the_day_is_one_insertion():
+@pytest.mark.parametrize("chunk", [500, 7])
+def test_after_a_drain_the_day_is_one_insertion(monkeypatch, chunk):
     """PostgreSQL: every report row of the drained day carries the drain's transaction id (``xmin``), so no earlier
-    drain's batch can be told apart by it (the adversarial test of issue 11 checks orders; this, the mechanism)."""
+    drain's batch can be told apart by it (the adversarial test of issue 11 checks orders; this, the mechanism) —
+    also when the rewrite inserts the day in several chunks (``REWRITE_CHUNK``)."""
     if connection.vendor != "postgresql":
         pytest.skip("xmin is PostgreSQL's")
+    monkeypatch.setattr(services, "REWRITE_CHUNK", chunk)
     survey = make_survey()
     for seed in range(3):
         add_reports(survey, 20, seed=seed)

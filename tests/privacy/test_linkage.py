@@ -144,7 +144,9 @@ def _bookkeeping_holds_no_report_ids(survey):
     ("attack-open", "link", ["--mode", "ldp", "--epsilon", "2", "--encoding", "oue"]),
 ])
 def test_no_stored_order_or_system_column_ties_a_report_to_a_token_or_a_time_within_its_day(
-        live_server, tmp_path, slug, access, mode_args):
+        live_server, tmp_path, monkeypatch, slug, access, mode_args):
+    # each drain rewrites the day in chunks of 16 rows (``REWRITE_CHUNK``; 500 in production): several per drain here
+    monkeypatch.setattr(services, "REWRITE_CHUNK", 16)
     survey, sent, tokens = _run(live_server, tmp_path, slug, access, mode_args)
     findings = _attack(survey, sent, tokens)
     _bookkeeping_holds_no_report_ids(survey)
