@@ -16,7 +16,7 @@ pending for the next drain. Nothing is lost, nothing is counted twice; the cost 
 
 The day rewrite (``_move``): the moved rows are inserted into ``Report`` together with the survey's earlier
 ``Report`` rows of the same ``received_on`` day — deleted and re-inserted under fresh random keys — all in one
-random order. After a drain, the day's rows share one insertion (one ``xmin``), their physical order and keys are
+random order. After a drain, the day's rows share one transaction (one ``xmin``), their physical order and keys are
 random, and no earlier drain's batch survives; no stored column, key, index or row order ranks a report within its
 day. Cost: O(reports of that day) per drain (docs/aggregator.md measures it). What a live reader sees: inbox rows as
 they arrive, until the next drain (docs/operations.md).
@@ -296,25 +296,32 @@ def _move(survey: Survey, drain: Drain) -> None:
 #: A rewrite (``_rewrite_shuffled``) inserts its rows back in chunks of this many, pausing ``REWRITE_PAUSE`` seconds
 #: between chunks. A report POST's commit flushes all the WAL written before it, the drain's included: a drain writing
 #: its day in one INSERT made the POSTs committed meanwhile wait for megabytes (bench/load/README.md, fifth pass); in
-#: chunks each waits for one chunk at most.
+#: chunks, for one chunk's inserts at most (the deletes, about 70 bytes of WAL a row, are still one statement).
 REWRITE_CHUNK = 500
 REWRITE_PAUSE = 0.005
 
 
-def _rewrite_shuffled(cursor, columns: str, fill: str, fill_params: list, insert: str, insert_params: list) -> int:
-    """PostgreSQL: delete rows and insert them back in one random order, in the caller's transaction; returns how many.
-    ``fill`` deletes them (data-modifying CTEs) and ends with ``INSERT INTO coinflip_rewrite (n, …) SELECT
-    row_number() OVER (ORDER BY random()), …``, numbering them in random order into a temporary table of
-    ``columns`` (which writes no WAL); ``insert`` (an INSERT … SELECT … FROM coinflip_rewrite WHERE n > %s AND n <= %s
-    ORDER BY n, with ``insert_params`` before those two) then puts them back, ``REWRITE_CHUNK`` at a time."""
-    cursor.execute(f"CREATE TEMPORARY TABLE coinflip_rewrite (n bigint PRIMARY KEY, {columns})")
+def _rewrite_shuffled(cursor, table: str, columns: str, fill: str, fill_params: list, insert: str,
+                      insert_params: list) -> int:
+    """PostgreSQL: delete rows and insert them back in one random order, in the drain's transaction; returns how many.
+    ``fill`` deletes them (data-modifying CTEs) and ends with ``INSERT INTO {table} (n, …) SELECT row_number() OVER
+    (ORDER BY random()), …``, numbering them in random order into the temporary table ``table`` of ``columns`` (which
+    writes no WAL; dropped at commit, never by a DROP, which would empty psycopg's prepared statements); ``insert``
+    (an INSERT … SELECT … FROM ``table`` WHERE n > %s AND n <= %s ORDER BY n, with ``insert_params`` before those two)
+    puts them back, ``REWRITE_CHUNK`` rows at a time."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("a rewrite runs inside the drain's transaction")
+    cursor.execute(f"CREATE TEMPORARY TABLE IF NOT EXISTS {table} (n bigint PRIMARY KEY, {columns}) ON COMMIT DROP")
     cursor.execute(fill, fill_params)
-    rows = cursor.rowcount
+    rows = inserted = cursor.rowcount
     for start in range(0, rows, REWRITE_CHUNK):
         if start:
             time.sleep(REWRITE_PAUSE)
         cursor.execute(insert, [*insert_params, start, start + REWRITE_CHUNK])
-    cursor.execute("DROP TABLE coinflip_rewrite")
+        inserted -= cursor.rowcount
+    if inserted:
+        raise RuntimeError(f"{rows} rows deleted but {rows - inserted} inserted back")
+    cursor.execute(f"DELETE FROM {table}")  # empty for another day of this drain
     return rows
 
 
@@ -327,14 +334,14 @@ def _move_day_sql(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> i
         cursor.execute(f"SELECT count(*) FROM {report} WHERE survey_id = %s AND received_on = %s", [survey.pk, day])
         earlier = cursor.fetchone()[0]
         rows = _rewrite_shuffled(
-            cursor, "payload jsonb NOT NULL",
+            cursor, "coinflip_rewrite_reports", "payload jsonb NOT NULL",
             f"WITH earlier AS (DELETE FROM {report} WHERE survey_id = %s AND received_on = %s RETURNING payload), "
             f"moved AS (DELETE FROM {pending} WHERE survey_id = %s AND id = ANY(%s::uuid[]) RETURNING payload) "
-            f"INSERT INTO coinflip_rewrite (n, payload) SELECT row_number() OVER (ORDER BY random()), payload "
+            f"INSERT INTO coinflip_rewrite_reports (n, payload) SELECT row_number() OVER (ORDER BY random()), payload "
             f"FROM (SELECT payload FROM earlier UNION ALL SELECT payload FROM moved) AS day",
             [survey.pk, day, survey.pk, ids],
             f"INSERT INTO {report} (id, survey_id, payload, received_on) SELECT gen_random_uuid(), %s, payload, %s "
-            f"FROM coinflip_rewrite WHERE n > %s AND n <= %s ORDER BY n", [survey.pk, day])
+            f"FROM coinflip_rewrite_reports WHERE n > %s AND n <= %s ORDER BY n", [survey.pk, day])
         return rows - earlier
 
 
@@ -367,15 +374,18 @@ def _rewrite_spent_credentials(survey: Survey) -> None:
     table = quote(meta.db_table)
     digest, survey_column, fresh, day = (quote(meta.get_field(n).column) for n in ("digest", "survey", "fresh", "day"))
     with connection.cursor() as cursor:
+        cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE {survey_column} = %s AND {fresh})", [survey.pk])
+        if not cursor.fetchone()[0]:
+            return  # nothing spent since the last drain (an open-link survey, say)
         _rewrite_shuffled(
-            cursor, "digest text NOT NULL, day date",
+            cursor, "coinflip_rewrite_credentials", "digest text NOT NULL, day date",
             f"WITH days AS (SELECT DISTINCT {day} FROM {table} WHERE {survey_column} = %s AND {fresh}), "
             f"spent AS (DELETE FROM {table} WHERE {survey_column} = %s AND ({day} IN (SELECT {day} FROM days) "
             f"OR {fresh}) RETURNING {digest}, {day}) "
-            f"INSERT INTO coinflip_rewrite (n, digest, day) SELECT row_number() OVER (ORDER BY random()), {digest}, "
-            f"{day} FROM spent", [survey.pk, survey.pk],
+            f"INSERT INTO coinflip_rewrite_credentials (n, digest, day) SELECT row_number() OVER (ORDER BY random()), "
+            f"{digest}, {day} FROM spent", [survey.pk, survey.pk],
             f"INSERT INTO {table} ({digest}, {survey_column}, {fresh}, {day}) SELECT digest, %s, false, day "
-            f"FROM coinflip_rewrite WHERE n > %s AND n <= %s ORDER BY n", [survey.pk])
+            f"FROM coinflip_rewrite_credentials WHERE n > %s AND n <= %s ORDER BY n", [survey.pk])
 
 
 def _finish(row: SurveyStatistics, days: Days, drain: Drain, partials: list[int]) -> None:

@@ -114,11 +114,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # loop answers respondents' reports itself (coinflip/inline.py), and its arbiter kills a worker silent for 30 s.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
     if os.environ.get("DATABASE_PREPARED_STATEMENTS", "1") != "0":
-        # Parameters bound by the server and statements prepared on their second use: PostgreSQL then parses and
-        # plans a report's INSERT once per connection, not per report (0.30 → 0.20 ms of its CPU per request,
-        # bench/load/README.md). "0" behind a pooler that cannot keep prepared statements (PgBouncer before 1.21,
-        # or without max_prepared_statements, in transaction mode): docs/operations.md.
-        DATABASES["default"]["OPTIONS"].update(server_side_binding=True, prepare_threshold=2)
+        # Parameters bound by the server and a statement prepared on its third execution in a connection: PostgreSQL
+        # then parses and plans a report's INSERT once per connection, not per report (0.30 → 0.20 ms of its CPU per
+        # request, bench/load/README.md, fifth pass). "0" behind a pooler that cannot keep prepared statements
+        # (PgBouncer before 1.21, or without max_prepared_statements, in transaction mode): docker/README.md.
+        for option, value in (("server_side_binding", True), ("prepare_threshold", 2)):
+            DATABASES["default"]["OPTIONS"].setdefault(option, value)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -104,13 +104,19 @@ _PRIVATE_KEYS: dict[str, blind_rsa.SigningKey] = {}
 
 
 @functools.lru_cache(maxsize=256)
-def _signing_key(key_id: str) -> blind_rsa.SigningKey:
-    """The private key ``key_id``, ready to sign (read and handed to OpenSSL once per process)."""
-    private = blind_rsa.SigningKey(blind_rsa.private_key_from_pem(
+def _read_signing_key(key_id: str) -> blind_rsa.SigningKey:
+    return blind_rsa.SigningKey(blind_rsa.private_key_from_pem(
         SurveyKey.objects.values_list("private_pem", flat=True).get(key_id=key_id)))
-    if len(_PRIVATE_KEYS) >= 256:
-        _PRIVATE_KEYS.clear()
-    _PRIVATE_KEYS[key_id] = private
+
+
+def _signing_key(key_id: str) -> blind_rsa.SigningKey:
+    """The private key ``key_id``, ready to sign (read and handed to OpenSSL once per process), and kept where
+    ``redeem_if_unchanged`` looks (``_PRIVATE_KEYS``, emptied when it holds 256)."""
+    private = _read_signing_key(key_id)
+    if key_id not in _PRIVATE_KEYS:
+        if len(_PRIVATE_KEYS) >= 256:
+            _PRIVATE_KEYS.clear()
+        _PRIVATE_KEYS[key_id] = private
     return private
 
 

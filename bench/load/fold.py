@@ -10,7 +10,7 @@ S·(k + i/n), k = 1, 2, … (schedules out of phase, as for surveys opened at di
 boots once and then folds for as long as it runs, it prints ``ready`` once Django is set up and every survey's
 engine protocol built (``get_protocol``, cached per survey version), and starts its clock
 when it reads a line from stdin (the load's start), so its start-up is not part of the load. Prints one JSON line:
-how many reports each pass folded and how long each fold took, and any error a retrain raised (its fold is
+how many reports each fold folded and how long it took, and any error a retrain raised (its fold is
 committed before it publishes, so the fold checks still apply).
 
 Run with the product's settings (``DJANGO_SETTINGS_MODULE=coinflip.settings`` and the benchmark's ``DATABASE_URL``).

@@ -310,7 +310,7 @@ def test_a_drain_rewrites_the_day_it_touches_under_fresh_keys_and_leaves_other_d
 
 
 @pytest.mark.parametrize("chunk", [500, 7])
-def test_after_a_drain_the_day_is_one_insertion(monkeypatch, chunk):
+def test_after_a_drain_the_day_is_one_transaction(monkeypatch, chunk):
     """PostgreSQL: every report row of the drained day carries the drain's transaction id (``xmin``), so no earlier
     drain's batch can be told apart by it (the adversarial test of issue 11 checks orders; this, the mechanism) —
     also when the rewrite inserts the day in several chunks (``REWRITE_CHUNK``)."""

@@ -269,7 +269,7 @@ def test_a_started_worker_answers_its_first_token_respondents_on_the_fast_path(p
     def forget():  # a new worker process: nothing read yet
         for cache in (ingestion._SURVEYS, ingestion._PROTOCOLS, credentials._PRIVATE_KEYS, credentials._PUBLIC_KEYS):
             cache.clear()
-        credentials._signing_key.cache_clear()
+        credentials._read_signing_key.cache_clear()
         credentials._public_key.cache_clear()
 
     def respondent(token):
@@ -291,3 +291,17 @@ def test_a_started_worker_answers_its_first_token_respondents_on_the_fast_path(p
     respondent(second)
     assert page_middleware_calls == [f"/api/surveys/{survey.slug}/invitations/redeem/",
                                       f"/api/surveys/{survey.slug}/reports/"]
+
+
+@pytest.mark.django_db
+def test_a_signing_key_read_before_is_kept_for_the_fast_path_again_after_its_cache_empties():
+    """``_PRIVATE_KEYS`` (what ``redeem_if_unchanged`` signs with) is emptied when it holds 256 keys; a key read again
+    afterwards — from the process's cache of keys handed to OpenSSL — goes back into it, so its survey's redemptions
+    return to the fast path (before, only a key read from the database did)."""
+    from survey_app import credentials
+
+    survey = make_survey(slug="invited", access="tokens")
+    key_id = credentials.public_credential(survey)["key_id"]
+    private = credentials._signing_key(key_id)
+    credentials._PRIVATE_KEYS.clear()  # as when a 257th key arrives
+    assert credentials._signing_key(key_id) is private and credentials._PRIVATE_KEYS[key_id] is private
