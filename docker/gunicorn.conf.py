@@ -81,8 +81,8 @@ logger_class = PrivateLogger
 
 def post_worker_init(worker):
     """A started (or recycled) worker builds the open surveys' protocols, and reads the token surveys' keys, before it
-    takes requests (``survey_app.api.warm_protocols``), within a third of ``timeout`` (the arbiter's heartbeat limit). A failure
-    (say, the database not up yet) is logged and the worker serves anyway, building on first use."""
+    takes requests (``survey_app.api.warm_protocols``), within a third of ``timeout`` (the arbiter's heartbeat
+    limit). A failure (say, the database not up yet) is logged and the worker serves anyway, building on first use."""
     try:
         from survey_app.api import warm_protocols
 
