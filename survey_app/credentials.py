@@ -129,6 +129,17 @@ def _public_key(key_id: str, spki: str):
 _PUBLIC_KEYS: dict[str, object] = {}
 
 
+def _remember_public_key(key_id: str, spki: str):
+    """The public key ``key_id`` (its SPKI ``spki``), kept where ``verified`` looks (``_PUBLIC_KEYS``, emptied when it
+    holds 1024)."""
+    public = _public_key(key_id, spki)
+    if key_id not in _PUBLIC_KEYS:
+        if len(_PUBLIC_KEYS) >= 1024:
+            _PUBLIC_KEYS.clear()
+        _PUBLIC_KEYS[key_id] = public
+    return public
+
+
 def warm_keys(survey: Survey) -> int:
     """Read the token survey ``survey``'s keys into this process's caches, as its first redemption and first report
     would (the active key ready to sign, every key of the survey to verify); the number of keys read. A worker calls
@@ -138,10 +149,7 @@ def warm_keys(survey: Survey) -> int:
         return 0
     keys = list(SurveyKey.objects.filter(survey=survey).values_list("key_id", "public_spki", "active"))
     for key_id, spki, active in keys:
-        if key_id not in _PUBLIC_KEYS:
-            if len(_PUBLIC_KEYS) >= 1024:
-                _PUBLIC_KEYS.clear()
-            _PUBLIC_KEYS[key_id] = _public_key(key_id, spki)
+        _remember_public_key(key_id, spki)
         if active:
             _signing_key(key_id)
     return len(keys)
@@ -328,9 +336,7 @@ def spend(survey: Survey, credential: Credential) -> Outcome | None:
         spki = spki.first()
         if spki is None:
             return no_key
-        public = _PUBLIC_KEYS[credential.key_id] = _public_key(credential.key_id, spki)
-        if len(_PUBLIC_KEYS) > 1024:
-            _PUBLIC_KEYS.clear()
+        public = _remember_public_key(credential.key_id, spki)
     if not blind_rsa.verify(public, credential.value, credential.signature):
         return Outcome.invalid("credential.signature", "The signature does not verify: not a credential of this "
                                                        "survey.")
