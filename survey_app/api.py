@@ -308,6 +308,16 @@ class StaleVersion(APIException):
         super().__init__({"detail": message, "code": self.default_code})
 
 
+class StaleProtocol(APIException):
+    """409 with a code the page recognises: the report was randomized under other settings than the survey's."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "stale_protocol"
+
+    def __init__(self, message: str = MESSAGES[Result.STALE_PROTOCOL]):
+        super().__init__({"detail": message, "code": self.default_code})
+
+
 def public_survey(slug: str) -> Survey:
     """An open or closed survey (drafts are not public), read through the ingestion service's cache
     (``survey_app.reports.find_public_survey``); 404 otherwise."""
@@ -387,13 +397,20 @@ class ReportSerializer(serializers.Serializer):
     credential = serializers.JSONField(
         required=False, help_text="Token surveys: the credential from redeeming the invitation, "
                                   "{value, signature, key_id} (see CredentialSerializer).")
+    protocol_version = serializers.JSONField(
+        required=False, help_text="The protocol version the report was randomized under: SHA-256 (hex) of the "
+                                  "protocol's JSON as the browser writes it (JSON.stringify of the protocol served by "
+                                  "GET /api/surveys/{slug}/protocol/, without adaptive allocation's assignment, "
+                                  "assignment_cdf and assignment_source). Another version than the survey's: 409 "
+                                  "stale_protocol, nothing stored.")
     token = serializers.CharField(required=False, max_length=64,
                                   help_text="Refused: a report never carries the invitation token (redeem it first).")
 
     def validate(self, attrs):
         unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
         if unknown:
-            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report and credential."]})
+            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report, protocol_version "
+                                                     "and credential."]})
         return attrs
 
 
@@ -413,10 +430,12 @@ def usual_submission(data) -> Submission | None:
     through; the credential is the ingestion service's to check), or ``None`` for any other body."""
     if type(data) is not dict or type(data.get("report")) is not dict:
         return None
-    if len(data) == 1:
-        return Submission(data["report"])
-    if len(data) == 2 and type(data.get("credential")) is dict:
-        return Submission(data["report"], None, data["credential"])
+    version = data.get("protocol_version")
+    size = len(data) - ("protocol_version" in data)
+    if size == 1:
+        return Submission(data["report"], protocol_version=version)
+    if size == 2 and type(data.get("credential")) is dict:
+        return Submission(data["report"], None, data["credential"], version)
     return None
 
 
@@ -430,7 +449,7 @@ def read_submission(data) -> Submission:
     serializer = ReportSerializer(data=data)
     serializer.is_valid(raise_exception=True)
     data = serializer.validated_data
-    return Submission(data["report"], data.get("token"), data.get("credential"))
+    return Submission(data["report"], data.get("token"), data.get("credential"), data.get("protocol_version"))
 
 
 #: The answer to each refusal of the ingestion service (``survey_app.reports.Result``).
@@ -443,6 +462,7 @@ REFUSALS: dict[Result, type[APIException]] = {
     Result.CREDENTIAL_USED: TokenUsed,
     Result.NO_INVITATIONS: NotFound,
     Result.STALE_VERSION: StaleVersion,
+    Result.STALE_PROTOCOL: StaleProtocol,
 }
 
 
@@ -588,7 +608,9 @@ class ReportView(FastPathMixin, JSONBodyView):
             404: OpenApiResponse(ErrorSchema, description="Unknown survey"),
             409: OpenApiResponse(ErrorSchema, description="Credential already used; or (code stale_model_version) a "
                                                           "validation report of a model version other than the one "
-                                                          "evaluated today (?for=validation)"),
+                                                          "evaluated today (?for=validation); or (code "
+                                                          "stale_protocol) a report stating another protocol_version "
+                                                          "than the survey's"),
             410: OpenApiResponse(ErrorSchema, description="Survey closed"),
             413: OpenApiResponse(ErrorSchema, description=f"Body larger than {MAX_REPORT_BYTES} bytes (declared, or "
                                                           "read from a chunked body)"),

@@ -12,7 +12,9 @@ takes one round trip to PostgreSQL (``store_if_unchanged``: bench/load measures 
 path, whose answers it shares.
 
 Checks, in order (the first that fails is the outcome): no such public survey (``NOT_FOUND``), survey closed
-(``CLOSED``), the body itself (the reader's exception propagates), the report (``INVALID`` with the field), the
+(``CLOSED``), the body itself (the reader's exception propagates), the protocol version the body states
+(``STALE_PROTOCOL``: the report was randomized under other settings; ``INVALID`` if not a string), the report
+(``INVALID`` with the field), the
 admission (a token survey: ``INVALID`` on ``token`` when the body holds the token, ``CREDENTIAL_MISSING``,
 ``INVALID`` for a malformed or unverifiable credential, ``CREDENTIAL_USED``); otherwise ``STORED``.
 
@@ -56,6 +58,7 @@ class Result(enum.Enum):
     NO_INVITATIONS = "no_invitations"          # a redemption for an open-link survey
     SIGNED = "signed"                          # a redemption succeeded: the blind signature is in the answer
     STALE_VERSION = "stale_version"            # a validation report of a version not evaluated today (issue 11)
+    STALE_PROTOCOL = "stale_protocol"          # a report randomized under another protocol than the survey's
 
 
 #: The refusal (``INVALID``, field ``token``) of a token survey's report that carries the invitation token.
@@ -80,6 +83,9 @@ MESSAGES = {
     Result.STALE_VERSION: _("This validation report evaluated a model version that validation respondents no longer "
                           "evaluate today (a new day began, UTC): fetch the model with ?for=validation and prepare "
                           "the report again."),
+    Result.STALE_PROTOCOL: _("This report was randomized under other privacy settings than this survey's (its "
+                           "protocol_version is not the survey's), so it was not stored: fetch the survey's protocol "
+                           "again and prepare the report anew."),
 }
 
 
@@ -117,6 +123,20 @@ class Submission:
     report: Any
     token: str | None = None
     credential: Any = None
+    protocol_version: Any = None
+
+
+def protocol_refusal(protocol, submission: Submission) -> Outcome | None:
+    """The refusal of a submission that states a protocol version other than ``protocol``'s (``STALE_PROTOCOL``:
+    it was randomized under other settings), or ``INVALID`` when the stated version is not a string; ``None`` when
+    it states ``protocol.version`` or none (the report is then judged by its shape alone)."""
+    stated = submission.protocol_version
+    if stated is None:
+        return None
+    if not isinstance(stated, str):
+        return Outcome.invalid("protocol_version", "must be a string: the SHA-256 (hex) of the protocol the report "
+                                                   "was randomized under")
+    return None if stated == protocol.version else Outcome.of(Result.STALE_PROTOCOL)
 
 
 #: A submission, or a function reading it from the request (called at most once; see ``submit_report``).
@@ -141,6 +161,9 @@ def submit_report(slug: str, body: Body, fast: bool = True) -> Outcome:
         return Outcome.of(Result.CLOSED)
     submission = read()
     protocol = get_protocol(survey)
+    refused = protocol_refusal(protocol, submission)
+    if refused is not None:
+        return refused
     try:
         protocol.parse_one(submission.report)
     except ReportError as exc:
@@ -362,6 +385,8 @@ def store_if_unchanged(slug: str, read: Callable[[], Submission]) -> bool:
         return False
     try:
         protocol = _protocol_of(slug, cached)
+        if protocol_refusal(protocol, submission) is not None:
+            return False
         protocol.parse_one(report)
     except ValueError:  # a malformed report (ReportError), or a survey changed since beyond building
         return False

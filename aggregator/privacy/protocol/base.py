@@ -3,6 +3,7 @@ the validation share's bookkeeping and client draws, ``ReportError``, and the ca
 instead of comparing mode strings (issue 10)."""
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
@@ -11,6 +12,7 @@ import numpy as np
 from ..browser_arithmetic import check_supported_epsilon
 from ..continuous.discretize import ewd_attribute, ewd_codes
 from ..continuous.projection import Projection
+from ..jsonable import browser_json
 from ..mrr import conditional_standard_error_bound
 from ..naive_bayes.model import NaiveBayesModel
 from ..oracles.base import FrequencyOracle
@@ -23,6 +25,8 @@ from .schemas import document, ldp_validation_inner, validation_shape
 __all__ = ["ReportError", "SurveyProtocol", "LDPValidation", "VALIDATION_KEY"]
 
 VALIDATION_KEY = "validation"
+#: The keys of adaptive allocation's day's assignment in the public protocol's "ldp": not part of its version.
+DAILY_KEYS = frozenset({"assignment", "assignment_cdf", "assignment_source"})
 #: Longest unexpected key echoed back in an error's field name.
 _FIELD_ECHO = 40
 
@@ -303,6 +307,20 @@ class SurveyProtocol(ABC):
     @abstractmethod
     def public(self) -> dict:
         """Everything the browser needs, nothing secret."""
+
+    @property
+    def version(self) -> str:
+        """The protocol version a report states: SHA-256 (hex) of ``public()`` as the browser writes it
+        (``jsonable.browser_json``) — the hash static/js/memo.mjs ``protocolVersion`` computes of the protocol it
+        runs (without adaptive allocation's ``DAILY_KEYS``). Computed once per protocol object."""
+        cached = self.__dict__.get("_version")
+        if cached is None:
+            public = self.public()
+            if self.publishes_assignment:  # the day's assignment changes daily; the randomization does not
+                public = {**public, "ldp": {k: v for k, v in public["ldp"].items() if k not in DAILY_KEYS}}
+            cached = hashlib.sha256(browser_json(public).encode("utf-8")).hexdigest()
+            self.__dict__["_version"] = cached
+        return cached
 
     def public_with(self, assignment=None) -> dict:
         """``public()`` with the day's published assignment of respondents to inputs (adaptive allocation only,
