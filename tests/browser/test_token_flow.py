@@ -8,6 +8,7 @@ import json
 from aggregator.privacy import blind_rsa
 from survey_app.credentials import active_key
 from survey_app.models import InvitationToken, PendingReport, Report, SpentCredential
+from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
 from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page
 from tests.factories import make_habits_survey
@@ -53,7 +54,8 @@ def test_one_click_redeems_then_reports_with_a_credential(browser, live_server):
     assert redeem.url.endswith(f"/api/surveys/{survey.slug}/invitations/redeem/")
     assert set(json.loads(redeem.post_data)) == {"token", "blinded_msg", "key_id"}
     body = json.loads(sent.post_data)
-    assert body["report"] == shown["report"] and set(body) == {"report", "credential"}
+    assert body["report"] == shown["report"] and set(body) == {"report", "protocol_version", "credential"}
+    assert body["protocol_version"] == get_protocol(survey).version
     assert token not in sent.post_data and verifies(survey, body["credential"])
     assert body["credential"]["value"] not in redeem.post_data  # the server never sees the value with the token
     assert InvitationToken.objects.get(token=token).used
