@@ -53,10 +53,19 @@ def _respond_page(request, survey: Survey, *, token: str = "", survey_key: dict 
         survey_key["key_id_parts"] = groups_of_8(survey_key["key_id"])
     response = render(request, "survey/respond.html", {
         "survey": survey, "token": token, "randomizer": code, "survey_key": survey_key, "preview": preview,
-        "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
+        "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""), "unprotected": _unprotected(survey),
     })
     response._csp_update = {"script-src": [code.import_map_csp_source]}  # what django-csp's @csp_update sets
     return response
+
+
+def _unprotected(survey: Survey) -> list[str]:
+    """The questions the survey's settings give no privacy (``SurveyProtocol.unprotected``): the page then never says
+    that it randomizes them. Empty when the protocol cannot be built (the page says why once loaded)."""
+    try:
+        return get_protocol(survey).unprotected()
+    except ValueError:
+        return []
 
 
 # -- a designer's preview (issue 12 item 2) ---------------------------------------------------------------------------

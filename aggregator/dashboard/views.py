@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from aggregator import jobs, services, tasks
 from aggregator.api import records_to_matrix
 from aggregator.models import Job, ModelVersion, SurveyStatistics
+from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import SurveyProtocol
 from survey_app.models import PendingReport, Report, Survey, feature_labels
@@ -63,6 +64,15 @@ def _protocol_privacy(survey: Survey) -> dict | None:
         return get_protocol(survey).privacy()
     except ValueError:
         return None
+
+
+def _unprotected(survey: Survey) -> list[str]:
+    """The questions the survey's settings give no privacy (``SurveyProtocol.unprotected``: ε = ∞ against every
+    reader); empty for an incomplete draft."""
+    try:
+        return get_protocol(survey).unprotected()
+    except ValueError:
+        return []
 
 
 def _accuracy_at_publication(survey: Survey) -> bool | None:
@@ -199,6 +209,7 @@ def survey_detail(request, slug: str):
     }
     # The charts' label of each select-all question's choice ("sports — swimming", not its feature name sports__1).
     chart_data["labels"] = feature_labels(survey.questions.prefetch_related("choices"))
+    summary = charts.privacy_summary(privacy)
     context = {
         "survey": survey,
         "versions": [{"version": v, "accuracy": _with_percent(accuracies.get(v.version)),
@@ -210,10 +221,15 @@ def survey_detail(request, slug: str):
         "received_validation": sum(r[2] for r in by_day),
         "statistics": statistics,
         "pending": _pending_reports(survey, statistics),
-        "privacy_summary": charts.privacy_summary(privacy),
+        "privacy_summary": summary,
         "accuracy_at_publication": _accuracy_at_publication(survey),
         "privacy_setting": _privacy_setting(survey),
         "warnings": [f for f in all_findings if f["warning"]],
+        "unprotected": (unprotected := _unprotected(survey)),
+        "warning_total": sum(f["warning"] for f in all_findings) + bool(unprotected),
+        # ∞ written as such (a grid-Laplace survey's documented figure, or no privacy at all: "unprotected")
+        "epsilon_text": None if summary["epsilon_per_respondent"] is None
+        else format_epsilon(summary["epsilon_per_respondent"], ".2f"),
         # Per-report checks run on every input of every version: only their warnings are worth showing.
         "notes": [f for f in all_findings if not f["warning"] and selected and f["version"] == selected.version
                   and f["kind"] != "report_check"],

@@ -4,6 +4,7 @@ instead of comparing mode strings (issue 10)."""
 from __future__ import annotations
 
 import hashlib
+import math
 from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
@@ -362,6 +363,18 @@ class SurveyProtocol(ABC):
     @abstractmethod
     def privacy(self, prior_by_attribute: dict | None = None) -> dict:
         """ε per question and per respondent (and the mode's other figures)."""
+
+    def unprotected(self) -> list[str]:
+        """The questions (class included) these settings give no privacy: ε = ∞ against every reader in ``privacy()``
+        (``epsilon_per_question``; for MRR against someone who does not know the personal answers, the known-personal
+        figure being the second, documented one) — e.g. MRR with θ = 1, which sends the true record, or a declared
+        share of 0, whose answer is always true. The grid-Laplace edge (``epsilon_edge_mass``: outputs only one answer
+        gives, at most 2^-40 per report) is documented and not counted (docs/privacy-figures.md). A survey with any
+        such question may not open."""
+        figures = self.privacy()
+        if figures.get("epsilon_edge_mass") is not None:
+            return []
+        return [name for name, eps in figures["epsilon_per_question"].items() if math.isinf(float(eps))]
 
     def parse_one(self, payload) -> Any:
         """Check one wire report of either kind (training or validation) as the API receives it; ``ReportError``
