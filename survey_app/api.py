@@ -531,11 +531,12 @@ def _static_body(survey: Survey, protocol) -> dict:
 
 
 def warm_protocols(budget: float) -> int:
-    """Build, in this process, the engine protocol and the protocol GET's fixed parts (every site language) of the
-    open surveys, most recently changed first, and read a token survey's keys (``credentials.warm_keys``), for at
-    most ``budget`` seconds; the number warmed. gunicorn calls it as a worker starts (docker/gunicorn.conf.py,
-    ``post_worker_init``), so a new or recycled worker does not make its first respondents of each survey wait for
-    the build (up to a second per survey), nor serve them by the whole stack in a thread."""
+    """Build, in this process, the engine protocol (and its version) and the protocol GET's fixed parts (every site
+    language) of the open surveys, most recently changed first, and read a token survey's keys
+    (``credentials.warm_keys``), for at most ``budget`` seconds; the number warmed. gunicorn calls it as a worker
+    starts (docker/gunicorn.conf.py, ``post_worker_init``), so a new or recycled worker does not make its first
+    respondents of each survey wait for the build (up to a second per survey), nor serve them by the whole stack in a
+    thread."""
     deadline = time.monotonic() + budget
     warmed = 0
     for slug in Survey.objects.filter(status=Survey.Status.OPEN).order_by("-updated_at").values_list("slug", flat=True):
@@ -546,6 +547,7 @@ def warm_protocols(budget: float) -> int:
             continue
         try:
             protocol = get_protocol(survey)
+            protocol.version  # noqa: B018 - computed once here, not by a respondent's report
             for language, _name in settings.LANGUAGES:
                 with translation.override(language):
                     _static_body(survey, protocol)

@@ -524,7 +524,7 @@ class Question(models.Model):
                 code="scale_kind"))
         if self.pk and self.kind in (self.Kind.MULTI, self.Kind.CATEGORICAL):
             count = self.choices.count()
-            if self.kind == self.Kind.CATEGORICAL and count + self.prefer_not_to_say < 2:
+            if self.kind == self.Kind.CATEGORICAL and count == 1 and not self.prefer_not_to_say:  # none: unfinished
                 errors["kind"] = ValidationError(SINGLE_ANSWER, code=CHOICE_COUNT)
             if self.kind == self.Kind.MULTI and count < 2:
                 errors["kind"] = ValidationError(MULTI_TOO_FEW, code=CHOICE_COUNT)
