@@ -47,7 +47,7 @@ def test_close_action_confirms_what_it_did(admin_client):
                                                                "_selected_action": [survey.pk]}, follow=True)
     survey.refresh_from_db()
     assert survey.status == "closed"
-    assert "health is closed: it takes no more reports." in unescape(response.content.decode())
+    assert "Health is closed: it takes no more reports." in unescape(response.content.decode())  # capfirst
 
 
 def test_questions_are_locked_once_reports_exist(admin_client, datasets_dir):
