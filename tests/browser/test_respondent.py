@@ -43,6 +43,8 @@ def test_without_javascript_nothing_is_sent(browser, live_server):
     page.goto(f"{live_server.url}/s/{survey.slug}/")
     assert "needs JavaScript" in page.content()
     assert page.locator("input").count() == 0
+    # The alert says why, and no "Loading the survey…" box waits beside it for ever.
+    assert page.get_by_role("alert").is_visible() and page.locator("#no-js-message").is_hidden()
     assert posts == [] and not survey.has_reports()
     context.close()
 
