@@ -167,7 +167,7 @@ async function main() {
     const validationUrl = new URL(modelUrl, window.location.href);
     validationUrl.searchParams.set("for", "validation");
     const modelResponse = await fetch(validationUrl, { headers: { Accept: "application/json" }, credentials: "omit" });
-    if (!modelResponse.ok) return null;
+    if (!modelResponse.ok || modelResponse.status === 204) return null;  // 204: none published before today yet
     const { version, model } = await modelResponse.json();
     return { version, model };
   }
