@@ -24,7 +24,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from aggregator import jobs, services, tasks
 from aggregator.api import records_to_matrix
 from aggregator.models import Job, ModelVersion, SurveyStatistics
-from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import SurveyProtocol
 from survey_app.models import PendingReport, Report, Survey, feature_labels
@@ -209,7 +208,6 @@ def survey_detail(request, slug: str):
     }
     # The charts' label of each select-all question's choice ("sports — swimming", not its feature name sports__1).
     chart_data["labels"] = feature_labels(survey.questions.prefetch_related("choices"))
-    summary = charts.privacy_summary(privacy)
     context = {
         "survey": survey,
         "versions": [{"version": v, "accuracy": _with_percent(accuracies.get(v.version)),
@@ -221,15 +219,12 @@ def survey_detail(request, slug: str):
         "received_validation": sum(r[2] for r in by_day),
         "statistics": statistics,
         "pending": _pending_reports(survey, statistics),
-        "privacy_summary": summary,
+        "privacy_summary": charts.privacy_summary(privacy),
         "accuracy_at_publication": _accuracy_at_publication(survey),
         "privacy_setting": _privacy_setting(survey),
         "warnings": [f for f in all_findings if f["warning"]],
         "unprotected": (unprotected := _unprotected(survey)),
         "warning_total": sum(f["warning"] for f in all_findings) + bool(unprotected),
-        # ∞ written as such (a grid-Laplace survey's documented figure, or no privacy at all: "unprotected")
-        "epsilon_text": None if summary["epsilon_per_respondent"] is None
-        else format_epsilon(summary["epsilon_per_respondent"], ".2f"),
         # Per-report checks run on every input of every version: only their warnings are worth showing.
         "notes": [f for f in all_findings if not f["warning"] and selected and f["version"] == selected.version
                   and f["kind"] != "report_check"],

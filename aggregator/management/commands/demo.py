@@ -49,6 +49,19 @@ SCALE = ("ring-number", "How many rings does its stalk have?", ("none", "one", "
 DROPDOWN = ("gill-color", "What colour are its gills?")
 
 
+#: A conversion artefact of the mushroom data: in its two stalk-surface columns the source's "fibrous" lost its "f".
+#: The demo repairs the word, so respondents read "fibrous" (data/datasets/ keeps the file as converted).
+REPAIRS = {"ibrous": "fibrous"}
+#: The demo surveys' description in English (aggregator/demo_texts.py has the German).
+DESCRIPTION = ("Describe a mushroom you have found — or make one up. On the last step you see exactly what your "
+               "browser sends.")
+
+
+def mushroom_frame():
+    """The mushroom table as the demo uses it: ``REPAIRS`` applied, the ``LEFT_OUT`` columns left out."""
+    return read_csv(DATASETS_DIR / "mushroom.csv").replace(REPAIRS).drop(columns=list(LEFT_OUT))
+
+
 def question_types_frame(frame):
     """The mushroom table with the select-all column ``SELECT_ALL`` in place of its four yes/no columns."""
     column, _, parts = SELECT_ALL
@@ -62,7 +75,7 @@ def question_types_frame(frame):
 
 def question_types_table(path: Path):
     """(the table, and a CSV of it at ``path`` for the simulated respondents) of the question types demo."""
-    frame = question_types_frame(read_csv(DATASETS_DIR / "mushroom.csv")).drop(columns=list(LEFT_OUT))
+    frame = question_types_frame(mushroom_frame())
     frame.to_csv(path, index=False)
     column, _, parts = SELECT_ALL
     return load_table(path, multi={column: [label for _, _, label in parts]}, ordered={SCALE[0]: SCALE[2]})
@@ -87,22 +100,24 @@ class Command(BaseCommand):
         parser.add_argument("--respondents", type=int, default=5000)
 
     def handle(self, *args, **opts):
-        plain = DATASETS_DIR / "mushroom.csv"
-        table = None
         scratch = tempfile.TemporaryDirectory()
+        plain = Path(scratch.name) / "mushroom.csv"
+        mushroom_frame().to_csv(plain, index=False)
+        table = None
         types_data = Path(scratch.name) / "mushroom-question-types.csv"
         types_table = question_types_table(types_data)
         for slug, title, settings in DEMOS:
             survey = Survey.objects.filter(slug=slug).first()
             data = types_data if slug == TYPES_DEMO else plain
             if survey is None:
-                table = table or load_table(read_csv(plain).drop(columns=list(LEFT_OUT)))
+                table = table or load_table(plain)
                 survey = create_survey_from_table(types_table if slug == TYPES_DEMO else table, slug=slug,
                                                   title=title, open_now=False, **settings)
                 if slug == TYPES_DEMO:
                     name_the_types(survey)
                 survey.validation_share = DEMO_VALIDATION_SHARE
-                survey.save(update_fields=["validation_share"])
+                survey.description = DESCRIPTION
+                survey.save(update_fields=["validation_share", "description"])
                 open_survey(survey)
             add_german(survey)  # the survey's texts in German too (aggregator/demo_texts.py)
             if not survey.has_reports():
