@@ -47,7 +47,7 @@ def test_one_click_redeems_then_reports_with_a_credential(browser, live_server):
     assert fingerprint == active_key(survey).key_id  # the "verify" section shows the survey key's fingerprint
     answer_daily_73_yes(page)
     shown = json.loads(page.locator("pre.payload").inner_text())
-    assert set(shown) == {"report"} and "credential" in page.locator("section.review").inner_text()
+    assert set(shown) == {"report", "protocol_version"} and "credential" in page.locator("section.review").inner_text()
     page.get_by_role("button", name="Send the randomized report").click()  # one click
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     redeem, sent = posts
@@ -86,7 +86,8 @@ def test_a_failed_report_is_retried_with_the_kept_credential_without_the_token(b
     redeems = [p for p in posts if p.url.endswith("/invitations/redeem/")]
     reports = [json.loads(p.post_data) for p in posts if p.url.endswith("/reports/")]
     assert len(redeems) == 1  # redeemed once: the retry did not need the token
-    assert reports == [{"report": shown["report"], "credential": kept["credential"]}] * 2
+    assert reports == [{"report": shown["report"], "protocol_version": shown["protocol_version"],
+                        "credential": kept["credential"]}] * 2
     assert payloads(survey) == [shown["report"]]
     assert memo(page, survey.slug) is None and errors == []
     context.close()
