@@ -134,3 +134,14 @@ def test_a_choice_label_change_is_a_new_version():
     choice.save()
     survey.refresh_from_db()
     assert get_protocol(survey).version != before
+
+
+def test_a_report_stating_the_current_version_keeps_the_one_statement_path(django_assert_max_num_queries):
+    from django.db import connection
+
+    survey = make_survey()
+    version = get_protocol(survey).version
+    assert submit_report(survey.slug, Submission(_report(survey), protocol_version=version)).stored
+    with django_assert_max_num_queries(1 if connection.vendor == "postgresql" else 10):
+        assert submit_report(survey.slug, Submission(_report(survey, seed=1), protocol_version=version)).stored
+    assert PendingReport.objects.count() == 2
