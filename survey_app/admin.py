@@ -22,6 +22,7 @@ from .credentials import active_key, rotate_key
 from .models import (
     CHOICE_COUNT,
     CHOICES_FROZEN,
+    NO_PRIVACY,
     SCALE_TOO_FEW,
     Choice,
     InvitationToken,
@@ -401,7 +402,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         if obj is None or obj.pk is None:
             return gettext("Save the survey to see the privacy it gives.")
         try:
-            privacy = get_protocol(obj).privacy()
+            protocol = get_protocol(obj)
+            privacy, unprotected = protocol.privacy(), protocol.unprotected()
         except ValueError as exc:
             return gettext("Not computable yet: %(reason)s") % {"reason": reason(exc)}
         pse = privacy.get("pse_per_question", {})
@@ -412,6 +414,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         )
         epsilon = privacy["epsilon_per_respondent"]
         notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
+        if unprotected:  # the engine's verdict: the survey cannot open (survey_app.services.opening_refusal)
+            notes.insert(0, gettext(NO_PRIVACY) % {"questions": ", ".join(unprotected)})
         if "epsilon_per_respondent_known_personal" in privacy:
             notes.append(gettext("Against someone who knows a respondent's answers to the real unrelated questions: "
                                  "ε = %(epsilon)s per respondent.")

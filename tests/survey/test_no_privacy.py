@@ -58,6 +58,9 @@ def theta_one_draft() -> Survey:
 
 def test_a_survey_without_privacy_cannot_open_by_any_way(admin_client):
     survey = theta_one_draft()
+    # the survey's page says so before anyone tries (the engine's verdict, in its privacy report)
+    page = admin_client.get(f"/admin/survey_app/survey/{survey.pk}/change/").content.decode()
+    assert "These settings give no privacy for smoker, sick" in page
     response = admin_client.post("/admin/survey_app/survey/", {"action": "open_surveys",
                                                                "_selected_action": [survey.pk]}, follow=True)
     text = response.content.decode()
