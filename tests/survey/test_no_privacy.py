@@ -17,7 +17,7 @@ from aggregator.privacy import survey_protocol as sp
 from aggregator.privacy.schema import Categorical
 from survey_app.models import Choice, Question, Survey
 from survey_app.protocol import get_protocol
-from survey_app.services import open_survey
+from survey_app.services import CannotOpen, open_survey
 from tests.factories import add_reports, after_midnight, make_draft_survey, make_survey
 
 pytestmark = pytest.mark.django_db
@@ -66,7 +66,7 @@ def test_a_survey_without_privacy_cannot_open_by_any_way(admin_client):
     text = response.content.decode()
     assert "ealth cannot open: These settings give no privacy for smoker, sick" in text
     assert Survey.objects.get(pk=survey.pk).status == "draft"
-    with pytest.raises(ValidationError, match="A survey cannot open with them"):
+    with pytest.raises(CannotOpen, match="A survey cannot open with them"):
         open_survey(survey)
     survey.status = "open"
     with pytest.raises(ValidationError, match="give no privacy"):
