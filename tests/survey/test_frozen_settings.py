@@ -114,3 +114,22 @@ def test_a_draft_changes_freely(admin_client):
     data["epsilon"] = "0.5"
     assert admin_client.post(change_url(survey), data).status_code == 302
     assert Survey.objects.get(pk=survey.pk).epsilon == 0.5
+
+
+def test_the_management_api_refuses_too():
+    """The management API (``survey_app.manage_api``) opens through ``open_survey`` and changes settings through
+    ``Survey.clean``: an opened survey without reports keeps its privacy settings, and θ = 1 does not open."""
+    from tests.survey.test_manage_api import COMMUTE, designer
+
+    api = designer()
+    assert api.post("/api/manage/surveys/", COMMUTE, format="json").status_code == 201
+    assert api.post("/api/manage/surveys/commute/open/").json()["status"] == "open"
+    response = api.patch("/api/manage/surveys/commute/", {"epsilon": 2.0}, format="json")
+    assert response.status_code == 400 and "has been opened" in str(response.json())
+    assert Survey.objects.get(slug="commute").epsilon == 1.0
+    assert api.patch("/api/manage/surveys/commute/", {"title": "Commute"}, format="json").status_code == 200
+    mrr = {**COMMUTE, "slug": "commute-mrr", "mode": "mrr", "theta": 1.0, "epsilon": None}
+    assert api.post("/api/manage/surveys/", mrr, format="json").status_code == 201
+    response = api.post("/api/manage/surveys/commute-mrr/open/")
+    assert response.status_code == 409 and "give no privacy" in response.json()["detail"]
+    assert Survey.objects.get(slug="commute-mrr").status == "draft"

@@ -171,3 +171,17 @@ def test_the_pse_headline_names_its_group(admin_client):
     assert any(f"(lowest over the question groups: the group of {', '.join(g)})" in text
                or f"before mining the group of {', '.join(g)}" in text for g in summary_groups)
     assert get_protocol(survey).unprotected() == []
+
+
+def test_the_calendar_does_not_open_it_either():
+    import datetime
+
+    from django.utils import timezone
+
+    from survey_app.services import apply_calendars
+
+    survey = theta_one_draft()
+    Survey.objects.filter(pk=survey.pk).update(opens_at=timezone.now() - datetime.timedelta(minutes=1))
+    run = apply_calendars()
+    assert run.opened == [] and run.not_opened[0][0] == "health" and "give no privacy" in run.not_opened[0][1]
+    assert Survey.objects.get(pk=survey.pk).status == "draft"
