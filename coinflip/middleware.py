@@ -87,8 +87,9 @@ class HealthCheckMiddleware:
         if request.path_info != self.PATH or request.method not in ("GET", "HEAD"):
             return self.get_response(request)
         healthy = database_answers()
-        response = HttpResponse(b"ok\n" if healthy else b"unavailable\n", status=200 if healthy else 503,
-                                content_type="text/plain; charset=utf-8")
+        body = b"ok\n" if healthy else b"unavailable\n"
+        response = HttpResponse(body, status=200 if healthy else 503, content_type="text/plain; charset=utf-8")
+        response["Content-Length"] = str(len(body))
         response["Cache-Control"] = "no-store"
         response["X-Content-Type-Options"] = "nosniff"
         return response

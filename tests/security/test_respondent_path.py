@@ -239,9 +239,8 @@ def once(counted: Counter, *names: str) -> None:
 
 
 def test_each_check_runs_once(calls):
-    """A valid report, an invalid one, a token survey's redemption and report: every check and every write at most
-    once per request (before, a declined fast path ran ``parse_one`` three times and the one-statement insert twice
-    for one invalid report)."""
+    """A valid report, an invalid one, a token survey's redemption and reports: every check and every write at most
+    once per request."""
     link = make_survey()
     url = f"/api/surveys/{link.slug}/reports/"
     good, bad = simulated_reports(link, n=2)

@@ -106,7 +106,7 @@ def test_a_validation_report_names_the_version_evaluated_today_or_is_stale(acces
             return submit_report(survey.slug, Submission(body, credential=redeem_credential(survey)))
         return submit_report(survey.slug, Submission(body))
 
-    for _ in range(2):  # the first submission caches the survey: the second takes the link survey's fast path
+    for _ in range(2):  # the first submission caches the survey: the second reads only its version
         for stale in (1, 3):
             assert send(stale) == Outcome.of(Result.STALE_VERSION)
         assert send(2).stored
