@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey_app', '0012_no_redundant_survey_indexes'),
+        ('survey_app', '0014_webhook'),
     ]
 
     operations = [
