@@ -295,9 +295,11 @@ async function main() {
     return respond(protocol, x, y, source, { realPersonal, published });
   }
 
-  /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message. */
-  function showReview(report) {
-    body = version ? { report, protocol_version: version } : { report };
+  /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message.
+   * ``nonce``: the report's idempotency nonce, drawn once per prepared report (a kept report keeps its own); the
+   * protocol version the report states, when this browser can hash. */
+  function showReview(report, nonce = memos.reportNonce()) {
+    body = version ? { report, protocol_version: version, nonce } : { report, nonce };
     const forget = memo ? el("button", { type: "button", class: "secondary", text: t("Delete the kept report and answer afresh") }) : null;
     if (forget) {
       forget.addEventListener("click", () => {
@@ -354,7 +356,8 @@ async function main() {
 
   function keep() {
     saved = saved || Date.now();
-    if (memos.write(storage, bind, body.report, saved, held)) memo = { report: body.report, saved, ...held };
+    const state = { ...held, nonce: body.nonce };
+    if (memos.write(storage, bind, body.report, saved, state)) memo = { report: body.report, saved, ...state };
   }
 
   /** Refused for good: nothing of this attempt is worth keeping. */
@@ -504,6 +507,7 @@ async function main() {
     // Kept before it leaves, so that a retry after a failure sends this same report (./memo.mjs).
     if (!memo) keep();
     if (surveyKey && !held.credential && !(await redeem())) return;
+    // The nonce: a resend of this report (its first answer lost) is answered 201 and not stored twice.
     const sentBody = surveyKey ? { ...body, credential: held.credential } : body;
     let sent;
     try {
@@ -550,7 +554,7 @@ async function main() {
   }
 
   if (memo) {
-    showReview(memo.report);
+    showReview(memo.report, memo.nonce);
     show(pages.length);
   } else {
     show(0, { settle: true });
