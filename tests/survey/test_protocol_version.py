@@ -152,3 +152,26 @@ def test_stating_the_version_costs_no_query():
         counts.append(len(queries))
     assert counts[0] == counts[1]
     assert PendingReport.objects.count() == 3
+
+
+def test_a_resend_of_a_stored_report_is_answered_as_stored_even_after_a_protocol_change():
+    """A report stored under the old protocol, its answer lost, resent with its nonce: 201 and nothing added (the
+    page must not prepare another); a new report under the old protocol: 409."""
+    import base64
+    import secrets
+
+    def nonce():
+        return base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode()
+
+    survey = make_survey(encoding="de")
+    old = get_protocol(survey).version
+    body = {"report": _report(survey), "protocol_version": old, "nonce": nonce()}
+    client, url = APIClient(), f"/api/surveys/{survey.slug}/reports/"
+    assert client.post(url, body, format="json").status_code == 201
+    Survey.objects.filter(pk=survey.pk).update(epsilon=0.5)
+    assert client.post(url, body, format="json").status_code == 201
+    assert PendingReport.objects.count() == 1
+    fresh = {**body, "report": _report(survey, seed=3), "nonce": nonce()}
+    refused = client.post(url, fresh, format="json")
+    assert refused.status_code == 409 and refused.json()["code"] == "stale_protocol"
+    assert PendingReport.objects.count() == 1
