@@ -180,8 +180,10 @@ def check_survey_page(base, data) -> dict:
     import_map = json.loads(import_map_text)
     assert all(re.search(r"\.[0-9a-f]{12}\.m?js$", url) for url in import_map["integrity"])  # hashed names
     assert set(import_map["imports"].values()) <= set(import_map["integrity"])
-    status, headers, body = get(f"{base}/s/{data['invited']}/t/{data['token']}/")  # an invitation link
-    assert status == 200
+    status, headers, body = get(f"{base}/s/{data['invited']}/i/")  # an invitation page (the token in the fragment)
+    assert status == 200 and headers["Referrer-Policy"] == "no-referrer"
+    status, headers, body = get(f"{base}/s/{data['invited']}/t/{data['token']}/")  # a link of the earlier form
+    assert status == 302 and headers["Location"].endswith(f"/s/{data['invited']}/i/#{data['token']}")
     return import_map["integrity"]
 
 
@@ -249,7 +251,7 @@ def check_report_and_fold(base, data, env):
 
 def check_access_log(log: str, data):
     access = [line for line in log.splitlines() if re.search(r'"(GET|POST|HEAD) /', line)]
-    assert any(f'"GET /s/{data["invited"]}/t/<token>/ HTTP/1.1" 200' in line for line in access), access
+    assert any(f'"GET /s/{data["invited"]}/t/<token>/ HTTP/1.1" 302' in line for line in access), access
     assert any(f'"POST /api/surveys/{data["slug"]}/reports/ HTTP/1.1" 201' in line for line in access)
     assert data["token"] not in log
     for line in access:
