@@ -1,4 +1,4 @@
-// One randomization per answer set (docs/privacy-figures.md, "Going back does not re-randomize"): the page's
+// One randomization per answer set (docs/threat-model.md, "One randomization per answer set"): the page's
 // randomized report is memoized, like RAPPOR's permanent randomized response, so that going back from the review step
 // and reviewing the same answers shows the same report, and changing an answer randomizes only what the mechanism
 // sends of it.

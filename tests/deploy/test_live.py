@@ -111,10 +111,10 @@ def sri(body: bytes) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(body).digest()).decode()
 
 
-def check_security_headers(headers, html: bool):
+def check_security_headers(headers, html: bool, referrer: str = "same-origin"):
     assert headers["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains; preload"
     assert headers["X-Content-Type-Options"] == "nosniff"
-    assert headers["Referrer-Policy"] == "same-origin"
+    assert headers["Referrer-Policy"] == referrer
     assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
     assert headers["Server"] == "gunicorn"  # no version
     assert "X-Powered-By" not in headers
@@ -172,7 +172,7 @@ def check_health_and_redirect(base):
 def check_survey_page(base, data) -> dict:
     status, headers, body = get(f"{base}/s/{data['slug']}/")
     assert status == 200
-    check_security_headers(headers, html=True)
+    check_security_headers(headers, html=True, referrer="no-referrer")  # a respondent page
     html = body.decode()
     import_map_text = re.search(r'<script type="importmap">(.*?)</script>', html).group(1)
     digest = base64.b64encode(hashlib.sha256(import_map_text.encode()).digest()).decode()
