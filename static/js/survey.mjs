@@ -141,16 +141,49 @@ function bringTo(fieldId) {
   field.focus({ preventScroll: true });
 }
 
-/** The invitation token of an invitation page, read from the address's fragment and taken out of the address bar
- * at once (the history entry keeps the address without it, so a reload or a later request never shows it). */
-function takeToken() {
-  const hash = window.location.hash;
-  if (hash.length <= 1) return null;
-  window.history.replaceState(window.history.state, "", window.location.pathname + window.location.search);
+/** Where an invitation page holds its token until it is redeemed: this tab's sessionStorage (never sent, gone with
+ * the tab), so that a reload or a change of language before the first answer still has it. */
+const tokenKey = (slug) => `coinflip:invitation:${slug}`;
+
+function session() {
   try {
-    return decodeURIComponent(hash.slice(1));
+    return window.sessionStorage;
   } catch {
     return null;
+  }
+}
+
+/** The invitation token of an invitation page: read from the address's fragment and taken out of the address bar at
+ * once (the history entry keeps the address without it, so no later request or reload shows it), or — after a reload
+ * before the first answer — from this tab's sessionStorage. */
+function takeToken(slug) {
+  const hash = window.location.hash;
+  let token = null;
+  if (hash.length > 1) {
+    window.history.replaceState(window.history.state, "", window.location.pathname + window.location.search);
+    try {
+      token = decodeURIComponent(hash.slice(1));
+    } catch {
+      token = null;
+    }
+  }
+  const store = session();
+  try {
+    if (token && store) store.setItem(tokenKey(slug), token);
+    else if (store) token = store.getItem(tokenKey(slug));
+  } catch {
+    // a browser that keeps nothing: the token lives in this page only
+  }
+  return token;
+}
+
+/** The token is redeemed (or refused for good): not needed again, not kept. */
+function dropToken(slug) {
+  try {
+    const store = session();
+    if (store) store.removeItem(tokenKey(slug));
+  } catch {
+    // nothing kept
   }
 }
 
@@ -160,7 +193,7 @@ const PRIVATE = { referrerPolicy: "no-referrer", credentials: "omit" };
 async function main() {
   const { slug, protocolUrl, reportUrl, redeemUrl, thanksUrl } = app.dataset;
   const invited = app.dataset.invited === "true";
-  let token = invited ? takeToken() : null;
+  let token = invited ? takeToken(slug) : null;
   // A designer's preview (survey_app/views.py, survey_preview): the same page, which keeps nothing and sends nothing.
   const preview = app.dataset.preview === "true";
   let source;
@@ -252,7 +285,10 @@ async function main() {
   let held = {};
   if (kept && kept.credential) held = { credential: kept.credential };
   else if (kept && kept.pending && surveyKey) held = { pending: kept.pending };
-  if (held.credential) token = null;  // redeemed before: the invitation is not needed again
+  if (held.credential) {  // redeemed before: the invitation is not needed again
+    token = null;
+    dropToken(slug);
+  }
   let redeeming = null;  // a redemption under way (at the first answer)
   if (surveyKey && !preview && !token && !held.credential) {
     fail(t("This page does not hold your invitation (it is taken out of the page's address as soon as the page has read it), and this browser keeps no credential for this survey. Please open the survey again from your invitation link."));
@@ -433,11 +469,15 @@ async function main() {
       }
       held = { credential: { ...finished, key_id: held.pending.key_id } };
       token = null;  // the page keeps only the credential
+      dropToken(slug);
       keep();
       return true;
     }
     const final = [400, 403, 404, 409, 410].includes(answer.status);
-    if (final) forget();
+    if (final) {
+      forget();
+      dropToken(slug);
+    }
     if (early && !final) return false;
     const reason = {
       409: early ? t("This invitation has already been used — from another browser or device, or before this browser's kept report was deleted — so no report can be sent from this page.")

@@ -90,10 +90,23 @@ def test_the_address_bar_no_longer_holds_the_token_after_load(browser, live_serv
     assert token not in page.evaluate("location.href + ' ' + document.URL")
     assert token not in page.evaluate("JSON.stringify(history.state)")
     assert token not in page.locator("html").inner_html()  # nor in the page's markup
-    # Reloaded before any answer, the page holds no invitation any more: it says how to come back.
+    # Until it is redeemed, the token waits in this tab's sessionStorage (never sent): a reload or a change of language
+    # before the first answer keeps the invitation, and the address still holds no token.
     page.reload()
-    page.get_by_text("open the survey again from your invitation link").wait_for()
-    assert not InvitationToken.objects.get(token=token).used
+    page.get_by_label("daily").wait_for()
+    page.get_by_role("button", name="Deutsch").click()
+    page.wait_for_url(f"**/s/{survey.slug}/i/")
+    page.get_by_label("daily").check()  # the first answer (the choices have no German labels): redeemed now
+    wait_for_credential(page, survey.slug)
+    assert InvitationToken.objects.get(token=token).used
+    assert page.evaluate(f"sessionStorage.getItem('coinflip:invitation:{survey.slug}')") is None  # dropped once redeemed
+    assert token not in page.url
+    # Another browser opened on the address bar's address has neither the token nor a credential: it is told how to
+    # come back (this browser keeps the credential, test_a_reload_after_the_first_answer_…).
+    other = browser.new_context().new_page()
+    other.goto(page.url)
+    other.get_by_text("open the survey again from your invitation link").wait_for()
+    other.context.close()
     context.close()
 
 
