@@ -99,7 +99,8 @@ def test_the_address_bar_no_longer_holds_the_token_after_load(browser, live_serv
     page.get_by_label("daily").check()  # the first answer (the choices have no German labels): redeemed now
     wait_for_credential(page, survey.slug)
     assert InvitationToken.objects.get(token=token).used
-    assert page.evaluate(f"sessionStorage.getItem('coinflip:invitation:{survey.slug}')") is None  # dropped once redeemed
+    # dropped once redeemed
+    assert page.evaluate(f"sessionStorage.getItem('coinflip:invitation:{survey.slug}')") is None
     assert token not in page.url
     # Another browser opened on the address bar's address has neither the token nor a credential: it is told how to
     # come back (this browser keeps the credential, test_a_reload_after_the_first_answer_…).
