@@ -6,9 +6,10 @@
 // this page.
 // A survey by invitation: the invitation link carries the token in its fragment (/s/<slug>/i/#<token>), which no
 // request ever sends; the page reads it, takes it out of the address bar (history.replaceState) and, at the first
-// answer, redeems it for a blind signature on a random value (./credentials/blind.mjs, RFC 9474). From then on the
-// page holds only the credential (kept with the memo, ./memo.mjs) and forgets the token; "Send" sends the report with
-// the unblinded credential, in a request of its own, minutes later. Every request of the page is made with
+// answer, redeems it for a blind signature on a random value (./credentials/blind.mjs, RFC 9474); until then the token
+// waits in this page and the tab's sessionStorage (a reload or a language switch keeps it). From then on the page
+// holds only the credential (kept with the memo, ./memo.mjs) and deletes the token; "Send" sends the report with the
+// unblinded credential, in a request of its own, when the respondent presses it. Every request of the page is made with
 // referrerPolicy "no-referrer" (and the page is served with Referrer-Policy: no-referrer), so no request carries the
 // page's address. Going back and reviewing again shows the same report (./permanent.mjs).
 import { finishCredential, keyIdOf, startCredential } from "./credentials/blind.mjs";
@@ -371,6 +372,7 @@ async function main() {
         memo = null;
         saved = null;
         body = null;
+        if (held.credential) keep();  // and in this browser (its invitation is spent): the credential alone
         notice.replaceChildren(el("p", { text: t("The kept report was deleted from this browser.") }));
         errors.replaceChildren();
         review.replaceChildren();
@@ -509,6 +511,7 @@ async function main() {
     memos.clear(storage, bind);
     memo = null;
     saved = null;
+    if (held.credential) keep();  // the credential, not spent, stays kept
     published = current;
     if (answered) {
       showReview(buildReport());
