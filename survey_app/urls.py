@@ -1,11 +1,14 @@
 from django.urls import path
 
-from . import api, views
+from . import api, ohttp, views
 
 urlpatterns = [
     path("api/surveys/<slug:slug>/protocol/", api.ProtocolView.as_view(), name="api-protocol"),
     path("api/surveys/<slug:slug>/reports/", api.ReportView.as_view(), name="api-reports"),
     path("api/surveys/<slug:slug>/invitations/redeem/", api.RedeemView.as_view(), name="api-redeem"),
+    # The Oblivious HTTP gateway (RFC 9458) for surveys with a relay, and its key configuration.
+    path("ohttp/gateway/", ohttp.gateway, name="ohttp-gateway"),
+    path("ohttp/keys/", ohttp.keys, name="ohttp-keys"),
     path("s/<slug:slug>/", views.survey_page, name="survey"),
     path("s/<slug:slug>/t/<str:token>/", views.survey_page, name="survey-token"),
     path("s/<slug:slug>/thanks/", views.thanks_page, name="survey-thanks"),

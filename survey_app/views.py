@@ -19,6 +19,7 @@ from .api import protocol_body
 from .credentials import public_credential
 from .integrity import groups_of_8, randomizer
 from .models import InvitationToken, Survey
+from .ohttp import csp_update
 from .permissions import can_manage
 from .protocol import get_protocol
 
@@ -55,7 +56,8 @@ def _respond_page(request, survey: Survey, *, token: str = "", survey_key: dict 
         "survey": survey, "token": token, "randomizer": code, "survey_key": survey_key, "preview": preview,
         "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
     })
-    response._csp_update = {"script-src": [code.import_map_csp_source]}  # what django-csp's @csp_update sets
+    response._csp_update = {"script-src": [code.import_map_csp_source],  # what django-csp's @csp_update sets
+                            **csp_update(survey)}  # connect-src: the survey's relay, if it has one
     return response
 
 

@@ -13,6 +13,7 @@ import * as fields from "./fields.mjs";
 import { el } from "./fields.mjs";
 import { t } from "./i18n.mjs";
 import * as memos from "./memo.mjs";
+import { describeRoute, transport } from "./ohttp.mjs";
 import { respond } from "./protocol.mjs";
 import { featureCode, featureSource } from "./questions.mjs";
 import { ByteSource } from "./random.mjs";
@@ -154,7 +155,11 @@ async function main() {
     fail(response.status === 410 ? t("This survey is closed.") : t("The survey could not be loaded. Please try again later."));
     return;
   }
-  const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey } = await response.json();
+  const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey, ohttp: relay } = await response.json();
+  // The page's two POSTs leave by one way: straight to this server, or through the survey's relay (./ohttp.mjs).
+  const post = transport(relay);
+  const route = document.getElementById("route-words");
+  if (route) route.replaceChildren(...describeRoute(relay, Boolean(surveyKey)).map((words) => el("p", {}, words)));
   if (surveyKey && (await keyIdOf(surveyKey.spki)) !== surveyKey.key_id) {
     fail(t("The survey's key does not match its published fingerprint, so your invitation will not be used and nothing will be sent. Please tell the survey's organiser."));
     return;
@@ -370,12 +375,8 @@ async function main() {
     }
     let answer;
     try {
-      answer = await fetch(redeemUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ token, blinded_msg: held.pending.blindedMsg, key_id: held.pending.key_id }),
-        credentials: "omit",
-      });
+      answer = await post(redeemUrl,
+        JSON.stringify({ token, blinded_msg: held.pending.blindedMsg, key_id: held.pending.key_id }));
     } catch {
       problem(`${t("Your invitation could not be redeemed (is the network down?).")}${keepWords()}`);
       return false;
@@ -455,12 +456,7 @@ async function main() {
     const sentBody = surveyKey ? { report: body.report, credential: held.credential } : { report: body.report };
     let sent;
     try {
-      sent = await fetch(reportUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify(sentBody),
-        credentials: "omit",
-      });
+      sent = await post(reportUrl, JSON.stringify(sentBody));
     } catch {
       problem(`${t("The report could not be sent (is the network down?).")}${keepWords()}`);
       return;
