@@ -126,9 +126,16 @@ export function transport(config, { fetch: fetchImpl = globalThis.fetch.bind(glo
   };
 }
 
+/** The fingerprint of the gateway key a page encrypts with: the SHA-256 (hex) of its key configuration (RFC 9458
+ * §3.1; ``manage.py ohttp_key`` prints the same), so that respondents can check they were all given the same key. */
+export async function keyFingerprint(config) {
+  const digest = await crypto.subtle.digest("SHA-256", fromBase64url(config.key_config));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** Plain words on which way the page's requests travel and who sees what, for ``config`` (the protocol's
  * ``ohttp``, or none) on a survey by invitation (``invited``: a redemption is sent too) or not. */
-export function describeRoute(config, invited) {
+export async function describeRoute(config, invited) {
   if (!config) {
     return [invited
       ? t("Your invitation's redemption and your randomized report go straight to this survey's server. Like any website, it sees your internet (IP) address and when each request arrives.")
@@ -139,5 +146,6 @@ export function describeRoute(config, invited) {
       ? t("Your invitation's redemption and your randomized report travel through a relay run by someone else ({relay}), encrypted for this survey's server: the relay sees your internet (IP) address but not what you send; the survey's server sees what you send but not your IP address, only the relay's.", { relay: new URL(config.relay).host })
       : t("Your randomized report travels through a relay run by someone else ({relay}), encrypted for this survey's server: the relay sees your internet (IP) address but not what you send; the survey's server sees what you send but not your IP address, only the relay's.", { relay: new URL(config.relay).host }),
     t("This page and the survey's questions were loaded directly from the survey's server, which saw your IP address and the time then."),
+    t("The key your browser encrypts with has the fingerprint (SHA-256) {fingerprint}. Every respondent should see the same: a key made for one person could recognise their report.", { fingerprint: await keyFingerprint(config) }),
   ];
 }

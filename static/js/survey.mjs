@@ -159,7 +159,7 @@ async function main() {
   // The page's two POSTs leave by one way: straight to this server, or through the survey's relay (./ohttp.mjs).
   const post = transport(relay);
   const route = document.getElementById("route-words");
-  if (route) route.replaceChildren(...describeRoute(relay, Boolean(surveyKey)).map((words) => el("p", {}, words)));
+  if (route) route.replaceChildren(...(await describeRoute(relay, Boolean(surveyKey))).map((words) => el("p", {}, words)));
   if (surveyKey && (await keyIdOf(surveyKey.spki)) !== surveyKey.key_id) {
     fail(t("The survey's key does not match its published fingerprint, so your invitation will not be used and nothing will be sent. Please tell the survey's organiser."));
     return;

@@ -2,10 +2,12 @@
 and its report only to the relay (tests/ohttp_relay.py, a real HTTP relay on another origin), encrypted; the relay
 passes them to the gateway, which stores the report; the page says which way they went. Without a relay the page
 says the server sees the address. The gateway itself: tests/survey/test_ohttp_gateway.py."""
+import hashlib
 import json
 from urllib.parse import urlsplit
 
-from survey_app.models import InvitationToken, SpentCredential
+from aggregator.privacy import ohttp as o
+from survey_app.models import GatewayKey, InvitationToken, SpentCredential
 from survey_app.services import generate_tokens
 from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page
 from tests.factories import make_habits_survey
@@ -28,6 +30,10 @@ def test_with_a_relay_both_posts_go_only_to_the_relay_and_the_report_is_stored(b
         route = page.locator("#route-words")
         route.get_by_text("relay run by someone else").wait_for()
         assert "127.0.0.1:" in route.inner_text() and "not your IP address" in route.inner_text()
+        config = bytes.fromhex(GatewayKey.objects.get(active=True).public_key)
+        fingerprint = hashlib.sha256(o.key_config(o.KeyConfig(GatewayKey.objects.get(active=True).key_id,
+                                                                config))).hexdigest()
+        assert f"fingerprint (SHA-256) {fingerprint}" in route.inner_text()  # what manage.py ohttp_key prints
         answer_daily_73_yes(page)
         shown = json.loads(page.locator("pre.payload").inner_text())
         page.get_by_role("button", name="Send the randomized report").click()

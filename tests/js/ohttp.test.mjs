@@ -3,13 +3,14 @@
 // Binary HTTP the gateway's codec reads (tests/engine/test_ohttp.py decodes what tests/js/ohttp_tool.mjs prints);
 // an answer that is not an Encapsulated Response becomes a 502.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { BHttpDecoder } from "../../static/vendor/bhttp-js/mod.js";
 import { Aes128Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 } from "../../static/vendor/hpke-core/mod.js";
 import {
-  decapsulateResponse, describeRoute, encapsulateRequest, parseKeyConfig, transport,
+  decapsulateResponse, describeRoute, encapsulateRequest, keyFingerprint, parseKeyConfig, transport,
 } from "../../static/js/ohttp.mjs";
 
 const v = JSON.parse(readFileSync(new URL("../engine/rfc9458_vectors.json", import.meta.url), "utf8"));
@@ -75,9 +76,13 @@ test("the direct route posts JSON without cookie or referrer; the relayed one on
   assert.equal(answer.status, 502);  // the relay's own refusal is not the gateway's answer: retried, never final
 });
 
-test("the route is described for both routes", () => {
-  assert.match(describeRoute(null, true)[0], /IP/);
-  const words = describeRoute({ relay: "https://relay.example/r", key_config: "" }, false);
+test("the route is described for both routes, with the fingerprint of the key configuration", async () => {
+  assert.match((await describeRoute(null, true))[0], /IP/);
+  const keyConfig = Buffer.from(hex(v.key_config)).toString("base64url");
+  const words = await describeRoute({ relay: "https://relay.example/r", key_config: keyConfig }, false);
   assert.match(words[0], /relay\.example/);
-  assert.equal(words.length, 2);
+  assert.equal(words.length, 3);
+  const fingerprint = createHash("sha256").update(hex(v.key_config)).digest("hex");
+  assert.equal(await keyFingerprint({ key_config: keyConfig }), fingerprint);
+  assert.ok(words[2].includes(fingerprint));
 });

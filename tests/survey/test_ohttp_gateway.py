@@ -4,6 +4,7 @@ encapsulation; everything else — another path, method or host, a wrong or tamp
 nothing stored. Through a real relay (tests/ohttp_relay.py) on the live server the gateway sees only the relay's
 address. The browser's side: tests/browser/test_ohttp_relay.py."""
 import base64
+import hashlib
 import http.client
 import io
 import json
@@ -170,7 +171,9 @@ def test_a_rotation_keeps_pages_loaded_before_it_working(client, relayed_survey)
     assert relayed(client, new, "/api/surveys/relayed/reports/", {"report": report[1]}).status == 201
     assert GatewayKey.objects.filter(active=True).get().key_id == new.key_id
     call_command("ohttp_key", stdout=(out := io.StringIO()))
-    assert out.getvalue().strip() == f"key {new.key_id}: {o.key_config(new).hex()}"
+    assert out.getvalue().splitlines() == [
+        f"key {new.key_id}: {o.key_config(new).hex()}",
+        f"fingerprint (SHA-256, as survey pages show it): {hashlib.sha256(o.key_config(new)).hexdigest()}"]
 
 
 @pytest.mark.django_db

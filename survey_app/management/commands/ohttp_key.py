@@ -1,9 +1,12 @@
 """python manage.py ohttp_key [--rotate]
 
 Print the Oblivious HTTP gateway's active key configuration (RFC 9458 §3.1, hex: what a relay operator or a client
-may compare with ``GET /ohttp/keys/``), made on first use; ``--rotate`` first retires the active key for a new one
-(the retired key still opens requests from pages loaded before). survey_app/ohttp.py; docs/operations.md."""
+may compare with ``GET /ohttp/keys/``), made on first use, and its SHA-256: the fingerprint survey pages show.
+``--rotate`` first retires the active key for a new one (the retired key still opens requests from pages loaded
+before). survey_app/ohttp.py; docs/operations.md."""
 from __future__ import annotations
+
+import hashlib
 
 from django.core.management.base import BaseCommand
 
@@ -21,3 +24,4 @@ class Command(BaseCommand):
         key = rotate_gateway_key() if opts["rotate"] else active_gateway_key()
         config = ohttp.key_config(ohttp.KeyConfig(key.key_id, bytes.fromhex(key.public_key)))
         self.stdout.write(f"key {key.key_id}: {config.hex()}")
+        self.stdout.write(f"fingerprint (SHA-256, as survey pages show it): {hashlib.sha256(config).hexdigest()}")
