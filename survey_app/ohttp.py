@@ -195,6 +195,7 @@ def _answer(outer, data: bytes) -> ohttp.Response:
         return _binary(405, "Only POST may be sent through the relay.")
     request = WSGIRequest(_environ(outer, message, script, path_info, query))
     language = translation.get_language_from_request(request)
+    request.LANGUAGE_CODE = language  # as LocaleMiddleware would set it
     try:
         with translation.override(language):
             response = match.func(request, *match.args, **match.kwargs)

@@ -278,3 +278,17 @@ def through(relay: Relay, config: o.KeyConfig, port: int, path: str, body) -> o.
     status, content_type, answer = fetch(relay.url, "POST", data, {"Content-Type": "message/ohttp-req"})
     assert status == 200 and content_type == "message/ohttp-res"
     return o.decode_response(context.decapsulate_response(answer))
+
+
+@pytest.mark.django_db
+def test_the_relayed_request_is_answered_in_its_own_language(client, relayed_survey):
+    config = key_config(client, "relayed")
+    relayed_survey.status = "closed"
+    relayed_survey.save()
+    report = {"report": simulated_reports(relayed_survey, 1)[0]}
+    german = relayed(client, config, "/api/surveys/relayed/reports/", report, headers=(("accept-language", "de"),))
+    english = relayed(client, config, "/api/surveys/relayed/reports/", report)
+    assert german.status == english.status == 410
+    assert json.loads(english.content)["detail"] == "This survey is closed and no longer accepts answers."
+    assert json.loads(german.content)["detail"] == "Diese Umfrage ist geschlossen und nimmt keine Antworten mehr an."
+    assert relayed_survey.report_total() == 0
