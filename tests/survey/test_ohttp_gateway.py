@@ -292,3 +292,23 @@ def test_the_relayed_request_is_answered_in_its_own_language(client, relayed_sur
     assert json.loads(english.content)["detail"] == "This survey is closed and no longer accepts answers."
     assert json.loads(german.content)["detail"] == "Diese Umfrage ist geschlossen und nimmt keine Antworten mehr an."
     assert relayed_survey.report_total() == 0
+
+
+@pytest.mark.django_db
+def test_a_replayed_encapsulated_report_of_a_token_survey_is_refused(client):
+    """A relay may resend an encrypted request it cannot read (RFC 9458 §6.5): the credential counts once."""
+    survey = make_survey(slug="invited", access="tokens", ohttp_relay=RELAY)
+    config = key_config(client, "invited")
+    token = generate_tokens(survey, 1)[0].token
+    blinded, pending = start_credential(public_credential(survey))
+    data, context = encapsulated(config, "/api/surveys/invited/invitations/redeem/",
+                                 {"token": token, "blinded_msg": blinded, "key_id": pending.key_id})
+    answers = [o.decode_response(context.decapsulate_response(
+        client.post("/ohttp/gateway/", data=data, content_type="message/ohttp-req").content)) for _ in range(2)]
+    assert [a.status for a in answers] == [200, 200] and answers[0].content == answers[1].content  # one signature
+    credential = finish_credential(pending, json.loads(answers[0].content)["blind_signature"])
+    data, context = encapsulated(config, "/api/surveys/invited/reports/",
+                                 {"report": simulated_reports(survey, 1)[0], "credential": credential})
+    statuses = [o.decode_response(context.decapsulate_response(
+        client.post("/ohttp/gateway/", data=data, content_type="message/ohttp-req").content)).status for _ in range(2)]
+    assert statuses == [201, 409] and survey.report_total() == 1 and SpentCredential.objects.count() == 1
