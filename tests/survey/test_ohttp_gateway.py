@@ -312,3 +312,14 @@ def test_a_replayed_encapsulated_report_of_a_token_survey_is_refused(client):
     statuses = [o.decode_response(context.decapsulate_response(
         client.post("/ohttp/gateway/", data=data, content_type="message/ohttp-req").content)).status for _ in range(2)]
     assert statuses == [201, 409] and survey.report_total() == 1 and SpentCredential.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_management_api_sets_a_relay_and_refuses_a_plain_http_one(client):
+    from tests.survey.test_manage_api import COMMUTE, designer
+
+    api = designer()
+    refused = api.post("/api/manage/surveys/", {**COMMUTE, "ohttp_relay": "http://relay.example/r"}, format="json")
+    assert refused.status_code == 400 and "ohttp_relay" in refused.json()
+    created = api.post("/api/manage/surveys/", {**COMMUTE, "ohttp_relay": RELAY}, format="json")
+    assert created.status_code == 201 and created.json()["ohttp_relay"] == RELAY
