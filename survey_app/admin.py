@@ -279,7 +279,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [QuestionInline]
-    readonly_fields = ("privacy_report", "invitation_key")
+    readonly_fields = ("privacy_report", "invitation_key", "webhook_secret")
     change_list_template = "admin/survey_app/survey/change_list.html"
 
     class Media:
@@ -289,6 +289,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "ohttp_relay",
                            "retrain_minutes")}),
         (_("Schedule and quota"), {"fields": ("opens_at", "closes_at", "quota")}),
+        (_("Webhook"), {"fields": ("webhook_url", "webhook_secret"), "classes": ("collapse",)}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
         (_("Privacy"), {
             "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "allocation",

@@ -31,7 +31,7 @@ from .services import (
 SURVEY_FIELDS = (
     "slug", "title", "description", "status", "access", "mode", "theta", "epsilon", "encoding", "strategy",
     "postprocess", "allocation", "validation_share", "numeric_handling", "numeric_bins", "gaussian_approach",
-    "retrain_minutes", "opens_at", "closes_at", "quota", "ohttp_relay",
+    "retrain_minutes", "opens_at", "closes_at", "quota", "webhook_url", "webhook_secret", "ohttp_relay",
 )
 QUESTION_FIELDS = ("name", "text", "help_text", "section", "kind", "style", "is_class", "low", "high",
                    "prefer_not_to_say", "group")
@@ -70,7 +70,7 @@ class SurveySerializer(serializers.ModelSerializer):
     class Meta:
         model = Survey
         fields = (*SURVEY_FIELDS, "questions")
-        read_only_fields = ("status",)
+        read_only_fields = ("status", "webhook_secret")
 
     def validate(self, attrs):
         if self.instance is not None and "questions" in self.initial_data:
