@@ -35,7 +35,7 @@ __all__ = [
     "KEM_ID", "KDF_ID", "AEAD_ID", "REQUEST_MEDIA_TYPE", "RESPONSE_MEDIA_TYPE", "KEYS_MEDIA_TYPE", "OHTTPError",
     "KeyConfigError", "DecryptError", "BinaryHTTPError", "KeyConfig", "generate_private_key", "public_key",
     "key_config", "key_configs", "parse_key_config", "GatewayContext", "decapsulate_request", "ClientContext",
-    "encapsulate_request", "Request", "Response", "decode_request", "encode_request", "encode_response",
+    "encapsulate_request", "Request", "Response", "varint", "decode_request", "encode_request", "encode_response",
     "decode_response",
 ]
 
@@ -242,7 +242,7 @@ class Response:
     content: bytes = b""
 
 
-def _varint(value: int) -> bytes:
+def varint(value: int) -> bytes:
     """QUIC's variable-length integer (RFC 9000 §16), as RFC 9292 uses it."""
     if value < 1 << 6:
         return struct.pack("!B", value)
@@ -353,18 +353,18 @@ def decode_request(data: bytes) -> Request:
 
 
 def _encode_fields(headers) -> bytes:
-    return b"".join(_varint(len(n)) + n + _varint(len(v)) + v
+    return b"".join(varint(len(n)) + n + varint(len(v)) + v
                     for n, v in ((name.lower().encode("ascii"), value.encode("latin-1")) for name, value in headers))
 
 
 def encode_request(request: Request) -> bytes:
     """The known-length Binary HTTP encoding of ``request`` (no trailers, no padding)."""
-    control = b"".join(_varint(len(part)) + part for part in (
+    control = b"".join(varint(len(part)) + part for part in (
         request.method.encode("ascii"), request.scheme.encode("ascii"), request.authority.encode("ascii"),
         request.path.encode("ascii")))
     fields = _encode_fields(request.headers)
-    return _varint(KNOWN_REQUEST) + control + _varint(len(fields)) + fields + _varint(len(request.content)) \
-        + request.content + _varint(0)
+    return varint(KNOWN_REQUEST) + control + varint(len(fields)) + fields + varint(len(request.content)) \
+        + request.content + varint(0)
 
 
 def encode_response(response: Response) -> bytes:
@@ -372,8 +372,8 @@ def encode_response(response: Response) -> bytes:
     if not 200 <= response.status <= 599:
         raise BinaryHTTPError("a final status is 200 to 599")
     fields = _encode_fields(response.headers)
-    return _varint(KNOWN_RESPONSE) + _varint(response.status) + _varint(len(fields)) + fields \
-        + _varint(len(response.content)) + response.content + _varint(0)
+    return varint(KNOWN_RESPONSE) + varint(response.status) + varint(len(fields)) + fields \
+        + varint(len(response.content)) + response.content + varint(0)
 
 
 def decode_response(data: bytes) -> Response:

@@ -82,7 +82,7 @@ def test_binary_http_round_trips_and_its_other_forms():
     encoded = ohttp.encode_request(request)
     assert ohttp.decode_request(encoded) == request
     assert ohttp.decode_request(encoded + b"\x00" * 7) == request  # padding
-    varint = ohttp._varint  # the indeterminate-length form (RFC 9292 §3.2): sections end with a zero
+    varint = ohttp.varint  # the indeterminate-length form (RFC 9292 §3.2): sections end with a zero
     indeterminate = (varint(2) + b"".join(varint(len(p)) + p for p in (b"POST", b"https", b"survey.example",
                                                                         b"/api/surveys/s/reports/"))
                      + varint(12) + b"content-type" + varint(16) + b"application/json" + varint(0)
@@ -92,7 +92,7 @@ def test_binary_http_round_trips_and_its_other_forms():
         b'{"report": 1}')
     response = ohttp.Response(409, (("content-type", "application/json"),), b'{"detail": "used"}')
     assert ohttp.decode_response(ohttp.encode_response(response)) == response
-    assert ohttp._varint(16383) == b"\x7f\xff" and ohttp._varint(494878333) == bytes.fromhex("9d7f3e7d")  # RFC 9000
+    assert ohttp.varint(16383) == b"\x7f\xff" and ohttp.varint(494878333) == bytes.fromhex("9d7f3e7d")  # RFC 9000
 
 
 @pytest.mark.parametrize("data", [
