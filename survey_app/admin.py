@@ -7,6 +7,7 @@ import csv
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.http import HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -53,6 +54,7 @@ FIELD_LABELS = {
     "projection_components": _("Projection components"), "reference_sample": _("Reference sample"),
     "allocation": _("Allocation"), "postprocess": _("Post-processing"), "validation_share": _("Validation share"),
     "designers": _("Designers"), "retrain_minutes": _("Retrain every (minutes)"),
+    "ohttp_relay": _("Oblivious HTTP relay"),
     "survey": _("Survey"), "position": _("Position"), "section": _("Section"), "name": _("Name"), "text": _("Text"),
     "help_text": _("Help text"), "kind": _("Kind"), "style": _("Style"), "is_class": _("Is the class"),
     "low": _("Lower bound"), "high": _("Upper bound"), "prefer_not_to_say": _("Prefer not to say"),
@@ -77,6 +79,8 @@ class TranslatedLabelsMixin:
     ``TranslationsField``, narrow enough for a table row."""
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if isinstance(db_field, models.URLField):
+            kwargs.setdefault("assume_scheme", "https")  # a relay's address typed without its scheme
         if db_field.name == "translations":
             kwargs.update(form_class=TranslationsField, widget=forms.Textarea(attrs={"rows": 2, "cols": 36}))
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
@@ -297,7 +301,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         css = {"all": ("css/admin.css",)}  # e.g. no capital "Ε" in the privacy table's headings
     actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys"]
     fieldsets = (
-        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "retrain_minutes")}),
+        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "ohttp_relay",
+                           "retrain_minutes")}),
         (_("Schedule and quota"), {"fields": ("opens_at", "closes_at", "quota")}),
         (_("Webhook"), {"fields": ("webhook_url", "webhook_secret"), "classes": ("collapse",)}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),

@@ -61,6 +61,19 @@ ORACLE_TITLES = (
 )
 
 
+def validate_relay_url(value: str) -> None:
+    """An Oblivious HTTP relay's address: HTTPS (RFC 9458 §6), or plain HTTP on this machine (tests, a local relay);
+    no user name, password or fragment."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    local = parts.hostname in ("localhost", "127.0.0.1", "::1")
+    if parts.scheme != "https" and not (parts.scheme == "http" and local):
+        raise ValidationError(_("A relay's address must start with https:// (plain http:// only on this machine)."))
+    if parts.username or parts.password or parts.fragment:
+        raise ValidationError(_("A relay's address has no user name, password or #fragment."))
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -191,6 +204,12 @@ class Survey(models.Model):
         help_text=_("Staff who may see and edit this survey (superusers see every survey). Whoever creates a survey "
                   "designs it."),
     )
+    ohttp_relay = models.URLField(
+        max_length=500, blank=True, validators=[validate_relay_url],
+        help_text=_("Optional: the address of an Oblivious HTTP relay (RFC 9458) run by someone else, which forwards "
+                  "respondents' redemption and report to this server's gateway (/ohttp/gateway/) so that this "
+                  "server never sees their address with them (docs/operations.md). Empty: the browser sends "
+                  "them directly."))
     retrain_minutes = models.PositiveIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
         help_text=_("While the survey is open, workers fold new reports and publish a new model this often."),
@@ -696,6 +715,26 @@ class SurveyKey(models.Model):
 
     def __str__(self) -> str:
         return f"key {self.key_id[:12]}… of {self.survey_id}{' (active)' if self.active else ''}"
+
+
+class GatewayKey(models.Model):
+    """An X25519 key of this server's Oblivious HTTP gateway (RFC 9458; ``survey_app/ohttp.py``), one for every
+    survey, so that a key cannot set one survey's respondents apart. The ``active`` key is the one published; every
+    stored key opens requests (so a rotation never strands a page loaded before it)."""
+
+    key_id = models.PositiveSmallIntegerField(unique=True, help_text="The one-byte key identifier (0–255).")
+    public_key = models.CharField(max_length=64, help_text="The raw X25519 public key, hex.")
+    private_key = models.CharField(max_length=64, help_text="The raw X25519 private key, hex. Secret: it opens "
+                                                            "respondents' relayed requests.")
+    active = models.BooleanField(default=True, help_text="Published in the protocol of surveys with a relay.")
+    created_on = models.DateField(default=timezone.localdate, editable=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["active"], condition=models.Q(active=True),
+                                               name="one_active_gateway_key")]
+
+    def __str__(self) -> str:
+        return f"gateway key {self.key_id}{' (active)' if self.active else ''}"
 
 
 class SpentCredential(models.Model):
