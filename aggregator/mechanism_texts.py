@@ -38,6 +38,7 @@ TEXTS = (
     gettext_noop("One disguised answer per person: a list of noisy numbers, thresholded (THE)"),
     gettext_noop("THE threshold t"),
     gettext_noop("THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25)."),
+    gettext_noop("the threshold t of THE must lie in [0, 1]"),
     gettext_noop("OLH — optimized local hashing"),
     gettext_noop("OLH (optimized local hashing)"),
     gettext_noop("The browser picks a random hash function that sorts the possible values into g buckets and sends the answer's bucket with probability p (otherwise another bucket)."),

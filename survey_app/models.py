@@ -532,13 +532,13 @@ class Choice(models.Model):
 
 #: The engine's fixed messages that a designer meets on the survey's form (``aggregator.privacy``: the engine knows no
 #: Django), marked here for the catalogue: ``engine_message`` shows them in the page's language (a message with a
-#: figure or a name in it stays English).
+#: figure or a name in it stays English). The mechanisms' own messages (a parameter out of range) are in
+#: ``aggregator.mechanism_texts``.
 ENGINE_MESSAGES = (
     gettext_noop("LDP needs ε"),
     gettext_noop("ε must be a number > 0"),
     gettext_noop("MRR needs θ"),
     gettext_noop("θ must be in (0, 1]"),
-    gettext_noop("the threshold t of THE must lie in [0, 1]"),
     gettext_noop("the validation share must be a number"),
     gettext_noop("the number of bins must be a whole number of at least 2"),
     gettext_noop("adaptive allocation assigns one input per respondent: it needs the one-report strategy"),

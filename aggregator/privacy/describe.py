@@ -60,6 +60,8 @@ class Parameter:
         What it does and what leaving it out means.
     low, high : float
         The range the mechanism's formulas hold for.
+    error : str
+        The message for a value outside it (default: "<label> must lie in [low, high]").
     """
 
     name: str
@@ -67,19 +69,24 @@ class Parameter:
     help: str
     low: float = -math.inf
     high: float = math.inf
+    error: str = ""
+
+    @property
+    def range_error(self) -> str:
+        return self.error or f"{self.label} must lie in [{self.low:g}, {self.high:g}]"
 
     def check(self, value) -> float:
-        """``value`` as a float in [low, high]; ``ValueError`` naming the range otherwise."""
+        """``value`` as a float in [low, high]; ``ValueError(range_error)`` otherwise."""
         try:
             number = float(value)
         except (TypeError, ValueError):
             number = math.nan
         if isinstance(value, bool) or not self.low <= number <= self.high:
-            raise ValueError(f"{self.label} must lie in [{self.low:g}, {self.high:g}]")
+            raise ValueError(self.range_error)
         return number
 
     def texts(self) -> tuple[str, ...]:
-        return (self.label, self.help)
+        return (self.label, self.help, self.range_error)
 
 
 def check_parameters(mechanism, values) -> dict[str, float]:

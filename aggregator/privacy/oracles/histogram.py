@@ -238,7 +238,8 @@ class ThresholdingHistogram(_HistogramClient, PureProtocol):
         "By default t is the one that gives the least variance.", "SPEC §3",
         "One disguised answer per person: a list of noisy numbers, thresholded (THE)")
     parameters = (Parameter("threshold", "THE threshold t",
-                            "THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25).", 0.0, 1.0),)
+                            "THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25).", 0.0, 1.0,
+                            "the threshold t of THE must lie in [0, 1]"),)
 
     def __init__(self, epsilon: float, domain: int, threshold: float | None = None):
         super().__init__(epsilon, domain)

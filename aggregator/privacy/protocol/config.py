@@ -119,8 +119,8 @@ def ldp_epsilon(config: dict) -> float:
 
 def ldp_parameters(config: dict) -> dict[str, float]:
     """The encoding's extra parameters (``ldp.parameters``, e.g. THE's threshold t), checked against the oracle's own
-    ``parameters`` (``privacy.describe.Parameter``); ``None`` values and parameters of another encoding are left
-    out, so that changing the encoding never strands a setting. {} for none."""
+    ``parameters`` (``privacy.describe.Parameter``); ``None`` values and another registered encoding's parameters
+    are left out (changing the encoding strands no setting), a name no encoding takes is an error. {} for none."""
     ldp = section(config, "ldp")
     values = ldp.get("parameters") or {}
     if not isinstance(values, dict):
@@ -129,9 +129,10 @@ def ldp_parameters(config: dict) -> dict[str, float]:
         oracle = oracles.lookup(ldp.get("encoding", "adaptive"))
     except ValueError as exc:
         raise ConfigError("ldp.encoding", str(exc)) from None
-    own = {p.name for p in getattr(oracle, "parameters", ())}
+    others = {p.name for name in oracles.names() for p in getattr(oracles.lookup(name), "parameters", ())}
+    others -= {p.name for p in getattr(oracle, "parameters", ())}
     try:
-        return check_parameters(oracle, {k: v for k, v in values.items() if k in own})
+        return check_parameters(oracle, {k: v for k, v in values.items() if k not in others})
     except ValueError as exc:
         raise ConfigError("ldp.parameters", str(exc)) from None
 
