@@ -1,6 +1,7 @@
 """The mechanisms' texts (``privacy.describe``: titles, glossary entries, planner labels, parameters) reach the
-catalogue through the generated ``aggregator/mechanism_texts.py``: it must list exactly what the registered mechanisms say, and
-every one of them has its German (tests/survey/test_languages.py checks makemessages finds nothing the .po lacks)."""
+catalogue through the generated ``aggregator/mechanism_texts.py``: it must list exactly what the registered
+mechanisms say, and every one has its German (tests/survey/test_languages.py: makemessages finds nothing the .po
+lacks)."""
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
