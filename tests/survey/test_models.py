@@ -33,7 +33,8 @@ def test_invalid_privacy_settings_name_the_field(kwargs, field):
 
 def test_valid_settings_pass():
     Survey(title="t", slug="t", mode="mrr", theta=1.0).full_clean()
-    Survey(title="t", slug="u", mode="ldp", epsilon=0.5, encoding="the", encoding_parameters={"threshold": 0.25}).full_clean()
+    Survey(title="t", slug="u", mode="ldp", epsilon=0.5, encoding="the",
+           encoding_parameters={"threshold": 0.25}).full_clean()
 
 
 def test_numeric_question_needs_ordered_bounds():
