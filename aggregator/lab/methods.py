@@ -210,7 +210,9 @@ def register(method: Method) -> Method:
 
 
 def names() -> list[str]:
-    return list(_REGISTRY)
+    """Every method in registration order, then the frequency oracles registered after this module was imported (as
+    their ``oracle_method``, see ``get``)."""
+    return list(_REGISTRY) + [name for name in oracles.names(sort=False) if name not in _REGISTRY]
 
 
 def get(name: str) -> Method:
