@@ -20,12 +20,13 @@ JS = ROOT / "static" / "js"
 
 
 def expected_modules() -> set[str]:
-    """Every module of the randomizer: static/js, static/js/oracles, static/js/credentials and static/js/locale (the
-    message catalogues; static/js/dashboard is the dashboard's), and every module of the vendored blind-signature
-    library the credentials import (issue 11)."""
+    """Every module of the randomizer: static/js, static/js/oracles, static/js/approaches, static/js/credentials and
+    static/js/locale (the message catalogues; static/js/dashboard is the dashboard's), and every module of the
+    vendored blind-signature library the credentials import (issue 11)."""
     static = ROOT / "static"
     return {str(p.relative_to(static)) for p in [*JS.glob("*.mjs"), *JS.glob("oracles/*.mjs"),
-                                                 *JS.glob("credentials/*.mjs"), *JS.glob("locale/*.mjs"),
+                                                 *JS.glob("approaches/*.mjs"), *JS.glob("credentials/*.mjs"),
+                                                 *JS.glob("locale/*.mjs"),
                                                  *(static / "vendor" / "blindrsa-ts").rglob("*.js")]}
 
 

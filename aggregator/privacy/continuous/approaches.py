@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from .. import noise
-from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_duchi_epsilon
+from ..browser_arithmetic import duchi_half_gap, grid_laplace_unmatched_mass, realized_duchi_epsilon
 from ..describe import Description
 from ..oracles.wire import check_grid_values, grid_numbers_schema, integer_schema, is_int, is_number, tuple_schema
 
@@ -32,6 +32,8 @@ class VectorApproach:
     """One approach for m numeric attributes, k classes and budget ε (each report is ε-LDP)."""
 
     number: int
+    #: The browser module's key (``static/js/approaches/index.mjs``), published as ``approach_name``.
+    name: str
     #: The survey form's choice text (``Survey.gaussian_approach``).
     title: str
     #: Its glossary entry and planner label (``privacy.describe``).
@@ -109,14 +111,15 @@ class VectorApproach:
         raise NotImplementedError
 
     def params(self) -> dict:
-        """This approach's part of the browser's parameters."""
-        return {"laplace_scale": self.laplace_scale, "grid": noise.GRID}
+        """This approach's part of the browser's parameters: its module's name and what it draws with."""
+        return {"approach_name": self.name, "laplace_scale": self.laplace_scale, "grid": noise.GRID}
 
 
 class AllVectors(VectorApproach):
     """Approach 1: all m class-hiding vectors, each component + grid Lap(2m/ε)."""
 
     number = 1
+    name = "all-vectors"
 
     @property
     def noised_components(self) -> int:
@@ -189,6 +192,7 @@ class OneBit(_IndexedApproach):
     """Approach 2: one uniformly drawn entry j of the D = m·k entries, one bit u ~ Bernoulli(P[u = 1 | V_j])."""
 
     number = 2
+    name = "one-bit"
     title = "Approach 2 — one bit (Duchi et al.)"
     description = Description(
         "gaussian-2", title, "A single random +1 or −1 about one entry of the table.", "", "SPEC §5b",
@@ -208,10 +212,15 @@ class OneBit(_IndexedApproach):
         e = math.exp(self.epsilon)
         return self.m * self.k * (e + 1) / (e - 1)
 
+    @property
+    def half_gap(self) -> float:
+        """h = (e^ε−1)/(2e^ε + 2): P[u = 1] = 1/2 + v·h (published; the browser computes the same double)."""
+        return duchi_half_gap(self.epsilon)
+
     def probability(self, v) -> np.ndarray:
-        """P[u = 1] = (v(e^ε−1) + e^ε + 1)/(2e^ε + 2) for entries v ∈ [−1, 1]."""
-        e = math.exp(self.epsilon)
-        return (np.asarray(v, dtype=np.float64) * (e - 1) + e + 1) / (2 * e + 2)
+        """P[u = 1] = (v(e^ε−1) + e^ε + 1)/(2e^ε + 2) = 1/2 + v·h for entries v ∈ [−1, 1], as the browser computes
+        it (``browser_arithmetic.duchi_probability``)."""
+        return 0.5 + np.asarray(v, dtype=np.float64) * self.half_gap
 
     def randomize(self, z, y, rng):
         n = z.shape[0]
@@ -253,13 +262,14 @@ class OneBit(_IndexedApproach):
         return tuple_schema([integer_schema(0, self.m * self.k - 1), {"enum": [-1, 1]}])
 
     def params(self) -> dict:
-        return {"onebit_magnitude": self.magnitude}
+        return {"approach_name": self.name, "onebit_magnitude": self.magnitude, "onebit_half_gap": self.half_gap}
 
 
 class OneVector(_IndexedApproach):
     """Approach 3: one uniformly drawn attribute's class-hiding vector, each component + grid Lap(2/ε)."""
 
     number = 3
+    name = "one-vector"
 
     @property
     def noised_components(self) -> int:

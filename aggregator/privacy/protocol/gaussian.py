@@ -28,6 +28,7 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
     approach's wire format (``continuous.approaches``)."""
 
     mode = "ldp"
+    browser_module = "gaussian"
     description = Description(
         "gaussian", "Gaussian approaches 1, 2 and 3",
         "Ways to keep numeric answers as numbers (the model learns a mean and a spread per class). Each browser sends "

@@ -40,6 +40,7 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
     """
 
     mode = "ldp"
+    browser_module = "ldp-nb"
     title = "Local differential privacy (ε)"
     description = Description(
         "ldp", "LDP (local differential privacy)",

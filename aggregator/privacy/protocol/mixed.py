@@ -82,6 +82,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
     """LDP Naive Bayes over categorical and numeric questions in one survey (module docstring)."""
 
     mode = "ldp"
+    browser_module = "mixed"
     stats_type = MixedStats
     privacy_settings = ("epsilon", "encoding")
     grouped_privacy = False

@@ -27,6 +27,7 @@ class MRRProtocol(SurveyProtocol):
     respondent randomizes exactly like a training one and sends ``{"validation": {"answers": […]}}``."""
 
     mode = "mrr"
+    browser_module = "mrr"
     title = "Unrelated-question randomized response (θ)"
     description = Description(
         "mrr", "MRR (randomized response with unrelated questions)",
