@@ -77,6 +77,9 @@ class FrequencyOracle(ABC):
     #: Whether the adaptive choice (``oracles.adaptive``) considers it, and its place when variances tie (smaller
     #: first: the smaller report); ``None``: never chosen.
     adaptive_rank: ClassVar[int | None] = None
+    #: The oracle whose client half sends the same reports for the same ε and d (THE: SHE's noisy one-hot vector,
+    #: folded differently), so one perturbation serves both (the benchmarks); ``None`` for none.
+    same_reports_as: ClassVar[str | None] = None
 
     def __init__(self, epsilon: float, domain: int):
         epsilon = float(epsilon)

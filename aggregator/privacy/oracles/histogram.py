@@ -237,6 +237,7 @@ class ThresholdingHistogram(_HistogramClient, PureProtocol):
         "The same noisy list as SHE, but the survey counts a value when its noisy number exceeds a threshold t.",
         "By default t is the one that gives the least variance.", "SPEC §3",
         "One disguised answer per person: a list of noisy numbers, thresholded (THE)")
+    same_reports_as = "she"
     parameters = (Parameter("threshold", "THE threshold t",
                             "THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25).", 0.0, 1.0,
                             "the threshold t of THE must lie in [0, 1]"),)
