@@ -16,7 +16,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.jsonable import format_epsilon
-from aggregator.privacy.protocol import SurveyProtocol
+from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
 from .credentials import active_key, rotate_key
 from .models import (
@@ -42,10 +42,6 @@ from .services import (
     read_table,
     sync_choices,
 )
-
-#: How the admin writes each privacy setting (``SurveyProtocol.privacy_settings``; as the dashboard does).
-SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
-
 
 #: The labels of the models' fields on the designers' forms, translatable (a model field's verbose_name is part of
 #: its migration state: these labels change no migration).

@@ -56,6 +56,7 @@ from aggregator.privacy import oracles
 from aggregator.privacy.continuous.approaches import APPROACH_CLASSES
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR, SIGMA_FLOOR_FRACTION, NaiveBayesModel
+from aggregator.privacy.protocol import SETTING_SYMBOLS
 from aggregator.privacy.schema import Categorical, Numeric
 from aggregator.privacy.survey_protocol import SurveyProtocol
 
@@ -305,9 +306,6 @@ def frequency_summary(card: dict) -> list[tuple[str, Any]]:
 
 
 # -- model card -------------------------------------------------------------------------------------------------
-#: How a card writes the settings that set a survey's privacy level (``SurveyProtocol.privacy_settings``).
-SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
-
 #: What each interval method (``SurveyProtocol.conditional_standard_errors``) means, for people.
 INTERVAL_SENTENCES = {
     "delta": "The standard errors are delta-method standard errors of the published estimates; estimate ± 1.96 "

@@ -27,7 +27,7 @@ from aggregator.api import records_to_matrix
 from aggregator.models import Job, ModelVersion, SurveyStatistics
 from aggregator.privacy import describe
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
-from aggregator.privacy.protocol import SurveyProtocol
+from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 from survey_app.models import PendingReport, Report, Survey, feature_labels
 from survey_app.permissions import can_manage, surveys_for
 from survey_app.protocol import get_protocol, settings_config
@@ -74,10 +74,6 @@ def _accuracy_at_publication(survey: Survey) -> bool | None:
         return get_protocol(survey).accuracy_at_publication
     except ValueError:
         return None
-
-
-#: How the page writes each privacy setting (``SurveyProtocol.privacy_settings``).
-SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
 
 
 def _privacy_setting(survey: Survey) -> dict:

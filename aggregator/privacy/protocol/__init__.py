@@ -54,7 +54,7 @@ wire formats in ``oracles``, the Gaussian approaches in ``continuous.approaches`
 
 from __future__ import annotations
 
-from .base import VALIDATION_KEY, ReportError, SurveyProtocol
+from .base import SETTING_SYMBOLS, VALIDATION_KEY, ReportError, SurveyProtocol
 from .config import MAX_VALIDATION_SHARE, ConfigError, check_settings, mode, numeric_settings
 from .gaussian import GaussianProtocol
 from .ldp import LDPProtocol
@@ -62,7 +62,8 @@ from .mixed import MixedProtocol
 from .mrr import MRRProtocol
 
 __all__ = ["ReportError", "ConfigError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol",
-           "MixedProtocol", "build", "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY", "report_shapes"]
+           "MixedProtocol", "build", "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY", "SETTING_SYMBOLS",
+           "report_shapes"]
 
 
 def report_shapes() -> dict[str, dict]:

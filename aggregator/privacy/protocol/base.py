@@ -27,6 +27,10 @@ VALIDATION_KEY = "validation"
 _FIELD_ECHO = 40
 
 
+#: How people write the settings that set a survey's privacy level (``SurveyProtocol.privacy_settings``).
+SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
+
+
 class ReportError(ValueError):
     """A malformed report; ``field`` names the offending part of the payload."""
 
