@@ -32,6 +32,8 @@ class Description:
         Where SPEC defines it, e.g. "SPEC §3".
     plan_label : str
         The planner's option text for the lab method that runs it ("" when none does).
+    plan_default : bool
+        Whether the planner offers it ticked (a few good first choices).
     """
 
     anchor: str
@@ -40,6 +42,7 @@ class Description:
     details: str = ""
     spec: str = ""
     plan_label: str = ""
+    plan_default: bool = False
 
     def texts(self) -> tuple[str, ...]:
         """The translatable texts (every non-empty one but ``anchor`` and ``spec``)."""

@@ -66,7 +66,7 @@ class OptimizedLocalHashing(PureProtocol):
         "The browser picks a random hash function that sorts the possible values into g buckets and sends the "
         "answer's bucket with probability p (otherwise another bucket).",
         "Small reports even when an answer has many possible values.", "SPEC §3",
-        "One disguised answer per person: a random hash bucket (OLH)")
+        "One disguised answer per person: a random hash bucket (OLH)", plan_default=True)
     adaptive_rank = 1
 
     def __init__(self, epsilon: float, domain: int):

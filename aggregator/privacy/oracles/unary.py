@@ -204,7 +204,7 @@ class OptimizedUnaryEncoding(UnaryEncoding):
         "oue", "OUE (optimized unary encoding)",
         "Like SUE, but the answer's position is 1 with probability 1/2 and every other position with a smaller "
         "probability q: more accurate than SUE at the same ε.", "", "SPEC §3",
-        "One disguised answer per person: a row of 0s and 1s, optimized (OUE)")
+        "One disguised answer per person: a row of 0s and 1s, optimized (OUE)", plan_default=True)
     adaptive_rank = 3
 
     @classmethod

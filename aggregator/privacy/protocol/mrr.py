@@ -35,7 +35,7 @@ class MRRProtocol(SurveyProtocol):
         "answers, otherwise stand-in answers (drawn at random, or the answers to an unrelated question).",
         "The record looks the same either way, so nobody can tell whether a given record is true. With several "
         "question groups, each group has its own coin and its own θ.", "SPEC §2",
-        "Randomized response: each record sent true or replaced by stand-ins (choose θ)")
+        "Randomized response: each record sent true or replaced by stand-ins (choose θ)", plan_default=True)
     stats_type = MRRStats
     validation_type = RecordHistogram
     report_keys = validation_keys = frozenset({"answers"})
