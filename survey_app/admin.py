@@ -474,6 +474,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         for survey in queryset:  # one save each, so the retraining schedule follows (aggregator.schedules)
             survey.status = Survey.Status.CLOSED
             survey.save(update_fields=["status"])
+            self.message_user(request, gettext("%(slug)s is closed: it takes no more reports.")
+                              % {"slug": survey.slug}, messages.SUCCESS)
 
     @admin.action(description=_("Clone (a draft copy whose privacy settings can be changed)"))
     def clone(self, request, queryset):

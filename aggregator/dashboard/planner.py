@@ -69,9 +69,10 @@ def planner_result(request, job_id: int):
     if job.state == Job.State.DONE:
         result = job.result
         recommendation = result.get("recommendation") or {}
-        context |= {"result": result, "rows": _rows(result),
+        rows = _rows(result)
+        context |= {"result": result, "rows": rows, "warning": planning.usefulness_warning(result),
                     "rec_symbol": SETTING_SYMBOLS.get(recommendation.get("parameter"), ""),
-                    "warning": planning.usefulness_warning(result),
+                    "edge_notes": any(row.get("epsilon_note") for row in rows),
                     "majority": (planning.percent(result["majority_accuracy"])
                                  if result.get("majority_accuracy") is not None else None)}
         context["chart_data"] = {"settings": result["settings"], "nonprivate": result["nonprivate_accuracy"],
