@@ -15,7 +15,7 @@ from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..schema import Numeric
 from ..validation import correct_oracle
 from .base import LDPValidation, ReportError, SurveyProtocol, as_model
-from .config import ConfigError, ldp_epsilon, numeric_settings, section
+from .config import ConfigError, ldp_epsilon, ldp_parameters, numeric_settings, section
 from .ldp import LDPProtocol
 from .schemas import any_of, any_oracle_wire, keyed_cases, loosen, obj
 
@@ -50,7 +50,8 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
         ldp = section(config, "ldp")
         epsilon = ldp_epsilon(config)
         encoding = ldp.get("encoding", "adaptive")
-        prior_oracle = oracles.choose(epsilon, self.class_attribute.size) if encoding == "adaptive" else encoding
+        prior_oracle = oracles.get(encoding, epsilon=epsilon, domain=self.class_attribute.size,
+                                   **ldp_parameters(config))  # "adaptive": the instance of its choice
         self.gnb = self.mechanism = LDPGaussianNB(
             self.class_attribute, self.features, epsilon, approach=numeric_settings(config)[2],
             prior_oracle=prior_oracle, postprocess=ldp.get("postprocess", DEFAULT_POSTPROCESS),

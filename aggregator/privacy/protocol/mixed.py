@@ -121,7 +121,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         total = 1 + p + 2 * q
         self.assignment = check_probabilities([1.0 / total] * (1 + p) + [q / total] * 2, p + 3, "assignment")
         self.check_browser_epsilon([(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles]
-                                   + [("laplace", epsilon, None)])
+                                   + [(self.gnb.vectors.browser_noise, epsilon, None)])
 
     @property
     def mean_input(self) -> int:
