@@ -1,9 +1,15 @@
 """A mechanism describes itself: the throwaway oracle of tests/engine/test_adding_an_oracle.py (one Python class,
 plus tests/js/uniform_rr_oracle.mjs for the browser, whose bit-for-bit agreement that test proves through
 static/js/protocol.mjs), given a ``Description`` and registered here only, is served by every page of the product —
-the survey form's choices, the protocol API and report API, the respondent page, the fold and the published model,
-the dashboard, the glossary, the planner and the model card — without a change to any other file."""
+the survey form's choices, the protocol API and report API, the respondent page (its HTML, and its modules under node
+randomizing and wording the served protocol), the fold and the published model, the dashboard, the glossary, the
+planner and the model card — without a change to any other file."""
 from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -16,6 +22,7 @@ from tests.engine.test_adding_an_oracle import UniformMixRR
 from tests.factories import add_reports, after_midnight, make_survey, simulated_reports
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
 
 TOY = describe.Description(
     "urr", "URR (uniform-mix randomized response)",
@@ -112,3 +119,35 @@ def test_its_parameters_are_checked_and_passed_on(toy, monkeypatch):
     survey.encoding_parameters = {"mix": 2.0}
     with pytest.raises(Exception, match="URR mix must lie in"):
         survey.full_clean()
+
+
+# The respondent page's own modules under node, on what the protocol API serves: the toy's JavaScript module
+# (tests/js/uniform_rr_oracle.mjs) registered at run time, as the Python class is in this test only.
+PAGE_SCRIPT = """
+import * as registry from "{root}/static/js/oracles/index.mjs";
+import * as urr from "{root}/tests/js/uniform_rr_oracle.mjs";
+import {{ describe }} from "{root}/static/js/explain.mjs";
+import {{ respond }} from "{root}/static/js/protocol.mjs";
+import {{ ByteSource }} from "{root}/static/js/random.mjs";
+import {{ readFileSync }} from "node:fs";
+
+registry.register("urr", urr);
+const body = JSON.parse(readFileSync(0, "utf8"));
+const report = respond(body.protocol, [2, 40.0], 1, new ByteSource());
+const words = describe(body.protocol, body.privacy, body.questions);
+console.log(JSON.stringify({{ report, texts: [words.figure, words.overview, words.review({{ report }})].flat(3) }}));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (.ci/run installs it)")
+def test_the_respondent_pages_modules_randomize_and_word_it(client, survey):
+    """What the page does with the served protocol: a report the report API takes, and the toy module's own words."""
+    body = client.get(reverse("api-protocol", args=[survey.slug])).content
+    result = subprocess.run(["node", "--input-type=module", "-e", PAGE_SCRIPT.format(root=ROOT.as_uri())],
+                            input=body.decode(), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    page = json.loads(result.stdout)
+    assert client.post(reverse("api-reports", args=[survey.slug]), {"report": page["report"]},
+                       content_type="application/json").status_code == 201
+    words = " ".join(page["texts"])
+    assert "otherwise your browser sends one of the" in words and "picked at random (possibly your own)" in words
