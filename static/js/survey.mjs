@@ -219,7 +219,10 @@ async function main() {
   const mechanismBox = document.getElementById("mechanism-words");
   if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
   const memoBox = document.getElementById("memo-words");
-  if (memoBox) memoBox.replaceChildren(el("p", { text: memos.words(bind) }));
+  // A preview keeps nothing, but shows what the real page tells a respondent whose browser can keep a copy.
+  const memoWords = preview ? `${t("In this preview nothing is kept. On the survey's page:")} ${memos.words({ invited: Boolean(surveyKey) })}`
+    : memos.words(bind);
+  if (memoBox) memoBox.replaceChildren(el("p", { text: memoWords }));
   const { memo: kept, discarded } = memos.read(storage, bind);
   let memo = kept;
   // A survey by invitation: this page's credential state, {pending?} before the token is redeemed, {credential?}
