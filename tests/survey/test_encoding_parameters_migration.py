@@ -1,4 +1,4 @@
-"""Migration 0014: THE's threshold moves from its own column into the generic ``encoding_parameters`` (a THE survey's
+"""Migration 0016: THE's threshold moves from its own column into the generic ``encoding_parameters`` (a THE survey's
 t kept, another encoding's stale t dropped), and back when the migration is reversed."""
 import pytest
 from django.db import connection
@@ -6,8 +6,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("survey_app", "0013_schedule_and_quota")]
-AFTER = [("survey_app", "0014_encoding_parameters")]
+BEFORE = [("survey_app", "0015_report_nonce")]
+AFTER = [("survey_app", "0016_encoding_parameters")]
 
 
 def migrate(targets):

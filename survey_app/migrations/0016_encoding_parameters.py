@@ -21,7 +21,7 @@ def parameters_into_threshold(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("survey_app", "0013_schedule_and_quota"),
+        ("survey_app", "0015_report_nonce"),
     ]
 
     operations = [
