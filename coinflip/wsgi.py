@@ -2,11 +2,13 @@
 
 ``/healthz`` is answered here, before Django's middleware (no host check, no HTTPS redirect, no session), so that a
 container health check can call ``http://127.0.0.1:8000/healthz`` whatever ``DJANGO_ALLOWED_HOSTS`` and the TLS
-settings say: 200 ``ok`` when the application is loaded and PostgreSQL answers ``SELECT 1``, 503 otherwise. It reveals
+settings say: 200 ``ok`` when the application is loaded and PostgreSQL answers ``SELECT 1`` within
+``HEALTH_TIMEOUT`` seconds, 503 otherwise. It reveals
 nothing else (no version, no error text). A respondent's usual report or redemption POST is answered next, before
 Django's handler (``coinflip.fastpath``); everything else goes to Django.
 """
 import os
+import threading
 
 from django.core.wsgi import get_wsgi_application
 
@@ -21,17 +23,38 @@ served_application = RespondentFastPath(django_application)
 HEALTH_PATH = "/healthz"
 
 
-def database_answers() -> bool:
-    from django.db import close_old_connections, connection
+#: Seconds the health check waits for PostgreSQL (the compose health check gives the whole request 4): a paused or
+#: unreachable database makes it answer 503 within this time, never hold it or its thread longer.
+HEALTH_TIMEOUT = 2.0
+_probing = threading.Lock()  # held while a probe waits on PostgreSQL: at most one per process at any time
 
-    close_old_connections()  # drops a connection that broke or outlived CONN_MAX_AGE, as a request would
+
+def _probe(answer: list) -> None:
+    """``SELECT 1`` on this thread's own connection, closed afterwards; appends True to ``answer`` when it answered."""
+    from django.db import connection
+
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
-    except Exception:  # any failure means "not healthy"; the details go to no one
+            if cursor.fetchone() == (1,):
+                answer.append(True)
+    except Exception:  # noqa: BLE001 — any failure means "not healthy"; the details go to no one
+        pass
+    finally:
         connection.close()
+        _probing.release()
+
+
+def database_answers() -> bool:
+    """Whether PostgreSQL answers ``SELECT 1`` within ``HEALTH_TIMEOUT``, asked from a thread of its own so the check
+    never waits longer; while an earlier probe still waits (a paused database), no other starts: False at once."""
+    if not _probing.acquire(blocking=False):
         return False
+    answer: list = []
+    probe = threading.Thread(target=_probe, args=(answer,), name="healthz-probe", daemon=True)
+    probe.start()
+    probe.join(HEALTH_TIMEOUT)
+    return bool(answer)
 
 
 def health(environ, start_response):
