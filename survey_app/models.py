@@ -118,6 +118,16 @@ class Survey(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
 
+    opens_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text=_("A draft opens by itself at this time (checked every minute), if the survey can run by then."))
+    closes_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("An open survey closes by itself at this time (checked every minute)."))
+    quota = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text=_("An open survey closes by itself once it has this many reports (checked every minute, so a few "
+                    "more may arrive in the last minute)."))
+
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
     theta = models.FloatField(
         null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
@@ -227,6 +237,8 @@ class Survey(models.Model):
                 errors["reference_sample"] = _("PCA/DCA needs a public reference sample.")
         if self.projection != self.Projection.NONE and not self.projection_components:
             errors["projection_components"] = _("Say how many components to keep.")
+        if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
+            errors["closes_at"] = _("The survey must close after it opens.")
         if self.pk and self.has_reports():
             previous = Survey.objects.get(pk=self.pk)
             changed = [f for f in PROTOCOL_FIELDS if getattr(previous, f) != getattr(self, f)]
