@@ -52,6 +52,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of sending (default 60)")
     parser.add_argument("--rate", type=float, default=1100.0, help="offered reports/s, open loop; 0: closed loop")
     parser.add_argument("--connections", type=int, default=64, help="keep-alive connections of the generator")
+    parser.add_argument("--max-requests", type=int, default=200_000,
+                        help="respondents pre-generated (bounds a closed loop, --rate 0: the ceilings' run)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (compose: WEB_CONCURRENCY=2)")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker (compose: GUNICORN_THREADS=4)")
     parser.add_argument("--celery-concurrency", type=int, default=2,
@@ -95,6 +97,7 @@ def main(argv=None) -> int:
         from .run import Options, run
 
         options = Options(duration=args.duration, rate=args.rate, connections=args.connections,
+                          max_requests=args.max_requests,
                           seed_reports=args.seed_reports, fold_every=args.fold_every, floor=not args.no_floor,
                           fold_phased=args.fold_phased,
                           quiet_wait=args.quiet_wait,
