@@ -56,6 +56,24 @@ class Stack:
                 " + (SELECT count(*) FROM survey_app_report WHERE survey_id = %(id)s)",
                 {"id": self.survey["survey_id"]}).fetchone()[0]
 
+    def nonces(self) -> tuple[int, int]:
+        """(rows, distinct nonces) of the survey's stored reports that carry a nonce (inbox and folded)."""
+        with psycopg.connect(self.database_url, connect_timeout=5) as connection:
+            return connection.execute(
+                "SELECT count(*), count(DISTINCT nonce) FROM (SELECT nonce FROM survey_app_pendingreport WHERE"
+                " survey_id = %(id)s AND nonce IS NOT NULL UNION ALL SELECT nonce FROM survey_app_report WHERE"
+                " survey_id = %(id)s AND nonce IS NOT NULL) AS stored", {"id": self.survey["survey_id"]}).fetchone()
+
+    def worker_pids(self) -> list[int]:
+        """gunicorn's worker processes (its master's children)."""
+        master = self.gunicorn.popen.pid
+        pids = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, IndexError):
+                if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == master:
+                    pids.append(int(stat.parent.name))
+        return pids
+
     def body(self, index: int) -> bytes:
         return json.dumps({"report": self.survey["reports"][index % len(self.survey["reports"])]}).encode()
 

@@ -12,6 +12,8 @@ so that one test can pause it (conftest.py). Report POSTs are the real API's, wi
   health check or page that needs no database, and loses no report: each POST is answered, 201 (stored once) or 503
   (a thread that had to open its database connection during the pause: stored nowhere, and stored once when the
   respondent's page sends it again).
+- A gunicorn worker SIGKILLed mid-load leaves no report stored twice when its respondents resend: the report POST's
+  random nonce (kept with the report) makes a resend of a stored report a 201 that stores nothing.
 - An idle gap longer than gunicorn's keepalive never turns a POST into a 502: Caddy closes its idle upstream connections
   first (docker/Caddyfile, ``transport http { keepalive }``; test_caddyfile.py checks the relation of the settings).
 """
@@ -242,3 +244,60 @@ def test_an_idle_gap_longer_than_gunicorns_keepalive_gets_no_502(stack):
             time.sleep(gap)
         answers += pool.map(lambda i: post(stack, port, 900 + i)[0], range(8))
     assert answers.count(201) == len(answers), sorted(set(answers))
+
+
+def test_a_worker_killed_mid_load_stores_no_report_twice_when_respondents_resend(stack):
+    """Six respondents POST through Caddy without pause; one gunicorn worker is SIGKILLed. Requests it held get a 502
+    (or no answer), though some were committed first — stored without a 201. Each respondent sends the same body,
+    with the same random nonce (as the page's "send again" does), until it gets a 201: a resend of a stored report is
+    answered 201 and not stored again. So every report is stored exactly once."""
+    import base64
+    import json
+    import os
+    import signal
+
+    port = stack.caddy.port
+    for i in range(20):
+        assert post(stack, port, i)[0] == 201
+    workers = stack.worker_pids()
+    assert len(workers) == 2
+    stop = threading.Event()
+    nonces: list[str] = []
+    retried: list[int] = []
+    failures: list[str] = []
+
+    def respondent(k: int):
+        i = 0
+        while not stop.is_set():
+            nonce = base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode()
+            report = json.loads(stack.body(100 * k + i))["report"]
+            body = json.dumps({"report": report, "nonce": nonce}).encode()
+            for _attempt in range(40):
+                status, _, _ = request(port, "POST", stack.reports_path, body, timeout=30)
+                if status == 201:
+                    break
+                retried.append(status)
+                time.sleep(0.1)
+            else:
+                failures.append(nonce)
+            nonces.append(nonce)
+            i += 1
+
+    before = stack.stored()
+    threads = [threading.Thread(target=respondent, args=(k,)) for k in range(6)]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(1.5)
+        os.kill(workers[0], signal.SIGKILL)
+        time.sleep(3)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(120)
+    assert failures == []
+    assert retried, "the kill cut no request in flight"
+    assert set(retried) <= {0, 502, 503}, sorted(set(retried))
+    rows, distinct = stack.nonces()
+    assert rows == distinct == len(nonces) == len(set(nonces))  # each report once, none twice
+    assert stack.stored() - before == len(nonces)
