@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from . import languages
+from . import languages, webhooks
 
 PREFER_NOT_TO_SAY = "Prefer not to say"
 
@@ -127,6 +127,12 @@ class Survey(models.Model):
         null=True, blank=True, validators=[MinValueValidator(1)],
         help_text=_("An open survey closes by itself once it has this many reports (checked every minute, so a few "
                     "more may arrive in the last minute)."))
+
+    webhook_url = models.URLField(
+        blank=True, help_text=_("Hears a signed POST when a new model version is published (https; "
+                                "docs/management-api.md)."))
+    webhook_secret = models.CharField(max_length=64, blank=True, editable=False,
+                                      help_text=_("Signs the webhook's requests (HMAC-SHA256)."))
 
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
     theta = models.FloatField(
@@ -239,6 +245,9 @@ class Survey(models.Model):
             errors["projection_components"] = _("Say how many components to keep.")
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
             errors["closes_at"] = _("The survey must close after it opens.")
+        if self.webhook_url and webhooks.check_url(self.webhook_url):
+            errors["webhook_url"] = _("A webhook address must use https (plain http only to this machine: "
+                                      "localhost or 127.0.0.1).")
         if self.pk and self.has_reports():
             previous = Survey.objects.get(pk=self.pk)
             changed = [f for f in PROTOCOL_FIELDS if getattr(previous, f) != getattr(self, f)]
@@ -273,6 +282,14 @@ class Survey(models.Model):
     def has_reports(self) -> bool:
         """Whether any report arrived (folded or still in the inbox)."""
         return self.pk is not None and (self.reports.exists() or self.pending_reports.exists())
+
+    def save(self, *args, **kwargs):
+        """Saved; a webhook address gets its signing secret the first time it is set."""
+        if self.webhook_url and not self.webhook_secret:
+            self.webhook_secret = webhooks.new_secret()
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "webhook_secret"}
+        super().save(*args, **kwargs)
 
     def report_total(self) -> int:
         """How many reports arrived: folded (``Report``) and still in the inbox (``PendingReport``)."""
@@ -608,6 +625,12 @@ class InvitationToken(models.Model):
         return f"{self.token[:6]}… ({state})"
 
 
+#: A report's idempotency nonce: 128 random bits in unpadded base64url (RFC 4648 §5), 22 characters, the last one
+#: carrying 2 bits (A, Q, g or w); a resend of a report with a stored nonce is answered as stored, not stored again.
+NONCE_CHARS = 22
+NONCE_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw]$"
+
+
 class Report(models.Model):
     """One folded randomized report, exactly as the browser sent it (already validated by the engine).
 
@@ -621,9 +644,12 @@ class Report(models.Model):
     survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
+    nonce = models.CharField(max_length=NONCE_CHARS, null=True, blank=True, editable=False,
+                             help_text="The report's random idempotency nonce, if it sent one (docs/threat-model.md).")
 
     class Meta:
         indexes = [models.Index(fields=["survey", "received_on"], name="report_survey_day")]
+        constraints = [models.UniqueConstraint(fields=["survey", "nonce"], name="report_survey_nonce")]
 
     def __str__(self) -> str:
         return f"report {self.pk} of {self.survey_id}"
@@ -638,9 +664,12 @@ class PendingReport(models.Model):
     survey = models.ForeignKey(Survey, related_name="pending_reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
+    nonce = models.CharField(max_length=NONCE_CHARS, null=True, blank=True, editable=False,
+                             help_text="The report's random idempotency nonce, if it sent one (docs/threat-model.md).")
 
     class Meta:
         indexes = [models.Index(fields=["survey", "id"], name="pending_survey_id")]
+        constraints = [models.UniqueConstraint(fields=["survey", "nonce"], name="pending_survey_nonce")]
 
     def __str__(self) -> str:
         return f"pending report {self.pk} of {self.survey_id}"

@@ -39,6 +39,7 @@ def clone_survey(survey: Survey) -> Survey:
     copy.title = f"{survey.title} (copy)"
     copy.status = Survey.Status.DRAFT
     copy.opens_at = copy.closes_at = None  # a copy opens when its designer says, not on the original's dates
+    copy.webhook_url = copy.webhook_secret = ""  # and tells no one of its models until given an address
     copy.save()
     for q in questions:
         choices = list(q.choices.all())

@@ -292,9 +292,10 @@ async function main() {
     return respond(protocol, x, y, source, { realPersonal, published });
   }
 
-  /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message. */
-  function showReview(report) {
-    body = { report };
+  /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message.
+   * ``nonce``: the report's idempotency nonce, drawn once per prepared report (a kept report keeps its own). */
+  function showReview(report, nonce = memos.reportNonce()) {
+    body = { report, nonce };
     const forget = memo ? el("button", { type: "button", class: "secondary", text: t("Delete the kept report and answer afresh") }) : null;
     if (forget) {
       forget.addEventListener("click", () => {
@@ -350,7 +351,8 @@ async function main() {
 
   function keep() {
     saved = saved || Date.now();
-    if (memos.write(storage, bind, body.report, saved, held)) memo = { report: body.report, saved, ...held };
+    const state = { ...held, nonce: body.nonce };
+    if (memos.write(storage, bind, body.report, saved, state)) memo = { report: body.report, saved, ...state };
   }
 
   /** Refused for good: nothing of this attempt is worth keeping. */
@@ -458,7 +460,9 @@ async function main() {
     // Kept before it leaves, so that a retry after a failure sends this same report (./memo.mjs).
     if (!memo) keep();
     if (surveyKey && !held.credential && !(await redeem())) return;
-    const sentBody = surveyKey ? { report: body.report, credential: held.credential } : { report: body.report };
+    // The nonce: a resend of this report (its first answer lost) is answered 201 and not stored twice.
+    const sentBody = surveyKey ? { report: body.report, credential: held.credential, nonce: body.nonce }
+      : { report: body.report, nonce: body.nonce };
     let sent;
     try {
       sent = await fetch(reportUrl, {
@@ -496,7 +500,7 @@ async function main() {
   }
 
   if (memo) {
-    showReview(memo.report);
+    showReview(memo.report, memo.nonce);
     show(pages.length);
   } else {
     show(0, { settle: true });

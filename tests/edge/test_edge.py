@@ -170,8 +170,9 @@ def test_smuggling_and_framing_cases_are_refused_or_framed_by_caddy_alone(stack)
 def test_a_postgresql_pause_stalls_no_static_file_health_check_or_page(stack):
     """Light load: three respondents POSTing in turn (at most 3 POSTs in flight, against 8 threads). During the
     10-s pause those POSTs wait for PostgreSQL; nothing else does. Static files and the favicon need no database;
-    the health check answers 503 within its HEALTH_TIMEOUT (coinflip/wsgi.py) while PostgreSQL does not answer."""
-    from coinflip.wsgi import HEALTH_TIMEOUT
+    the health check answers 503 within its HEALTH_TIMEOUT (coinflip/middleware.py) while PostgreSQL does not
+    answer."""
+    from coinflip.middleware import HEALTH_TIMEOUT
 
     port = stack.caddy.port
     for i in range(20):
