@@ -36,6 +36,7 @@ from .services import (
     read_table,
     sync_choices,
 )
+from .views import invitation_link
 
 #: How the admin writes each privacy setting (``SurveyProtocol.privacy_settings``; as the dashboard does).
 SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
@@ -529,7 +530,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         writer = csv.writer(response)
         writer.writerow(["survey", "batch", "link"])
         for token in InvitationToken.objects.filter(survey__in=queryset, used=False).select_related("survey"):
-            link = request.build_absolute_uri(reverse("survey-token", args=[token.survey.slug, token.token]))
+            link = invitation_link(token.survey, token.token, base=request.build_absolute_uri("/").rstrip("/"))
             writer.writerow([token.survey.slug, token.batch, link])
         return response
 
