@@ -204,7 +204,7 @@ def test_no_client_address_in_any_log_line(tmp_path):
     ]
     with production_database("h17_private_logs", reports=1) as (url, data):
         body = json.dumps({"report": data["reports"][0]}).encode()
-        hostile.append(  # a report answered in the event loop (coinflip/inline.py)
+        hostile.append(  # a report, stored: 201
             f"POST /api/surveys/{data['slug']}/reports/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
             f"X-Forwarded-For: 203.0.113.7\r\nUser-Agent: secret-agent\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
