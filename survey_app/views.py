@@ -24,6 +24,7 @@ from django.views.decorators.cache import never_cache
 
 from aggregator.privacy import blind_rsa
 
+from . import ohttp
 from .api import protocol_body
 from .credentials import public_credential
 from .integrity import groups_of_8, randomizer
@@ -113,7 +114,8 @@ def _respond_page(request, survey: Survey, *, invited: bool = False, survey_key:
                "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", "")}
 
     # django-csp's decorator, applied per request: the import map's hash follows the modules' files.
-    @csp_update({"script-src": [code.import_map_csp_source]})
+    # connect-src: the survey's Oblivious HTTP relay, if it has one.
+    @csp_update({"script-src": [code.import_map_csp_source], **ohttp.csp_update(survey)})
     def page(request):
         return render(request, "survey/respond.html", context)
 

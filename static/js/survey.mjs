@@ -18,6 +18,7 @@ import * as fields from "./fields.mjs";
 import { el } from "./fields.mjs";
 import { t } from "./i18n.mjs";
 import * as memos from "./memo.mjs";
+import { describeRoute, transport } from "./ohttp.mjs";
 import { PermanentResponse } from "./permanent.mjs";
 import { featureCode, featureSource } from "./questions.mjs";
 import { ByteSource } from "./random.mjs";
@@ -210,7 +211,11 @@ async function main() {
     fail(response.status === 410 ? t("This survey is closed.") : t("The survey could not be loaded. Please try again later."));
     return;
   }
-  const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey } = await response.json();
+  const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey, ohttp: relay } = await response.json();
+  // The page's two POSTs leave by one way: straight to this server, or through the survey's relay (./ohttp.mjs).
+  const post = transport(relay);
+  const route = document.getElementById("route-words");
+  if (route) route.replaceChildren(...(await describeRoute(relay, Boolean(surveyKey))).map((words) => el("p", {}, words)));
   if (surveyKey && (await keyIdOf(surveyKey.spki)) !== surveyKey.key_id) {
     fail(t("The survey's key does not match its published fingerprint, so your invitation will not be used and nothing will be sent. Please tell the survey's organiser."));
     return;
@@ -278,8 +283,8 @@ async function main() {
   if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
   const memoBox = document.getElementById("memo-words");
   // A preview keeps nothing, but shows what the real page tells a respondent whose browser can keep a copy.
-  const memoWords = preview ? `${t("In this preview nothing is kept. On the survey's page:")} ${memos.words({ invited: Boolean(surveyKey) })}`
-    : memos.words(bind);
+  const memoWords = preview ? `${t("In this preview nothing is kept. On the survey's page:")} ${memos.words({ invited: Boolean(surveyKey) }, { relayed: Boolean(relay) })}`
+    : memos.words(bind, { relayed: Boolean(relay) });
   if (memoBox) memoBox.replaceChildren(el("p", { text: memoWords }));
   const { memo: kept, discarded } = memos.read(storage, bind);
   let memo = kept && kept.report ? kept : null;  // a randomized report kept from an earlier attempt to send it
@@ -392,7 +397,7 @@ async function main() {
       el("p", { class: "review-summary" }, el("strong", { text: t("In short: ") }), summarize(body.report, protocol, questions)),
       ...blocks(words.review(body)),
       el("pre", { class: "payload", tabindex: "0", role: "region", "aria-label": t("The exact report"), text: JSON.stringify(body, null, 2) }),
-      ...(surveyKey ? [el("p", { class: "credential-words", text: t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. The survey's server does see the network address (IP) your browser connects from and the time of each request, so it could match the two requests by them, for example when few people answer at the same time.") })] : []));
+      ...(surveyKey ? [el("p", { class: "credential-words", text: (relay ? t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. Both requests go through the relay, so the survey's server does not see the network address (IP) your browser connects from, only the time of each request, by which it could still match the two requests when few people answer at the same time.") : t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. The survey's server does see the network address (IP) your browser connects from and the time of each request, so it could match the two requests by them, for example when few people answer at the same time.")) })] : []));
   }
 
   back.addEventListener("click", () => show(Math.max(0, page - 1)));
@@ -462,12 +467,8 @@ async function main() {
     }
     let answer;
     try {
-      answer = await fetch(redeemUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ token, blinded_msg: held.pending.blindedMsg, key_id: held.pending.key_id }),
-        ...PRIVATE,
-      });
+      answer = await post(redeemUrl,
+        JSON.stringify({ token, blinded_msg: held.pending.blindedMsg, key_id: held.pending.key_id }));
     } catch {
       if (!early) problem(`${t("Your invitation could not be redeemed (is the network down?).")}${keepWords()}`);
       return false;
@@ -567,12 +568,7 @@ async function main() {
       : { report: body.report, nonce: body.nonce };
     let sent;
     try {
-      sent = await fetch(reportUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify(sentBody),
-        ...PRIVATE,
-      });
+      sent = await post(reportUrl, JSON.stringify(sentBody));
     } catch {
       problem(`${t("The report could not be sent (is the network down?).")}${keepWords()}`);
       return;
