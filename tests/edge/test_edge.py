@@ -3,8 +3,9 @@ settings of docker/gunicorn.conf.py, compose's 2 workers × 4 threads) in front 
 so that one test can pause it (conftest.py). Report POSTs are the real API's, with real surveys' reports.
 
 - Slow clients (50 connections sending one byte per second, headers or bodies) do not delay a report POST beyond the
-  p99 measured just before on the same stack, plus ``NOISE`` for other users' work on a shared 2-core machine: the
-  stall they cause without the proxy (the control, straight to gunicorn) is a POST answered not at all within 3 s.
+  p99 measured just before and just after on the same stack, plus ``NOISE`` for other users' work on a shared 2-core
+  machine: the stall they cause without the proxy (the control, straight to gunicorn) is a POST answered not at all
+  within 3 s.
 - Request smuggling and framing (raw sockets): every ambiguous request is refused, or framed by Caddy alone — gunicorn
   receives Caddy's re-framed requests — and each connection stores exactly as many reports as it received 201s; the
   next connection's answer is its own.
@@ -29,9 +30,10 @@ import pytest
 from .http import p99, raw, request, statuses
 
 pytestmark = pytest.mark.slow
-#: Seconds a p99 may grow by with nothing but other users' work on the shared 2-core machine (a thread held by a slow
-#: client delays a POST by seconds: the control below waits over 3 s).
-NOISE = 0.25
+#: Seconds a p99 may grow by with nothing but other users' work on the shared 2-core machine (0.25 s was exceeded once
+#: in three runs at a load average of 9). A thread held by a slow client delays a POST until that client is done:
+#: the control below gets no answer within 3 s, and without the proxy nothing ends the wait before the client does.
+NOISE = 0.5
 
 
 def post(stack, port: int, index: int, timeout: float = 30) -> tuple[int, float]:
@@ -83,13 +85,16 @@ def test_slow_headers_and_bodies_do_not_delay_report_posts(stack):
         assert post(stack, port, i)[0] == 201
     baseline = [post(stack, port, 40 + i) for i in range(100)]
     assert {status for status, _ in baseline} == {201}
-    with SlowClients(port, stack.reports_path, headers=25, bodies=25, seconds=9) as slow:
+    with SlowClients(port, stack.reports_path, headers=25, bodies=25, seconds=9.5) as slow:
         time.sleep(2)  # every slow connection is open and has sent bytes
         attacked = [post(stack, port, 140 + i, timeout=10) for i in range(100)]
-        assert slow.opened == 50 and slow.cut == [], slow.cut  # the attack lasted the whole measurement
-    before, under = p99([t for _, t in baseline]), p99([t for _, t in attacked])
-    assert {status for status, _ in attacked} == {201}
-    assert under <= before + NOISE, (before, under)
+        assert slow.opened == 50 and slow.cut == [], slow.cut  # the attack lasted the whole measurement …
+        assert time.monotonic() < slow.deadline  # … and the slow clients were still sending
+    after = [post(stack, port, 240 + i) for i in range(100)]
+    # The usual p99: the worse of the windows just before and just after (other users' jobs come in bursts).
+    usual, under = max(p99([t for _, t in baseline]), p99([t for _, t in after])), p99([t for _, t in attacked])
+    assert {status for status, _ in attacked + after} == {201}
+    assert under <= usual + NOISE, (usual, under)
 
     # The control: the same clients straight to gunicorn hold its threads, and POSTs wait. Eight at once, since how
     # the kernel spreads connections over the two processes may leave one a free thread.
