@@ -119,7 +119,7 @@ def test_a_draft_changes_freely(admin_client):
 def test_the_management_api_refuses_too():
     """The management API (``survey_app.manage_api``) opens through ``open_survey`` and changes settings through
     ``Survey.clean``: an opened survey without reports keeps its privacy settings, and θ = 1 does not open."""
-    from tests.survey.test_manage_api import COMMUTE, designer
+    from tests.manage_support import COMMUTE, designer
 
     api = designer()
     assert api.post("/api/manage/surveys/", COMMUTE, format="json").status_code == 201
