@@ -73,8 +73,10 @@ from . import languages
 from . import reports as ingestion
 from .credentials import public_credential, redeem, redeem_if_unchanged, warm_keys
 from .models import Survey
+from .outcomes import MESSAGES, Result, Submission
 from .protocol import get_protocol, survey_version
-from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report, todays_assignment
+from .reports import submit_report, todays_assignment
+from .surveys import find_public_survey
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ A token survey's respondent takes part in two requests the server cannot link:
 
 1. **Redeem** (``redeem``): the invitation token and a *blinded* message the browser made from a random value only
    it knows (``static/js/credentials/blind.mjs``). The token is marked used by the conditional UPDATE of
-   ``survey_app.reports.consume_token`` in a transaction of its own, and the survey's active key signs the blinded
+   ``consume_token`` in a transaction of its own, and the survey's active key signs the blinded
    message (``aggregator.privacy.blind_rsa.blind_sign``). The blinded message is uniformly distributed whatever the
    value (RFC 9474 §7), so nothing stored or answered here says anything about the value.
 2. **Report** (``survey_app.reports.submit_report`` → ``admit`` → ``spend``): the report with the credential
@@ -30,7 +30,8 @@ from django.db import IntegrityError, connection, transaction
 from aggregator.privacy import blind_rsa
 
 from .models import InvitationToken, SpentCredential, Survey, SurveyKey
-from .reports import Outcome, Result, consume_token, find_public_survey
+from .outcomes import Outcome, Result
+from .surveys import _SURVEYS, find_public_survey
 
 __all__ = ["Credential", "Redemption", "active_key", "rotate_key", "public_credential", "redeem", "parse_credential",
            "spend", "credential_digest", "redeem_if_unchanged", "spend_statement", "verified", "PendingCredential",
@@ -157,6 +158,36 @@ def warm_keys(survey: Survey) -> int:
 
 # -- redemption ------------------------------------------------------------------------------------------------------
 
+def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcome | None:
+    """Mark ``token`` used if it is an unused invitation of ``survey`` (``None``), else ``TOKEN_USED`` or
+    ``TOKEN_UNKNOWN``. A conditional UPDATE (used false → true): of concurrent calls with one token, exactly one
+    succeeds (PostgreSQL's row lock; tests/survey/test_token_race.py).
+
+    ``redeemed_with`` (the SHA-256 of the blinded message being signed) is stored with the token, and a used token
+    redeemed again with the same non-empty digest is admitted once more (``None``): the same blinded message gets
+    the same signature, so a browser whose first answer was lost can retry without gaining a second credential.
+    The day it is redeemed is stored and the row marked ``fresh``: the next drain rewrites it with the rest of its
+    day (``survey_app.inbox.rewrite_redemptions``)."""
+    quote, meta = connection.ops.quote_name, InvitationToken._meta
+    used_column, redeemed_column, survey_column, token_column, day_column, fresh_column = (
+        quote(meta.get_field(name).column) for name in ("used", "redeemed_with", "survey", "token", "redeemed_on",
+                                                        "fresh"))
+    with connection.cursor() as cursor:  # the ORM's .update(), without its per-call compilation (bench/load)
+        cursor.execute(f"UPDATE {quote(meta.db_table)} SET {used_column} = true, {redeemed_column} = %s, "
+                       f"{day_column} = %s, {fresh_column} = true "
+                       f"WHERE {survey_column} = %s AND {token_column} = %s AND NOT {used_column}",
+                       [redeemed_with, datetime.datetime.now(datetime.UTC).date(), survey.pk, token])
+        if cursor.rowcount == 1:
+            return None
+    used = InvitationToken.objects.filter(survey=survey, token=token).values_list("redeemed_with", flat=True).first()
+    if used is None:
+        return Outcome.of(Result.TOKEN_UNKNOWN)
+    if redeemed_with and used == redeemed_with:
+        return None
+    return Outcome.of(Result.TOKEN_USED)
+
+
+
 @dataclass(frozen=True)
 class Redemption:
     """The outcome of ``redeem``: ``outcome`` says what happened; when it is ``SIGNED``, ``blind_signature``
@@ -245,8 +276,6 @@ def redeem_if_unchanged(slug: str, token: str, blinded_msg: str, key_id: str | N
     (used true → false, the digest cleared) before the error propagates, as the full path's rollback would. A crash
     in between leaves the token used with this message's digest: the state of an answer lost on its way, which the
     same blinded message redeems again (``consume_token``)."""
-    from .reports import _SURVEYS  # the cache of find_public_survey
-
     cached = _SURVEYS.get(slug) if key_id is not None and connection.vendor == "postgresql" else None
     if cached is None:
         return None
@@ -261,23 +290,25 @@ def redeem_if_unchanged(slug: str, token: str, blinded_msg: str, key_id: str | N
         return None
     digest = hashlib.sha256(message).hexdigest()
     quote, meta = connection.ops.quote_name, InvitationToken._meta
-    used, redeemed, token_survey, token_column = (quote(meta.get_field(name).column)
-                                                  for name in ("used", "redeemed_with", "survey", "token"))
+    used, redeemed, token_survey, token_column, day, fresh = (
+        quote(meta.get_field(name).column) for name in ("used", "redeemed_with", "survey", "token", "redeemed_on",
+                                                        "fresh"))
     tokens, surveys, keys = (quote(model._meta.db_table) for model in (InvitationToken, Survey, SurveyKey))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {tokens} SET {used} = true, {redeemed} = %s "
+            f"UPDATE {tokens} SET {used} = true, {redeemed} = %s, {day} = %s, {fresh} = true "
             f"WHERE {token_survey} = %s AND {token_column} = %s AND NOT {used} "
             f"AND EXISTS (SELECT 1 FROM {surveys} WHERE id = %s AND xmin::text = %s AND ctid::text = %s) "
             f"AND EXISTS (SELECT 1 FROM {keys} WHERE {_column(SurveyKey, 'survey')} = %s "
             f"AND {_column(SurveyKey, 'key_id')} = %s AND {_column(SurveyKey, 'active')})",
-            [digest, survey_id, token, survey_id, xmin, ctid, survey_id, key_id])
+            [digest, datetime.datetime.now(datetime.UTC).date(), survey_id, token, survey_id, xmin, ctid, survey_id,
+             key_id])
         if cursor.rowcount != 1:
             return None
         try:
             signature = blind_rsa.blind_sign(private, message)
         except BaseException:
-            cursor.execute(f"UPDATE {tokens} SET {used} = false, {redeemed} = '' "
+            cursor.execute(f"UPDATE {tokens} SET {used} = false, {redeemed} = '', {day} = NULL, {fresh} = false "
                            f"WHERE {token_survey} = %s AND {token_column} = %s AND {redeemed} = %s",
                            [survey_id, token, digest])
             raise

@@ -590,6 +590,14 @@ class InvitationToken(models.Model):
                   "(a browser that lost the answer retries), any other is refused. A blinded message is uniformly "
                   "random, independent of the credential (RFC 9474 §7.2).")
     created_on = models.DateField(default=timezone.localdate, editable=False)
+    redeemed_on = models.DateField(null=True, blank=True, editable=False, help_text="The day (UTC) it was redeemed.")
+    fresh = models.BooleanField(default=False, editable=False,
+                                help_text="Redeemed since the last drain, which rewrites these rows with the rest of "
+                                          "their day (survey_app.inbox): their system columns then order nothing "
+                                          "within the day.")
+
+    class Meta:
+        indexes = [models.Index(fields=["survey"], condition=models.Q(fresh=True), name="token_fresh")]
 
     def __str__(self) -> str:
         state = gettext("used") if self.used else gettext("unused")

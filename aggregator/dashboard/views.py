@@ -15,7 +15,6 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -26,7 +25,8 @@ from aggregator.api import records_to_matrix
 from aggregator.models import Job, ModelVersion, SurveyStatistics
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import SurveyProtocol
-from survey_app.models import PendingReport, Report, Survey, feature_labels
+from survey_app import inbox
+from survey_app.models import Survey, feature_labels
 from survey_app.permissions import can_manage, surveys_for
 from survey_app.protocol import get_protocol
 from survey_app.reports import todays_assignment
@@ -88,7 +88,7 @@ def _privacy_setting(survey: Survey) -> dict:
 
 def _pending_reports(survey: Survey, statistics: SurveyStatistics | None) -> int:
     """Reports in the inbox: received, not yet folded into any model."""
-    return PendingReport.objects.filter(survey=survey).count()
+    return inbox.pending_count(survey)
 
 
 def _with_percent(accuracy: dict | None) -> dict | None:
@@ -130,14 +130,7 @@ def survey_list(request):
 # -- survey page -----------------------------------------------------------------------------------------------
 def _reports_by_day(survey: Survey) -> list[tuple]:
     """(received_on, training, validation) per day with reports (folded, and still in the inbox)."""
-    days: dict = {}
-    for model in (Report, PendingReport):
-        for r in (model.objects.filter(survey=survey).values("received_on")
-                  .annotate(total=Count("id"), validation=Count("id", filter=Q(payload__has_key="validation")))
-                  .order_by()):
-            total, validation = days.get(r["received_on"], (0, 0))
-            days[r["received_on"]] = (total + r["total"], validation + r["validation"])
-    return [(day, total - validation, validation) for day, (total, validation) in sorted(days.items())]
+    return inbox.reports_by_day(survey)
 
 
 #: Largest id or version number a query parameter may name (PostgreSQL's bigint).
@@ -309,8 +302,6 @@ def reports_csv(request, slug: str):
     """Every stored report (folded, and still in the inbox), streamed as CSV: id, received_on, kind, payload
     (``exports.report_rows``), by day and, within a day, by random key (no order survives)."""
     survey = managed_survey(request, slug)
-    folded, pending = (model.objects.filter(survey=survey).values_list("id", "received_on", "payload")
-                       for model in (Report, PendingReport))
-    reports = folded.union(pending, all=True).order_by("received_on", "id").iterator(chunk_size=CSV_CHUNK)
+    reports = inbox.all_reports(survey, chunk_size=CSV_CHUNK)
     response = StreamingHttpResponse(exports.report_rows(reports), content_type="text/csv; charset=utf-8")
     return _attachment(response, f"{slug}-reports.csv")

@@ -19,7 +19,8 @@ from aggregator.demo_texts import add_german
 from aggregator.lab.datasets import DATASETS_DIR, MULTI_SEPARATOR, load_table, read_csv
 from aggregator.models import ModelVersion
 from aggregator.services import latest_version, retrain
-from survey_app.models import PendingReport, Question, Survey
+from survey_app import inbox
+from survey_app.models import Question, Survey
 from survey_app.services import create_survey_from_table
 
 #: Titles in plain words (respondents read them; issue 12 item 6): the settings are on the survey's dashboard page.
@@ -110,7 +111,7 @@ class Command(BaseCommand):
                     call_command("simulate", slug, str(data), "--respondents", str(count), "--seed", str(seed),
                                  stdout=self.stdout, stderr=self.stderr)
                     day = today - datetime.timedelta(days=days_ago)
-                    PendingReport.objects.filter(survey=survey).update(received_on=day)
+                    inbox.redate_pending(survey, day)
                     published = (datetime.datetime.combine(day, datetime.time(1), tzinfo=datetime.UTC)
                                  + datetime.timedelta(days=1))
                     version = retrain(survey, now=published)
