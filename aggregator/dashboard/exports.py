@@ -55,8 +55,8 @@ from django.utils import translation
 from aggregator.privacy import oracles
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR, SIGMA_FLOOR_FRACTION, NaiveBayesModel
+from aggregator.privacy.protocol import SurveyProtocol
 from aggregator.privacy.schema import Categorical, Numeric
-from aggregator.privacy.survey_protocol import SurveyProtocol
 
 from . import charts
 

@@ -1,4 +1,4 @@
-// A survey's randomization in the browser: mirrors aggregator/privacy/survey_protocol.py (encode, one respondent).
+// A survey's randomization in the browser: mirrors aggregator/privacy/protocol/ (encode, one respondent).
 // ``protocol`` is the JSON of GET /api/surveys/<slug>/protocol/ ("protocol" key); ``questionAnswers`` holds one answer
 // per feature question in protocol.questions order (a choice index, or a number for numeric questions); ``classCode``
 // the class answer's index. Returns the report to POST — nothing else of the answers leaves the page.
@@ -51,14 +51,14 @@ export function randomize(protocol, questionAnswers, classCode, rng, realPersona
   return ldpNb.perturb(protocol.ldp, engineCodes(protocol, answers), classCode, rng);
 }
 
-/** The published model's input for these answers (survey_protocol.to_model_input): projected; numeric features binned
+/** The published model's input for these answers (privacy.protocol to_model_input): projected; numeric features binned
  * unless the survey keeps them numeric (Gaussian NB). */
 export function modelInput(protocol, questionAnswers) {
   const answers = featureValues(protocol, questionAnswers);
   return protocol.numeric.handling === "gaussian" ? answers : engineCodes(protocol, answers);
 }
 
-/** A validation respondent's report (survey_protocol ``encode_validation``). MRR: the randomized record, marked.
+/** A validation respondent's report (privacy.protocol ``encode_validation``). MRR: the randomized record, marked.
  * LDP: was the published model right on my true answers? — only that bit, through binary randomized response. */
 export function validate(protocol, questionAnswers, classCode, rng, published, realPersonal = {}) {
   if (protocol.mode === "mrr") return { validation: randomize(protocol, questionAnswers, classCode, rng, realPersonal) };
@@ -66,7 +66,7 @@ export function validate(protocol, questionAnswers, classCode, rng, published, r
   return { validation: { version: published.version, report: oracles.perturb(protocol.validation.oracle, right, rng) } };
 }
 
-/** One respondent's payload (survey_protocol ``respond``): with a validation share, u = random() first; u < share
+/** One respondent's payload (privacy.protocol ``respond``): with a validation share, u = random() first; u < share
  * makes this respondent validate — for LDP only when a model is published ({version, model}). */
 export function respond(protocol, questionAnswers, classCode, rng, { realPersonal = {}, published = null } = {}) {
   const share = protocol.validation ? protocol.validation.share : 0;

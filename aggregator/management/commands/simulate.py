@@ -27,10 +27,10 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
-from aggregator.lab.datasets import MISSING, load_table, option_name
 from survey_app import inbox
 from survey_app.models import PREFER_NOT_TO_SAY, Question, Survey
 from survey_app.protocol import get_protocol
+from survey_app.tables import MISSING, load_table, option_name
 
 BATCH = 2000
 
@@ -47,7 +47,7 @@ def _column_for(question: Question, columns) -> str:
 
 def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
     """(X, y) in the survey's codes: X one column per feature question (choice index or number), y class indices."""
-    from aggregator.lab.datasets import read_csv
+    from survey_app.tables import read_csv
 
     try:
         columns = list(read_csv(path).columns)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import FrequencyOracle
+from .registry import get
 
 __all__ = ["choose", "CANDIDATES", "adaptive", "mean_exact_variance"]
 
@@ -40,8 +41,6 @@ def mean_exact_variance(fo: FrequencyOracle) -> float:
 
 def choose(epsilon: float, domain: int) -> str:
     """Name of the least-exact-variance protocol among DE, OLH, SS, OUE for this ε and d (ties → smallest report)."""
-    from . import get  # late import: the registry imports this module
-
     best_name, best_var = CANDIDATES[0], mean_exact_variance(get(CANDIDATES[0], epsilon=epsilon, domain=domain))
     for name in CANDIDATES[1:]:
         var = mean_exact_variance(get(name, epsilon=epsilon, domain=domain))
@@ -52,8 +51,6 @@ def choose(epsilon: float, domain: int) -> str:
 
 def adaptive(*, epsilon: float, domain: int) -> FrequencyOracle:
     """An instance of ``choose(epsilon, domain)``."""
-    from . import get
-
     return get(choose(epsilon, domain), epsilon=epsilon, domain=domain)
 
 

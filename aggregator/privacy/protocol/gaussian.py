@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from .. import noise, oracles
-from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_duchi_epsilon, realized_oracle_epsilon
+from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_duchi_epsilon
+from ..browser_epsilon import realized_oracle_epsilon
 from ..continuous.approaches import APPROACH_CLASSES, AllVectors, OneBit
 from ..continuous.gaussian import GROUP_LABELS, MEAN, SQUARE, GaussianReports, GaussianStats, LDPGaussianNB
 from ..jsonable import json_safe

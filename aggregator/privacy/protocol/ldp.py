@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import allocation
 from ..assignment import cdf, check_probabilities
-from ..browser_arithmetic import realized_oracle_epsilon
+from ..browser_epsilon import realized_oracle_epsilon
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
 from ..naive_bayes.fit import fit_nonprivate
