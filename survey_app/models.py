@@ -178,7 +178,8 @@ class Survey(models.Model):
     )
     retrain_minutes = models.PositiveIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
-        help_text=_("While the survey is open, workers fold new reports and publish a new model this often."),
+        help_text=_("While the survey is open, workers publish a new model this often. New reports leave the inbox "
+                    "at most 10 minutes apart, whatever this says."),
     )
 
     created_at = models.DateTimeField(auto_now_add=True)
