@@ -11,8 +11,8 @@ killed outright has its tasks redelivered after the broker's visibility timeout,
 
 The live window: ``drain_inboxes`` (beat, every ``COINFLIP_DRAIN_MINUTES``, at most 10) drains every survey whose inbox
 or redemptions are unsettled, whatever its ``retrain_minutes`` (which paces publishing only); every task that drains
-then VACUUMs the drained tables (``survey_app.inbox.vacuum``) once its transaction has committed. None returns a count
-(Celery logs a task's result; its duration is dropped by ``coinflip.security.QuietDrainFilter``).
+then VACUUMs the drained tables (``survey_app.inbox.vacuum``) once its transaction has committed. None returns a count,
+and the worker logs no "succeeded" line (with its duration) for them (``coinflip.security.QuietDrainFilter``).
 """
 from __future__ import annotations
 

@@ -224,8 +224,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     # django.request logs the path of every 4xx/5xx answer, and runserver's django.server every request line (`make
     # run`): invitation tokens in survey URLs are replaced; and no line keeps an IP address or a query string
-    # (coinflip.security.RedactAddressesFilter). Celery's task-trace lines of the drain tasks lose their duration and
-    # result (coinflip.security.QuietDrainFilter): a drain's duration grows with the reports it moved.
+    # (coinflip.security.RedactAddressesFilter). Celery logs no "succeeded" line for a drain task
+    # (coinflip.security.QuietDrainFilter): its duration, result and time grow with the reports the drain moved.
     "filters": {"redact_tokens": {"()": "coinflip.security.RedactTokensFilter"},
                 "redact_addresses": {"()": "coinflip.security.RedactAddressesFilter"},
                 "quiet_drains": {"()": "coinflip.security.QuietDrainFilter"}},

@@ -3,7 +3,7 @@
 * every inbox is drained, and its redemptions rewritten, at least every ``COINFLIP_DRAIN_MINUTES`` (≤ 10) whatever the
   survey's ``retrain_minutes`` (which paces publishing only);
 * after a drain, VACUUM leaves no dead row version of the drained tables (``pgstattuple``'s exact count);
-* Celery's trace line of a drain task carries no duration and no result.
+* Celery's worker logs no success line (with a duration, a result or a time) for a drain task.
 """
 import datetime
 import logging
@@ -98,9 +98,10 @@ def test_vacuum_refuses_to_run_inside_a_transaction(db):
         inbox.vacuum()  # the test's own transaction
 
 
-def test_a_drain_tasks_trace_line_has_no_duration_or_result(caplog):
+def test_a_drain_task_leaves_no_success_line_with_its_duration_or_result(caplog):
     """What Celery's worker logs when a task succeeds (``celery.app.trace.LOG_SUCCESS`` with its documented
-    arguments), through the project's logging configuration."""
+    arguments), through the project's logging configuration: nothing for a drain task (tests/security/
+    test_embedded_logs.py runs a real worker)."""
     caplog.set_level(logging.INFO, logger="celery.app.trace")
     logger = logging.getLogger("celery.app.trace")
     for name in (tasks.drain_inboxes.name, tasks.fold_survey.name, tasks.retrain_survey.name):
@@ -109,7 +110,4 @@ def test_a_drain_tasks_trace_line_has_no_duration_or_result(caplog):
     logger.info(trace.LOG_SUCCESS, {"id": "9a2b", "name": "other.task", "return_value": "None", "runtime": 0.25,
                                     "args": "", "kwargs": ""})
     lines = [r.getMessage() for r in caplog.records if r.name == "celery.app.trace"]
-    assert lines[:3] == [f"Task {name}[4f1c] succeeded" for name in (tasks.drain_inboxes.name, tasks.fold_survey.name,
-                                                                      tasks.retrain_survey.name)]
-    assert "0.53" not in "".join(lines) and "17" not in "".join(lines)
-    assert lines[3] == "Task other.task[9a2b] succeeded in 0.25s: None"  # other tasks: as Celery writes them
+    assert lines == ["Task other.task[9a2b] succeeded in 0.25s: None"]  # other tasks: as Celery writes them

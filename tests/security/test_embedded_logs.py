@@ -1,10 +1,13 @@
 """No invitation token and no IP address in any log of the embedded default (`make run`: runserver on SQLite with the
 filesystem broker): runserver is started in a subprocess as the Procfile starts it, an invited respondent opens the
-token page, redeems the token and sends a report (``manage.py simulate`` over HTTP), opens the page again (409: used),
-and everything the server wrote — every logger, stdout and stderr — is read."""
+token page, redeems the token and sends a report (``manage.py simulate`` over HTTP), opens the page again (409: used);
+then a Celery worker (as the Procfile starts it, on the filesystem broker) runs the drain. Everything the server and
+the worker wrote — every logger, stdout and stderr — is read: no token, no address, and no success line (with its
+duration) of the drain."""
 import os
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -68,7 +71,28 @@ def test_runserver_logs_no_token_and_no_address_during_a_redemption_and_a_report
         server.wait(timeout=20)
         out.close()
         err.close()
-    logged = (tmp_path / "server.out").read_text() + (tmp_path / "server.err").read_text()
+    worker_log = (tmp_path / "worker.log").open("w")
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "coinflip", "worker", "--loglevel=INFO",
+                               "--concurrency=1"], cwd=ROOT, env=env, stdout=worker_log, stderr=subprocess.STDOUT)
+    try:
+        subprocess.run([sys.executable, "-c", "import django; django.setup(); from aggregator import tasks; "
+                        "tasks.drain_inboxes.delay()"], cwd=ROOT, env=env, check=True, capture_output=True)
+        database = sqlite3.connect(tmp_path / "db.sqlite3")
+        for _ in range(300):
+            if database.execute("SELECT count(*) FROM survey_app_pendingreport").fetchone()[0] == 0:
+                break
+            time.sleep(0.2)
+        assert database.execute("SELECT count(*) FROM survey_app_report").fetchone()[0] == 2  # drained
+        database.close()
+        time.sleep(1)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+        worker_log.close()
+    worked = (tmp_path / "worker.log").read_text()
+    assert "Task aggregator.tasks.drain_inboxes[" in worked and " received" in worked  # the worker's log was read
+    assert "drain_inboxes" not in "".join(line for line in worked.splitlines() if "succeeded" in line), worked
+    logged = (tmp_path / "server.out").read_text() + (tmp_path / "server.err").read_text() + worked
     assert '"GET /s/vote-invited/t/<token>/ HTTP/1.1" 200' in logged  # the request lines were read, redacted
     assert '"GET /s/vote-invited/t/<token>/ HTTP/1.1" 409' in logged
     assert "POST /api/surveys/vote-invited/invitations/redeem/" in logged
