@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import datetime
 
-from django.db import connection
-
 from .models import ModelVersion
 
 
@@ -30,14 +28,3 @@ def validation_version_metrics(survey, midnight: datetime.datetime) -> dict | No
 def version_exists(survey, version: int) -> bool:
     """Whether ``survey`` has published version number ``version``."""
     return ModelVersion.objects.filter(survey_id=survey.pk, version=version).exists()
-
-
-def is_validation_version_sql(survey_id: int, version: int, midnight: datetime.datetime) -> tuple[str, list]:
-    """An SQL condition (and its parameters) that holds when ``version`` is the newest version of the survey
-    published before ``midnight``: ``validation_version_number`` checked inside another statement (the report
-    API's one-statement path, ``survey_app.reports.store_if_unchanged``)."""
-    quote, meta = connection.ops.quote_name, ModelVersion._meta
-    survey_column, version_column, created_column = (
-        quote(meta.get_field(name).column) for name in ("survey", "version", "created_at"))
-    return (f"%s = (SELECT max({version_column}) FROM {quote(meta.db_table)} WHERE {survey_column} = %s "
-            f"AND {created_column} < %s)", [version, survey_id, midnight])

@@ -281,6 +281,7 @@ def fold_new_reports(survey: Survey, batch_size: int = 5000, progress=None) -> i
         row = _locked_statistics(survey)
         days = Days.of_row(protocol, row)
         drain = Drain()
+        inbox.drop_resent(survey)
         partials = _merge_partials(protocol, survey, days, drain)
         pending = inbox.pending_rows(survey)
         total = pending.count() if progress else 0  # the merged partials' rows included: still in the inbox
@@ -297,6 +298,7 @@ def merge_partials(survey: Survey) -> int:
         row = _locked_statistics(survey)
         days = Days.of_row(protocol, row)
         drain = Drain()
+        inbox.drop_resent(survey)
         partials = _merge_partials(protocol, survey, days, drain)
         _finish(row, days, drain, partials)
     return days.count

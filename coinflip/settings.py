@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",  # the management API's tokens (survey_app/manage_api.py)
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from our static files, not a CDN
     "django_celery_beat",
@@ -67,10 +68,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "coinflip.middleware.HealthCheckMiddleware",  # first: /healthz before the host check and the HTTPS redirect
     "django.middleware.security.SecurityMiddleware",
-    "coinflip.middleware.CSPMiddleware",  # django-csp's, the settings' header built once
+    "csp.middleware.CSPMiddleware",
     "coinflip.middleware.DatabaseUnavailableMiddleware",
-    "coinflip.middleware.NulByteMiddleware",  # these four also guard the respondents' fast path (coinflip.fastpath)
+    "coinflip.middleware.NulByteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # after sessions, before common: cookie or Accept-Language
@@ -110,8 +112,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # An unreachable server fails a request within seconds (a 503) instead of holding its worker: gunicorn's event
-    # loop answers respondents' reports itself (coinflip/inline.py), and its arbiter kills a worker silent for 30 s.
+    # An unreachable server fails a request within seconds (a 503) instead of holding a worker's thread until
+    # gunicorn's arbiter kills the worker.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
     if os.environ.get("DATABASE_PREPARED_STATEMENTS", "1") != "0":
         # Parameters bound by the server and a statement prepared on its third execution in a connection: PostgreSQL
@@ -165,6 +167,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # drf-spectacular's default hook, and the report body's schema closed (survey_app.api.close_report_body).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "survey_app.api.close_report_body"],
 }
 
 # --- Celery ---------------------------------------------------------------------------------------
@@ -192,6 +196,7 @@ CELERY_BEAT_SCHEDULE = {
     "reap stale jobs": {"task": "aggregator.tasks.reap_stale_jobs", "schedule": 60.0},
     "settle closed surveys": {"task": "aggregator.tasks.settle_closed_surveys", "schedule": 600.0},
     "drain inboxes": {"task": "aggregator.tasks.drain_inboxes", "schedule": 60.0 * COINFLIP_DRAIN_MINUTES},
+    "survey calendars": {"task": "survey_app.tasks.apply_survey_calendars", "schedule": 60.0},
 }
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

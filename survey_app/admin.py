@@ -24,11 +24,14 @@ from .permissions import can_manage, surveys_for
 from .pilot import fit_pilot
 from .protocol import get_protocol
 from .services import (
+    KINDS_WITH_CHOICES,
     choice_lines,
     clone_survey,
+    close_survey,
     create_survey_from_table,
     fit_projection,
     generate_tokens,
+    open_survey,
     parse_choice_lines,
     read_table,
     sync_choices,
@@ -58,10 +61,23 @@ FIELD_LABELS = {
 }
 
 
+class TranslationsField(forms.JSONField):
+    """A ``translations`` box: empty when there are none (never a bare "{}"), and an empty box means none."""
+
+    def prepare_value(self, value):
+        return "" if value in (None, {}, "{}") else super().prepare_value(value)
+
+    def to_python(self, value):
+        return {} if value in (None, "") or (isinstance(value, str) and not value.strip()) else super().to_python(value)
+
+
 class TranslatedLabelsMixin:
-    """Form fields labelled from ``FIELD_LABELS`` (in the page's language)."""
+    """Form fields labelled from ``FIELD_LABELS`` (in the page's language); ``translations`` boxes as
+    ``TranslationsField``, narrow enough for a table row."""
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "translations":
+            kwargs.update(form_class=TranslationsField, widget=forms.Textarea(attrs={"rows": 2, "cols": 36}))
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None and db_field.name in FIELD_LABELS:
             field.label = FIELD_LABELS[db_field.name]
@@ -273,7 +289,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [QuestionInline]
-    readonly_fields = ("privacy_report", "invitation_key")
+    readonly_fields = ("privacy_report", "invitation_key", "webhook_secret")
     change_list_template = "admin/survey_app/survey/change_list.html"
 
     class Media:
@@ -281,6 +297,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "retrain_minutes")}),
+        (_("Schedule and quota"), {"fields": ("opens_at", "closes_at", "quota")}),
+        (_("Webhook"), {"fields": ("webhook_url", "webhook_secret"), "classes": ("collapse",)}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
         (_("Privacy"), {
             "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "allocation",
@@ -452,21 +470,20 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         """Open only surveys whose protocol the engine accepts (a class question with ≥ 2 answers, features, …)."""
         for survey in queryset:
             try:
-                get_protocol(survey)
+                open_survey(survey)
             except ValueError as exc:
                 self.message_user(request, gettext("%(slug)s cannot open: %(reason)s")
                                   % {"slug": survey.slug, "reason": reason(exc)}, messages.ERROR)
                 continue
-            survey.status = Survey.Status.OPEN
-            survey.save(update_fields=["status"])
             self.message_user(request, gettext("%(slug)s is open: %(link)s")
                               % {"slug": survey.slug, "link": f"/s/{survey.slug}/"}, messages.SUCCESS)
 
     @admin.action(description=_("Close the selected surveys"))
     def close_surveys(self, request, queryset):
-        for survey in queryset:  # one save each, so the retraining schedule follows (aggregator.schedules)
-            survey.status = Survey.Status.CLOSED
-            survey.save(update_fields=["status"])
+        for survey in queryset:
+            close_survey(survey)
+            self.message_user(request, gettext("%(slug)s is closed: it takes no more reports.")
+                              % {"slug": survey.slug}, messages.SUCCESS)
 
     @admin.action(description=_("Clone (a draft copy whose privacy settings can be changed)"))
     def clone(self, request, queryset):
@@ -517,11 +534,14 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         return response
 
 
-class ChoiceInline(LockedInlineMixin, admin.TabularInline):
+class ChoiceInline(LockedInlineMixin, TranslatedLabelsMixin, admin.TabularInline):
     model = Choice
     verbose_name, verbose_name_plural = _("choice"), _("choices")
-    extra = 2
     fields = ("position", "label", "personal_probability", "translations")
+
+    def get_extra(self, request, obj=None, **kwargs):
+        """Two empty rows for a question still without choices, none once it has them."""
+        return 0 if obj is not None and obj.pk and obj.choices.exists() else 2
 
 
 class OfDesignedSurveyMixin:
@@ -553,6 +573,11 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
                    titled("survey", admin.RelatedOnlyFieldListFilter))
     search_fields = ("name", "text")
     inlines = [ChoiceInline]
+
+    def get_inlines(self, request, obj):
+        """Choice rows only for the kinds whose answers are choices (a yes/no question's are no/yes, a number has
+        none)."""
+        return [] if obj is not None and obj.kind not in KINDS_WITH_CHOICES else self.inlines
 
     # -- back to the survey: a question is edited from its survey's page, so "Save" and "Delete" return there, not
     # to the list of every survey's questions ("Save and continue editing" and "Save and add another" stay). --------

@@ -1,7 +1,7 @@
 """The inbox, the stored reports and the redemptions' rows: survey_app's selectors and services for the aggregator's
 drain (``aggregator.services``), which never touches these tables itself.
 
-A report POST inserts into the inbox (``PendingReport``; ``survey_app.reports.store_report``); a redemption marks its
+A report POST inserts into the inbox (``PendingReport``; ``store_report``); a redemption marks its
 invitation token used (``survey_app.credentials``) and a token report spends a credential (``SpentCredential``). The
 aggregator reads the inbox through ``pending_rows`` and hands the rows it folded to ``move_to_reports``, in the
 transaction that adds their statistics.
@@ -104,6 +104,65 @@ def unsettled(survey: Survey) -> bool:
 
 # -- services --------------------------------------------------------------------------------------------------------
 
+def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None, nonce: str | None = None,
+                 day: datetime.date | None = None) -> bool:
+    """Insert one report into the inbox, as ``PendingReport.objects.create(survey=survey, payload=payload,
+    nonce=nonce)`` would (the model has no ``save`` override and no signal receivers; its key is a random UUID), in
+    one INSERT built from the model's fields; returns whether the report was added.
+
+    Parameters
+    ----------
+    survey, payload
+        The survey and the report, stored verbatim.
+    spend
+        A token survey's credential (``survey_app.credentials.spend_statement``: an INSERT … SELECT of its digest):
+        the report is added in the same statement only if the digest was — both or neither (PostgreSQL: a
+        data-modifying CTE).
+    nonce
+        The report's idempotency nonce: nothing is added if a report of the survey already holds it, in the inbox
+        (its unique constraint) or in ``Report``.
+    day
+        The day it was received (default: today, UTC): the caller passes the day of the instant its checks used.
+    """
+    quote, meta = connection.ops.quote_name, PendingReport._meta
+    fields = [meta.get_field(n) for n in ("id", "survey", "payload", "received_on", "nonce")]
+    columns = ", ".join(quote(f.column) for f in fields)
+    id_field, _, payload_field, date_field, _ = fields
+    values = [id_field.get_db_prep_save(id_field.get_default(), connection), survey.pk,
+              payload_field.get_db_prep_save(payload, connection),
+              date_field.get_db_prep_save(day or datetime.datetime.now(datetime.UTC).date(), connection), nonce]
+    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, %s, %s, %s"
+    if spend is not None:
+        spend_sql, spend_values = spend
+        sql = f"WITH spent AS ({spend_sql} ON CONFLICT DO NOTHING RETURNING 1) {sql} FROM spent"
+        values = spend_values + values
+    if nonce is not None:
+        report = Report._meta
+        survey_column, nonce_column = (quote(report.get_field(n).column) for n in ("survey", "nonce"))
+        sql += (f" WHERE NOT EXISTS (SELECT 1 FROM {quote(report.db_table)} "
+                f"WHERE {survey_column} = %s AND {nonce_column} = %s) ON CONFLICT DO NOTHING")
+        values += [survey.pk, nonce]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        return cursor.rowcount == 1
+
+
+def nonce_stored(survey: Survey, nonce: str | None) -> bool:
+    """Whether a report of ``survey`` with the idempotency ``nonce`` is stored (in the inbox or folded)."""
+    if nonce is None:
+        return False
+    return (PendingReport.objects.filter(survey=survey, nonce=nonce).exists()
+            or Report.objects.filter(survey=survey, nonce=nonce).exists())
+
+
+def drop_resent(survey: Survey) -> int:
+    """Delete the survey's inbox rows whose nonce a folded report already holds: a resend that raced the drain that
+    moved its first copy (``store_report`` checks both tables, but not atomically with a drain). Never folded, so
+    counted once. Call in the drain's transaction, under its lock; returns how many."""
+    folded = Report.objects.filter(survey=survey, nonce__isnull=False).values("nonce")
+    return PendingReport.objects.filter(survey=survey, nonce__in=folded).delete()[0]
+
+
 def store_many(survey: Survey, payloads: list, day: datetime.date | None = None) -> None:
     """Insert reports into the inbox in bulk (simulations; ``day``: the day they count as received, default today)."""
     day = day or datetime.datetime.now(datetime.UTC).date()
@@ -164,14 +223,16 @@ def _move_day_sql(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> i
         cursor.execute(f"SELECT count(*) FROM {report} WHERE survey_id = %s AND received_on = %s", [survey.pk, day])
         earlier = cursor.fetchone()[0]
         rows = _rewrite_shuffled(
-            cursor, "coinflip_rewrite_reports", "payload jsonb NOT NULL",
-            f"WITH earlier AS (DELETE FROM {report} WHERE survey_id = %s AND received_on = %s RETURNING payload), "
-            f"moved AS (DELETE FROM {pending} WHERE survey_id = %s AND id = ANY(%s::uuid[]) RETURNING payload) "
-            f"INSERT INTO coinflip_rewrite_reports (n, payload) SELECT row_number() OVER (ORDER BY random()), payload "
-            f"FROM (SELECT payload FROM earlier UNION ALL SELECT payload FROM moved) AS day",
+            cursor, "coinflip_rewrite_reports", "payload jsonb NOT NULL, nonce text",
+            f"WITH earlier AS (DELETE FROM {report} WHERE survey_id = %s AND received_on = %s "
+            f"RETURNING payload, nonce), "
+            f"moved AS (DELETE FROM {pending} WHERE survey_id = %s AND id = ANY(%s::uuid[]) RETURNING payload, nonce) "
+            f"INSERT INTO coinflip_rewrite_reports (n, payload, nonce) SELECT row_number() OVER (ORDER BY random()), "
+            f"payload, nonce FROM (SELECT payload, nonce FROM earlier UNION ALL SELECT payload, nonce FROM moved) "
+            f"AS day",
             [survey.pk, day, survey.pk, ids],
-            f"INSERT INTO {report} (id, survey_id, payload, received_on) SELECT gen_random_uuid(), %s, payload, %s "
-            f"FROM coinflip_rewrite_reports WHERE n > %s AND n <= %s ORDER BY n", [survey.pk, day])
+            f"INSERT INTO {report} (id, survey_id, payload, received_on, nonce) SELECT gen_random_uuid(), %s, payload, "
+            f"%s, nonce FROM coinflip_rewrite_reports WHERE n > %s AND n <= %s ORDER BY n", [survey.pk, day])
         return rows - earlier
 
 
@@ -179,17 +240,17 @@ def _move_day_python(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -
     """Other databases (the embedded SQLite, small): the same rewrite through the ORM, shuffled by the system's secure
     random source; returns how many inbox rows moved."""
     earlier = Report.objects.filter(survey=survey, received_on=day)
-    payloads = list(earlier.values_list("payload", flat=True))
-    earlier._raw_delete(earlier.db)
+    rows = list(earlier.values_list("payload", "nonce"))
+    earlier.delete()
     moved = 0
     for part in chunks(ids):
-        rows = PendingReport.objects.filter(survey=survey, id__in=part)
-        part_payloads = list(rows.values_list("payload", flat=True))
-        moved += rows._raw_delete(rows.db)
-        payloads += part_payloads
-    random.SystemRandom().shuffle(payloads)
-    Report.objects.bulk_create([Report(id=uuid.uuid4(), survey=survey, payload=p, received_on=day) for p in payloads],
-                               batch_size=2000)
+        pending = PendingReport.objects.filter(survey=survey, id__in=part)
+        part_rows = list(pending.values_list("payload", "nonce"))
+        moved += pending.delete()[0]
+        rows += part_rows
+    random.SystemRandom().shuffle(rows)
+    Report.objects.bulk_create([Report(id=uuid.uuid4(), survey=survey, payload=payload, received_on=day, nonce=nonce)
+                                for payload, nonce in rows], batch_size=2000)
     return moved
 
 

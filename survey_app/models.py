@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.protocol import ConfigError, build, check_settings
 
-from . import languages
+from . import languages, webhooks
 from .languages import PREFER_NOT_TO_SAY
 
 #: A question with more choices than this is shown as a dropdown when its style is "auto".
@@ -118,6 +118,22 @@ class Survey(models.Model):
                   "{\"de\": {\"title\": \"…\", \"description\": \"…\"}}."))
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
+
+    opens_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text=_("A draft opens by itself at this time (checked every minute), if the survey can run by then."))
+    closes_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("An open survey closes by itself at this time (checked every minute)."))
+    quota = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text=_("An open survey closes by itself once it has this many reports (checked every minute, so a few "
+                    "more may arrive in the last minute)."))
+
+    webhook_url = models.URLField(
+        blank=True, help_text=_("Hears a signed POST when a new model version is published (https; "
+                                "docs/management-api.md)."))
+    webhook_secret = models.CharField(max_length=64, blank=True, editable=False,
+                                      help_text=_("Signs the webhook's requests (HMAC-SHA256)."))
 
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
     theta = models.FloatField(
@@ -225,6 +241,11 @@ class Survey(models.Model):
                 errors["reference_sample"] = _("PCA/DCA needs a public reference sample.")
         if self.projection != self.Projection.NONE and not self.projection_components:
             errors["projection_components"] = _("Say how many components to keep.")
+        if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
+            errors["closes_at"] = _("The survey must close after it opens.")
+        if self.webhook_url and webhooks.check_url(self.webhook_url):
+            errors["webhook_url"] = _("A webhook address must use https (plain http only to this machine: "
+                                      "localhost or 127.0.0.1).")
         if self.pk and self.has_reports():
             previous = Survey.objects.get(pk=self.pk)
             changed = [f for f in PROTOCOL_FIELDS if getattr(previous, f) != getattr(self, f)]
@@ -255,6 +276,14 @@ class Survey(models.Model):
     def has_reports(self) -> bool:
         """Whether any report arrived (folded or still in the inbox)."""
         return self.pk is not None and (self.reports.exists() or self.pending_reports.exists())
+
+    def save(self, *args, **kwargs):
+        """Saved; a webhook address gets its signing secret the first time it is set."""
+        if self.webhook_url and not self.webhook_secret:
+            self.webhook_secret = webhooks.new_secret()
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "webhook_secret"}
+        super().save(*args, **kwargs)
 
     def report_total(self) -> int:
         """How many reports arrived: folded (``Report``) and still in the inbox (``PendingReport``)."""
@@ -598,6 +627,12 @@ class InvitationToken(models.Model):
         return f"{self.token[:6]}… ({state})"
 
 
+#: A report's idempotency nonce: 128 random bits in unpadded base64url (RFC 4648 §5), 22 characters, the last one
+#: carrying 2 bits (A, Q, g or w); a resend of a report with a stored nonce is answered as stored, not stored again.
+NONCE_CHARS = 22
+NONCE_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw]$"
+
+
 class Report(models.Model):
     """One folded randomized report, exactly as the browser sent it (already validated by the engine).
 
@@ -611,16 +646,19 @@ class Report(models.Model):
     survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
+    nonce = models.CharField(max_length=NONCE_CHARS, null=True, blank=True, editable=False,
+                             help_text="The report's random idempotency nonce, if it sent one (docs/threat-model.md).")
 
     class Meta:
         indexes = [models.Index(fields=["survey", "received_on"], name="report_survey_day")]
+        constraints = [models.UniqueConstraint(fields=["survey", "nonce"], name="report_survey_nonce")]
 
     def __str__(self) -> str:
         return f"report {self.pk} of {self.survey_id}"
 
 
 class PendingReport(models.Model):
-    """The inbox: a report accepted but not yet folded (``survey_app.reports.store_report`` writes it; the next fold
+    """The inbox: a report accepted but not yet folded (``survey_app.inbox.store_report`` writes it; the next fold
     deletes it and moves it into ``Report``). A random key; a database reader sees these rows arrive until then."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -628,9 +666,12 @@ class PendingReport(models.Model):
     survey = models.ForeignKey(Survey, related_name="pending_reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
+    nonce = models.CharField(max_length=NONCE_CHARS, null=True, blank=True, editable=False,
+                             help_text="The report's random idempotency nonce, if it sent one (docs/threat-model.md).")
 
     class Meta:
         indexes = [models.Index(fields=["survey", "id"], name="pending_survey_id")]
+        constraints = [models.UniqueConstraint(fields=["survey", "nonce"], name="pending_survey_nonce")]
 
     def __str__(self) -> str:
         return f"pending report {self.pk} of {self.survey_id}"

@@ -81,12 +81,14 @@ STORED = Outcome.of(Result.STORED)
 class Submission:
     """A parsed request body: the randomized report (as the browser sent it: it is stored verbatim), the invitation
     token if any (refused for token surveys: ``TOKEN_IN_REPORT``) and the credential object if any (a token survey's
-    ``{"value", "signature", "key_id"}``, read by ``survey_app.credentials.parse_credential``)."""
+    ``{"value", "signature", "key_id"}``, read by ``survey_app.credentials.parse_credential``) and the report's
+    idempotency nonce if any (``survey_app.models.NONCE_PATTERN``)."""
 
     report: Any
     token: str | None = None
     credential: Any = None
+    nonce: str | None = None
 
 
-#: A submission, or a function reading it from the request (called at most once; see ``submit_report``).
+#: A submission, or a function reading it from the request (called once, after the survey's checks).
 Body = Submission | Callable[[], Submission]

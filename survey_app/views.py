@@ -6,6 +6,7 @@ SHA-256 of every module, the Content-Security-Policy of the response allows exac
 no other inline script, and the page shows the randomizer hash so anyone can check which code randomized the answers."""
 from __future__ import annotations
 
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, JsonResponse
@@ -51,12 +52,15 @@ def _respond_page(request, survey: Survey, *, token: str = "", survey_key: dict 
     code = randomizer()
     if survey_key is not None:
         survey_key["key_id_parts"] = groups_of_8(survey_key["key_id"])
-    response = render(request, "survey/respond.html", {
-        "survey": survey, "token": token, "randomizer": code, "survey_key": survey_key, "preview": preview,
-        "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
-    })
-    response._csp_update = {"script-src": [code.import_map_csp_source]}  # what django-csp's @csp_update sets
-    return response
+    context = {"survey": survey, "token": token, "randomizer": code, "survey_key": survey_key, "preview": preview,
+               "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", "")}
+
+    # django-csp's decorator, applied per request: the import map's hash follows the modules' files.
+    @csp_update({"script-src": [code.import_map_csp_source]})
+    def page(request):
+        return render(request, "survey/respond.html", context)
+
+    return page(request)
 
 
 # -- a designer's preview (issue 12 item 2) ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("coinflip", "survey_app", "aggregator")
 
 #: What the aggregator may read of its own tables for survey_app (aggregator/selectors.py).
-SELECTORS = {"validation_version_number", "validation_version_metrics", "version_exists", "is_validation_version_sql"}
+SELECTORS = {"validation_version_number", "validation_version_metrics", "version_exists"}
 
 #: survey_app's tables that belong to the report path: the aggregator reaches them only through survey_app.inbox.
 REPORT_TABLE_MODELS = {"PendingReport", "Report", "SpentCredential", "InvitationToken", "SurveyKey"}
@@ -34,6 +34,7 @@ SURVEY_APP_CONTRACT = {
     "survey_app.services": {"create_survey_from_table"},
     "survey_app.tables": None,                # reading CSV tables (framework-free)
     "survey_app.credentials": {"start_credential", "finish_credential"},  # the client half (simulations)
+    "survey_app.tasks": {"deliver_webhook"},  # a published version's webhook
     # The report API's HTTP helpers, shared by the model API.
     "survey_app.api": {"BoundedJSONParser", "ErrorSchema", "FieldErrors", "SlugParameter", "public_survey"},
 }

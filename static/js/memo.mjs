@@ -5,7 +5,8 @@
 // invitation, the credential that report goes with (issue 11, ./credentials/blind.mjs): first the pending state
 // (the random value, the blinding inverse, the blinded message and the key) and, once the invitation is redeemed,
 // the finished credential {value, signature, key_id}, so that a retry sends the same report with the same
-// credential and never needs the token again. It is bound to
+// credential and never needs the token again; and the report's nonce (reportNonce), so that a resend of a report
+// that did arrive is answered as received and not stored twice. It is bound to
 //   - the survey (its key),
 //   - the protocol version: SHA-256 of the JSON of "protocol" as served by GET /api/surveys/<slug>/protocol/
 //     (under adaptive allocation without the day's assignment: protocolVersion);
@@ -57,7 +58,17 @@ const CREDENTIAL_FIELDS = ["value", "signature", "key_id"];
 const wellFormed = (object, fields) => object === undefined
   || (object !== null && typeof object === "object" && fields.every((f) => isText(object[f])));
 
-/** The kept memo for ``bind`` ({report, saved, pending?, credential?}), or null. A memo for another protocol
+/** A report's idempotency nonce: 128 bits from crypto.getRandomValues (``fill``: tests inject a source), as unpadded
+ * base64url (22 characters). Random and sent only with its report, it links the report to nothing. */
+export function reportNonce(fill = (buffer) => globalThis.crypto.getRandomValues(buffer)) {
+  const bytes = new Uint8Array(16);
+  fill(bytes);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+const NONCE = /^[A-Za-z0-9_-]{21}[AQgw]$/;
+
+/** The kept memo for ``bind`` ({report, saved, nonce?, pending?, credential?}), or null. A memo for another protocol
  * version, an expired, unreadable or older-format one (the token-bound memos of earlier pages included) is deleted;
  * ``discarded`` then says why ("version", "expired", "unreadable"). */
 export function read(storage, bind, now = Date.now()) {
@@ -77,7 +88,8 @@ export function read(storage, bind, now = Date.now()) {
   }
   if (!discarded) {
     if (!memo || typeof memo !== "object" || !memo.report || typeof memo.saved !== "number" || "token" in memo
-        || !wellFormed(memo.pending, PENDING_FIELDS) || !wellFormed(memo.credential, CREDENTIAL_FIELDS)) {
+        || !wellFormed(memo.pending, PENDING_FIELDS) || !wellFormed(memo.credential, CREDENTIAL_FIELDS)
+        || (memo.nonce !== undefined && !(typeof memo.nonce === "string" && NONCE.test(memo.nonce)))) {
       discarded = "unreadable";
     } else if (memo.protocol !== bind.version) discarded = "version";
     else if (!(now - memo.saved < MEMO_DAYS * DAY_MS) || memo.saved > now + DAY_MS) discarded = "expired";
@@ -87,16 +99,18 @@ export function read(storage, bind, now = Date.now()) {
     return { memo: null, discarded };
   }
   const kept = { report: memo.report, saved: memo.saved };
+  if (memo.nonce) kept.nonce = memo.nonce;
   if (memo.pending) kept.pending = memo.pending;
   if (memo.credential) kept.credential = memo.credential;
   return { memo: kept, discarded: null };
 }
 
-/** Keep ``report`` (the randomized report) for ``bind``, with ``state.pending`` or ``state.credential`` for a survey
- * by invitation (never the token); false when the browser refuses to store it. */
+/** Keep ``report`` (the randomized report) for ``bind``, with its ``state.nonce`` and ``state.pending`` or
+ * ``state.credential`` for a survey by invitation (never the token); false when the browser refuses to store it. */
 export function write(storage, bind, report, now = Date.now(), state = {}) {
   if (!bind) return false;
   const memo = { protocol: bind.version, saved: now, report };
+  if (state.nonce) memo.nonce = state.nonce;
   if (state.credential) memo.credential = state.credential;
   else if (state.pending) memo.pending = state.pending;
   try {

@@ -46,14 +46,15 @@ def test_one_click_redeems_then_reports_with_a_credential(browser, live_server):
     assert fingerprint == active_key(survey).key_id  # the "verify" section shows the survey key's fingerprint
     answer_daily_73_yes(page)
     shown = json.loads(page.locator("pre.payload").inner_text())
-    assert set(shown) == {"report"} and "credential" in page.locator("section.review").inner_text()
+    assert set(shown) == {"report", "nonce"} and "credential" in page.locator("section.review").inner_text()
     page.get_by_role("button", name="Send the randomized report").click()  # one click
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     redeem, sent = posts
     assert redeem.url.endswith(f"/api/surveys/{survey.slug}/invitations/redeem/")
     assert set(json.loads(redeem.post_data)) == {"token", "blinded_msg", "key_id"}
     body = json.loads(sent.post_data)
-    assert body["report"] == shown["report"] and set(body) == {"report", "credential"}
+    assert body["report"] == shown["report"] and set(body) == {"report", "credential", "nonce"}
+    assert body["nonce"] == shown["nonce"]
     assert token not in sent.post_data and verifies(survey, body["credential"])
     assert body["credential"]["value"] not in redeem.post_data  # the server never sees the value with the token
     assert InvitationToken.objects.get(token=token).used
@@ -75,7 +76,7 @@ def test_a_failed_report_is_retried_with_the_kept_credential_without_the_token(b
     page.get_by_role("button", name="Send the randomized report").click()
     page.get_by_text("could not be sent").wait_for()
     kept = memo(page, survey.slug)
-    assert set(kept) == {"protocol", "saved", "report", "credential"} and kept["report"] == shown["report"]
+    assert set(kept) == {"protocol", "saved", "report", "credential", "nonce"} and kept["report"] == shown["report"]
     assert token not in json.dumps(kept) and verifies(survey, kept["credential"])
     assert InvitationToken.objects.get(token=token).used and survey.report_total() == 0
     page.unroute(report_url)
@@ -84,7 +85,7 @@ def test_a_failed_report_is_retried_with_the_kept_credential_without_the_token(b
     redeems = [p for p in posts if p.url.endswith("/invitations/redeem/")]
     reports = [json.loads(p.post_data) for p in posts if p.url.endswith("/reports/")]
     assert len(redeems) == 1  # redeemed once: the retry did not need the token
-    assert reports == [{"report": shown["report"], "credential": kept["credential"]}] * 2
+    assert reports == [{"report": shown["report"], "credential": kept["credential"], "nonce": shown["nonce"]}] * 2
     assert payloads(survey) == [shown["report"]]
     assert memo(page, survey.slug) is None and errors == []
     context.close()
@@ -101,7 +102,7 @@ def test_a_failed_redemption_is_retried_with_the_same_blinded_message(browser, l
     page.get_by_role("button", name="Send the randomized report").click()
     page.get_by_text("could not be redeemed").wait_for()
     kept = memo(page, survey.slug)
-    assert set(kept) == {"protocol", "saved", "report", "pending"} and token not in json.dumps(kept)
+    assert set(kept) == {"protocol", "saved", "report", "pending", "nonce"} and token not in json.dumps(kept)
     assert not InvitationToken.objects.get(token=token).used
     page.unroute(redeem_url)
     page.get_by_role("button", name="Send the randomized report").click()

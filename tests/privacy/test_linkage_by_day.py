@@ -46,6 +46,10 @@ TOKEN_KEYS = ("xmin", "ctid", "cmin", "id", "token")
 REPORT_KEYS = ("xmin", "ctid", "cmin", "id")
 
 
+def _canon(payload) -> str:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"))
+
+
 class _Clock:
     """A fake clock for the modules that date redemptions and reports (their ``datetime`` module attribute)."""
 
@@ -99,7 +103,7 @@ def _run(monkeypatch) -> tuple:
             credential = credentials.finish_credential(pending, redemption.blind_signature)
             report = reports[respondent]
             assert ingestion.submit_report(survey.slug, Submission(report, credential=credential)).stored
-            sender[linkage._canon(report)] = respondent
+            sender[_canon(report)] = respondent
             respondent += 1
             if i == count // 2:
                 services.fold_new_reports(survey)  # a drain within the day
@@ -179,7 +183,7 @@ def matching_attack(token_key: str, report_key: str, token_rows: list[dict], rep
             [r[report_key]])[0])
         assert len(tokens) == len(day_reports)
         sizes.append(len(tokens))
-        right += sum(order[t["token"]] == sender[linkage._canon(r["payload"])]
+        right += sum(order[t["token"]] == sender[_canon(r["payload"])]
                      for t, r in zip(tokens, day_reports, strict=True))
     p = _upper(_fixed_points_null(sizes), right)
     return linkage.Finding(f"tokens by {token_key} ↔ reports by {report_key}, within days", right, p,

@@ -39,6 +39,17 @@ def test_open_action_refuses_a_survey_without_class(admin_client):
     assert survey.status == "draft"
 
 
+def test_close_action_confirms_what_it_did(admin_client):
+    from tests.factories import make_survey
+
+    survey = make_survey()
+    response = admin_client.post("/admin/survey_app/survey/", {"action": "close_surveys",
+                                                               "_selected_action": [survey.pk]}, follow=True)
+    survey.refresh_from_db()
+    assert survey.status == "closed"
+    assert "Health is closed: it takes no more reports." in unescape(response.content.decode())  # capfirst
+
+
 def test_questions_are_locked_once_reports_exist(admin_client, datasets_dir):
     from django.core.exceptions import ValidationError
 
@@ -109,3 +120,18 @@ def test_tokens_for_an_open_link_survey_come_with_a_warning(admin_client, access
 def test_the_add_form_starts_from_sensible_privacy_settings(admin_client):
     html = admin_client.get("/admin/survey_app/survey/add/").content.decode()
     assert 'name="epsilon" value="1.0"' in html and 'name="theta" value="0.7"' in html
+
+
+def test_a_yes_no_questions_page_has_no_choice_rows_and_no_bare_braces(admin_client):
+    """A yes/no question's answers are no and yes: its page offers no choice rows; empty translation boxes are empty
+    (not "{}"), and an emptied box saves as no translations."""
+    from tests.factories import make_survey
+
+    survey = make_survey(status="draft")
+    sick = survey.questions.get(name="sick")
+    page = admin_client.get(f"/admin/survey_app/question/{sick.pk}/change/").content.decode()
+    assert "choices-TOTAL_FORMS" not in page and ">{}</textarea>" not in page
+    smoker = survey.questions.get(name="smoker")
+    page = admin_client.get(f"/admin/survey_app/question/{smoker.pk}/change/").content.decode()
+    assert 'name="choices-TOTAL_FORMS" value="3"' in page  # its three choices, no blank rows
+    assert ">{}</textarea>" not in page

@@ -10,14 +10,17 @@ of training), then stored in bulk — or, with ``--url``, POSTed one by one to t
 A token survey over HTTP (``--tokens``, the file ``manage.py invitations`` or the admin's export writes): one
 respondent at a time, in file order, redeems the next invitation with a blinded message (the client half of
 ``aggregator.privacy.blind_rsa``, as the browser does) and then sends the report with the unblinded credential, in
-a separate request; the token is never sent with the report. ``--record`` writes each report body sent, in order,
+a separate request; the token is never sent with the report. Each report carries a fresh random nonce, as the page
+sends (``survey_app.models.NONCE_PATTERN``). ``--record`` writes each report body sent, in order,
 one JSON object per line. No redirect is followed (a site that redirects http to https would silently receive
 nothing): use the https URL, or ``--forwarded-proto https`` when a proxy that terminates TLS is bypassed on purpose.
 """
 from __future__ import annotations
 
+import base64
 import csv
 import json
+import secrets
 import ssl
 import urllib.error
 import urllib.parse
@@ -175,7 +178,7 @@ class Command(BaseCommand):
                 raise CommandError(f"{client.base} does not publish an invitation key for {slug!r}")
         step = max(1, len(reports) // 10)
         for i, report in enumerate(reports, 1):
-            body = {"report": report}
+            body = {"report": report, "nonce": report_nonce()}
             if key is not None:
                 blinded, pending = start_credential(key)
                 answer = client.request("POST", f"/api/surveys/{slug}/invitations/redeem/",
@@ -188,6 +191,11 @@ class Command(BaseCommand):
                 record.flush()
             if i % step == 0 or i == len(reports):
                 self.stderr.write(f"{i}/{len(reports)} reports posted")
+
+
+def report_nonce() -> str:
+    """A report's idempotency nonce as the page draws it: 128 random bits, unpadded base64url."""
+    return base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode("ascii")
 
 
 def read_tokens(path) -> list[str]:
