@@ -7,6 +7,7 @@ import csv
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.http import HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -16,10 +17,19 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.jsonable import format_epsilon
-from aggregator.privacy.protocol import SurveyProtocol
+from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
 from .credentials import active_key, rotate_key
-from .models import CHOICE_COUNT, SCALE_TOO_FEW, Choice, InvitationToken, Question, Survey, engine_message
+from .models import (
+    CHOICE_COUNT,
+    SCALE_TOO_FEW,
+    Choice,
+    InvitationToken,
+    Question,
+    Survey,
+    engine_message,
+    parameters_help,
+)
 from .permissions import can_manage, surveys_for
 from .pilot import fit_pilot
 from .protocol import get_protocol
@@ -36,22 +46,20 @@ from .services import (
     read_table,
     sync_choices,
 )
-
-#: How the admin writes each privacy setting (``SurveyProtocol.privacy_settings``; as the dashboard does).
-SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
-
+from .views import invitation_link
 
 #: The labels of the models' fields on the designers' forms, translatable (a model field's verbose_name is part of
 #: its migration state: these labels change no migration).
 FIELD_LABELS = {
     "title": _("Title"), "slug": _("Slug"), "description": _("Description"), "translations": _("Translations"),
     "status": _("Status"), "access": _("Access"), "mode": _("Mode"), "theta": _("θ (MRR)"), "epsilon": _("ε (LDP)"),
-    "encoding": _("Encoding"), "the_threshold": _("THE threshold t"), "strategy": _("Strategy"),
+    "encoding": _("Encoding"), "encoding_parameters": _("Encoding parameters"), "strategy": _("Strategy"),
     "numeric_handling": _("Numeric handling"), "numeric_bins": _("Numeric bins"),
     "gaussian_approach": _("Gaussian approach"), "projection": _("Projection"),
     "projection_components": _("Projection components"), "reference_sample": _("Reference sample"),
     "allocation": _("Allocation"), "postprocess": _("Post-processing"), "validation_share": _("Validation share"),
     "designers": _("Designers"), "retrain_minutes": _("Retrain every (minutes)"),
+    "ohttp_relay": _("Oblivious HTTP relay"),
     "survey": _("Survey"), "position": _("Position"), "section": _("Section"), "name": _("Name"), "text": _("Text"),
     "help_text": _("Help text"), "kind": _("Kind"), "style": _("Style"), "is_class": _("Is the class"),
     "low": _("Lower bound"), "high": _("Upper bound"), "prefer_not_to_say": _("Prefer not to say"),
@@ -76,11 +84,15 @@ class TranslatedLabelsMixin:
     ``TranslationsField``, narrow enough for a table row."""
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if isinstance(db_field, models.URLField):
+            kwargs.setdefault("assume_scheme", "https")  # a relay's address typed without its scheme
         if db_field.name == "translations":
             kwargs.update(form_class=TranslationsField, widget=forms.Textarea(attrs={"rows": 2, "cols": 36}))
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None and db_field.name in FIELD_LABELS:
             field.label = FIELD_LABELS[db_field.name]
+        if field is not None and db_field.name == "encoding_parameters":
+            field.help_text = parameters_help()  # from the oracles' own parameters, in the page's language
         return field
 
 
@@ -296,12 +308,13 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         css = {"all": ("css/admin.css",)}  # e.g. no capital "Ε" in the privacy table's headings
     actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys"]
     fieldsets = (
-        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "retrain_minutes")}),
+        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "ohttp_relay",
+                           "retrain_minutes")}),
         (_("Schedule and quota"), {"fields": ("opens_at", "closes_at", "quota")}),
         (_("Webhook"), {"fields": ("webhook_url", "webhook_secret"), "classes": ("collapse",)}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
         (_("Privacy"), {
-            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "allocation",
+            "fields": ("mode", "theta", "epsilon", "encoding", "encoding_parameters", "strategy", "allocation",
                        "postprocess", "validation_share", "privacy_report"),
             "description": _("MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports "
                              "(clone it to change)."),
@@ -529,7 +542,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         writer = csv.writer(response)
         writer.writerow(["survey", "batch", "link"])
         for token in InvitationToken.objects.filter(survey__in=queryset, used=False).select_related("survey"):
-            link = request.build_absolute_uri(reverse("survey-token", args=[token.survey.slug, token.token]))
+            link = invitation_link(token.survey, token.token, base=request.build_absolute_uri("/").rstrip("/"))
             writer.writerow([token.survey.slug, token.batch, link])
         return response
 

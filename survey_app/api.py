@@ -59,7 +59,7 @@ from rest_framework.views import APIView
 from aggregator.privacy import blind_rsa
 from aggregator.privacy.protocol import report_shapes
 
-from . import languages
+from . import languages, ohttp
 from .credentials import public_credential, redeem, warm_keys
 from .models import NONCE_CHARS, NONCE_PATTERN, Survey
 from .outcomes import MESSAGES, Result, Submission
@@ -424,6 +424,7 @@ def protocol_body(survey: Survey, *, preview: bool = False) -> dict:
         "protocol": public_protocol(survey, protocol, preview),
         "model_url": None if preview else reverse("api-model", kwargs={"slug": survey.slug}),
         **credential,
+        **ohttp.published(survey),  # the relay and the gateway's key, if it has a relay
     }
 
 

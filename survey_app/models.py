@@ -41,25 +41,47 @@ def option_feature(name: str, index: int) -> str:
 
 
 def encoding_choices() -> list[tuple[str, str]]:
-    """(name, title) of every registered frequency oracle, in registration order (issue 10: one home per oracle)."""
+    """(name, title) of every registered frequency oracle, in registration order; the titles are the engine's
+    English, translated with the catalogue (``aggregator.mechanism_texts`` lists them for makemessages)."""
     from aggregator.privacy import oracles
 
     return [(name, _(oracles.lookup(name).title)) for name in oracles.names(sort=False)]
 
 
-#: The frequency oracles' titles (``aggregator.privacy.oracles``: the engine knows no Django), marked here so that
-#: makemessages finds them; ``encoding_choices`` translates them (tests/survey/test_languages.py checks that every
-#: registered oracle's title is in the German catalogue).
-ORACLE_TITLES = (
-    _("DE — direct encoding (k-ary randomized response)"),
-    _("SUE — symmetric unary encoding (basic RAPPOR)"),
-    _("OUE — optimized unary encoding"),
-    _("SHE — summation with histogram encoding"),
-    _("THE — thresholding with histogram encoding"),
-    _("OLH — optimized local hashing"),
-    _("SS — subset selection (ω-subset)"),
-    _("Adaptive — least variance for each question"),
-)
+def mode_choices() -> list[tuple[str, str]]:
+    """(mode, title) of the survey modes, MRR first (SPEC §2, §3)."""
+    from aggregator.privacy.protocol import LDPProtocol, MRRProtocol
+
+    return [(cls.mode, cls.title) for cls in (MRRProtocol, LDPProtocol)]
+
+
+def approach_choices() -> list[tuple[str, int, str]]:
+    """(member name, number, title) of every Gaussian approach."""
+    from aggregator.privacy.continuous.approaches import APPROACH_CLASSES
+
+    return [(f"APPROACH_{number}", number, cls.title) for number, cls in APPROACH_CLASSES.items()]
+
+
+def parameters_help() -> str:
+    """The help text of ``Survey.encoding_parameters``: each encoding's extra parameters (``privacy.describe``)."""
+    from aggregator.privacy import oracles
+
+    lines = [f"{name.upper()}: {{\"{p.name}\": …}} — {gettext(p.label)}: {gettext(p.help)}"
+             for name in oracles.names(sort=False) for p in getattr(oracles.lookup(name), "parameters", ())]
+    return " ".join([gettext("The encoding's own settings, as an object; empty for its defaults."), *lines])
+
+
+def validate_relay_url(value: str) -> None:
+    """An Oblivious HTTP relay's address: HTTPS (RFC 9458 §6), or plain HTTP on this machine (tests, a local relay);
+    no user name, password or fragment."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    local = parts.hostname in ("localhost", "127.0.0.1", "::1")
+    if parts.scheme != "https" and not (parts.scheme == "http" and local):
+        raise ValidationError(_("A relay's address must start with https:// (plain http:// only on this machine)."))
+    if parts.username or parts.password or parts.fragment:
+        raise ValidationError(_("A relay's address has no user name, password or #fragment."))
 
 
 class Survey(models.Model):
@@ -72,9 +94,8 @@ class Survey(models.Model):
         LINK = "link", _("Open link")
         TOKENS = "tokens", _("One-use invitation tokens")
 
-    class Mode(models.TextChoices):
-        MRR = "mrr", _("Unrelated-question randomized response (θ)")
-        LDP = "ldp", _("Local differential privacy (ε)")
+    #: The survey modes, titled by their protocol classes (``aggregator.privacy.protocol``).
+    Mode = models.TextChoices("Mode", [(name.upper(), (name, _(title))) for name, title in mode_choices()])
 
     #: The frequency oracles, from the engine's registry (``aggregator.privacy.oracles``): registering an oracle adds it
     #: here, with no migration (the field's choices are the callable ``encoding_choices``).
@@ -88,10 +109,9 @@ class Survey(models.Model):
         DISCRETIZE = "discretize", _("Discretize into equal-width bins")
         GAUSSIAN = "gaussian", _("Gaussian Naive Bayes")
 
-    class GaussianApproach(models.IntegerChoices):
-        ALL_LAPLACE = 1, _("Approach 1 — every answer with Laplace noise 2m/ε")
-        ONE_BIT = 2, _("Approach 2 — one bit (Duchi et al.)")
-        ONE_ANSWER = 3, _("Approach 3 — one answer with Laplace noise 2/ε")
+    #: The Gaussian approaches (SPEC §5b), titled by their classes (``aggregator.privacy.continuous.approaches``).
+    GaussianApproach = models.IntegerChoices(
+        "GaussianApproach", [(name, (number, _(title))) for name, number, title in approach_choices()])
 
     class Projection(models.TextChoices):
         NONE = "none", _("None")
@@ -146,10 +166,7 @@ class Survey(models.Model):
         help_text=_("LDP: privacy budget per respondent (ε > 0). Smaller ε: more privacy, less accuracy."),
     )
     encoding = models.CharField(max_length=10, choices=encoding_choices, default="adaptive")
-    the_threshold = models.FloatField(
-        null=True, blank=True,
-        help_text=_("THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25).")
-    )
+    encoding_parameters = models.JSONField(default=dict, blank=True)
     strategy = models.CharField(max_length=12, choices=Strategy.choices, default=Strategy.ONE_REPORT)
     numeric_handling = models.CharField(max_length=12, choices=NumericHandling.choices,
                                         default=NumericHandling.DISCRETIZE)
@@ -158,7 +175,7 @@ class Survey(models.Model):
         help_text=_("Equal-width bins per numeric question."),
     )
     gaussian_approach = models.PositiveSmallIntegerField(choices=GaussianApproach.choices,
-                                                         default=GaussianApproach.ONE_ANSWER)
+                                                         default=GaussianApproach.APPROACH_3)
     projection = models.CharField(max_length=5, choices=Projection.choices, default=Projection.NONE)
     projection_components = models.PositiveSmallIntegerField(null=True, blank=True)
     reference_sample = models.FileField(
@@ -192,6 +209,12 @@ class Survey(models.Model):
         help_text=_("Staff who may see and edit this survey (superusers see every survey). Whoever creates a survey "
                   "designs it."),
     )
+    ohttp_relay = models.URLField(
+        max_length=500, blank=True, validators=[validate_relay_url],
+        help_text=_("Optional: the address of an Oblivious HTTP relay (RFC 9458) run by someone else, which forwards "
+                  "respondents' redemption and report to this server's gateway (/ohttp/gateway/) so that this "
+                  "server never sees their address with them (docs/operations.md). Empty: the browser sends "
+                  "them directly."))
     retrain_minutes = models.PositiveIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
         help_text=_("While the survey is open, workers publish a new model this often. New reports leave the inbox "
@@ -305,7 +328,7 @@ CONFIG_FIELDS = {
     "mode": "mode",
     "ldp.epsilon": "epsilon",
     "ldp.encoding": "encoding",
-    "ldp.threshold": "the_threshold",
+    "ldp.parameters": "encoding_parameters",
     "ldp.strategy": "strategy",
     "ldp.postprocess": "postprocess",
     "ldp.allocation": "allocation",
@@ -320,7 +343,7 @@ CONFIG_FIELDS = {
 
 #: Fields that define the randomization protocol: frozen once reports exist.
 PROTOCOL_FIELDS = (
-    "mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "numeric_handling", "numeric_bins",
+    "mode", "theta", "epsilon", "encoding", "encoding_parameters", "strategy", "numeric_handling", "numeric_bins",
     "gaussian_approach", "projection", "projection_components", "postprocess", "validation_share",
     "allocation",
 )
@@ -551,13 +574,13 @@ class Choice(models.Model):
 
 #: The engine's fixed messages that a designer meets on the survey's form (``aggregator.privacy``: the engine knows no
 #: Django), marked here for the catalogue: ``engine_message`` shows them in the page's language (a message with a
-#: figure or a name in it stays English).
+#: figure or a name in it stays English). The mechanisms' own messages (a parameter out of range) are in
+#: ``aggregator.mechanism_texts``.
 ENGINE_MESSAGES = (
     gettext_noop("LDP needs ε"),
     gettext_noop("ε must be a number > 0"),
     gettext_noop("MRR needs θ"),
     gettext_noop("θ must be in (0, 1]"),
-    gettext_noop("the threshold t of THE must lie in [0, 1]"),
     gettext_noop("the validation share must be a number"),
     gettext_noop("the number of bins must be a whole number of at least 2"),
     gettext_noop("adaptive allocation assigns one input per respondent: it needs the one-report strategy"),
@@ -700,6 +723,26 @@ class SurveyKey(models.Model):
         return f"key {self.key_id[:12]}… of {self.survey_id}{' (active)' if self.active else ''}"
 
 
+class GatewayKey(models.Model):
+    """An X25519 key of this server's Oblivious HTTP gateway (RFC 9458; ``survey_app/ohttp.py``), one for every
+    survey, so that a key cannot set one survey's respondents apart. The ``active`` key is the one published; every
+    stored key opens requests (so a rotation never strands a page loaded before it)."""
+
+    key_id = models.PositiveSmallIntegerField(unique=True, help_text="The one-byte key identifier (0–255).")
+    public_key = models.CharField(max_length=64, help_text="The raw X25519 public key, hex.")
+    private_key = models.CharField(max_length=64, help_text="The raw X25519 private key, hex. Secret: it opens "
+                                                            "respondents' relayed requests.")
+    active = models.BooleanField(default=True, help_text="Published in the protocol of surveys with a relay.")
+    created_on = models.DateField(default=timezone.localdate, editable=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["active"], condition=models.Q(active=True),
+                                               name="one_active_gateway_key")]
+
+    def __str__(self) -> str:
+        return f"gateway key {self.key_id}{' (active)' if self.active else ''}"
+
+
 class SpentCredential(models.Model):
     """The SHA-256 of a credential's value once a report carrying it was accepted: each credential counts once (the
     primary key is the digest itself, so the table has no order of its own)."""
@@ -769,7 +812,7 @@ def settings_config(survey: Survey, questions: list[Question] | None = None) -> 
         config["ldp"] = {
             "epsilon": survey.epsilon,
             "encoding": survey.encoding,
-            "threshold": survey.the_threshold,
+            "parameters": survey.encoding_parameters or {},
             "strategy": survey.strategy,
             "postprocess": survey.postprocess,
             "allocation": survey.allocation,

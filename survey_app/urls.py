@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-from . import api, manage_api, views
+from . import api, manage_api, ohttp, views
 
 manage = SimpleRouter()
 manage.register("surveys", manage_api.SurveyViewSet, basename="manage-survey")
@@ -11,8 +11,14 @@ urlpatterns = [
     path("api/surveys/<slug:slug>/reports/", api.ReportView.as_view(), name="api-reports"),
     path("api/surveys/<slug:slug>/invitations/redeem/", api.RedeemView.as_view(), name="api-redeem"),
     path("api/manage/", include(manage.urls)),  # the management API (token authentication)
+    # The Oblivious HTTP gateway (RFC 9458) for surveys with a relay, and its key configuration.
+    path("ohttp/gateway/", ohttp.gateway, name="ohttp-gateway"),
+    path("ohttp/keys/", ohttp.keys, name="ohttp-keys"),
     path("s/<slug:slug>/", views.survey_page, name="survey"),
-    path("s/<slug:slug>/t/<str:token>/", views.survey_page, name="survey-token"),
+    # An invitation: the token travels in the fragment (/s/<slug>/i/#<token>), which no request sends.
+    path("s/<slug:slug>/i/", views.invited_page, name="survey-invited"),
+    # Links made before the fragment form (exported CSVs): redirected to it.
+    path("s/<slug:slug>/t/<str:token>/", views.token_link, name="survey-token"),
     path("s/<slug:slug>/thanks/", views.thanks_page, name="survey-thanks"),
     # A designer's preview (staff only, drafts included; nothing can be sent from it).
     path("s/<slug:slug>/preview/", views.survey_preview, name="survey-preview"),

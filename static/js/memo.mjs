@@ -6,12 +6,15 @@
 // (the random value, the blinding inverse, the blinded message and the key) and, once the invitation is redeemed,
 // the finished credential {value, signature, key_id}, so that a retry sends the same report with the same
 // credential and never needs the token again; and the report's nonce (reportNonce), so that a resend of a report
-// that did arrive is answered as received and not stored twice. It is bound to
+// that did arrive is answered as received and not stored twice. An invitation is redeemed at the first answer
+// (./survey.mjs), so until "Send" the memo may hold the credential state alone (report null): a reload then still has
+// the credential, while the token has left the page's address. It is bound to
 //   - the survey (its key),
 //   - the protocol version: SHA-256 of the JSON of "protocol" as served by GET /api/surveys/<slug>/protocol/
 //     (under adaptive allocation without the day's assignment: protocolVersion);
-// a memo for another version is deleted, never sent. It is written when the respondent presses "Send", deleted as
-// soon as the server answers 201 or refuses the report for good, and expires after MEMO_DAYS.
+// a memo for another version is deleted, never sent. Its report is written when the respondent presses "Send"; it is
+// deleted as soon as the server answers 201 or refuses the report (or the invitation) for good, and expires after
+// MEMO_DAYS.
 // docs/verify-randomizer.md ("What your browser keeps") states the same for respondents.
 
 import { t } from "./i18n.mjs";
@@ -68,7 +71,8 @@ export function reportNonce(fill = (buffer) => globalThis.crypto.getRandomValues
 
 const NONCE = /^[A-Za-z0-9_-]{21}[AQgw]$/;
 
-/** The kept memo for ``bind`` ({report, saved, nonce?, pending?, credential?}), or null. A memo for another protocol
+/** The kept memo for ``bind`` ({report, saved, nonce?, pending?, credential?}; report null: a credential state
+ * alone), or null. A memo for another protocol
  * version, an expired, unreadable or older-format one (the token-bound memos of earlier pages included) is deleted;
  * ``discarded`` then says why ("version", "expired", "unreadable"). */
 export function read(storage, bind, now = Date.now()) {
@@ -87,7 +91,8 @@ export function read(storage, bind, now = Date.now()) {
     discarded = "unreadable";
   }
   if (!discarded) {
-    if (!memo || typeof memo !== "object" || !memo.report || typeof memo.saved !== "number" || "token" in memo
+    if (!memo || typeof memo !== "object" || typeof memo.saved !== "number" || "token" in memo
+        || !(memo.report || (memo.report === null && (memo.pending || memo.credential)))
         || !wellFormed(memo.pending, PENDING_FIELDS) || !wellFormed(memo.credential, CREDENTIAL_FIELDS)
         || (memo.nonce !== undefined && !(typeof memo.nonce === "string" && NONCE.test(memo.nonce)))) {
       discarded = "unreadable";
@@ -105,7 +110,7 @@ export function read(storage, bind, now = Date.now()) {
   return { memo: kept, discarded: null };
 }
 
-/** Keep ``report`` (the randomized report) for ``bind``, with its ``state.nonce`` and ``state.pending`` or
+/** Keep ``report`` (the randomized report; null: none yet) for ``bind``, with its ``state.nonce`` and ``state.pending`` or
  * ``state.credential`` for a survey by invitation (never the token); false when the browser refuses to store it. */
 export function write(storage, bind, report, now = Date.now(), state = {}) {
   if (!bind) return false;
@@ -132,17 +137,18 @@ export function clear(storage, bind) {
 
 // ---- Respondent-facing words about the memo (shown by survey.mjs; tests/js/describe.test.mjs checks them) ----
 
-/** What the page says this browser keeps, for a binding (or null: nothing can be kept). */
-export function words(bind) {
+/** What the page says this browser keeps, for a binding (or null: nothing can be kept); ``relayed``: the page's
+ * requests go through an Oblivious HTTP relay (./ohttp.mjs). */
+export function words(bind, { relayed = false } = {}) {
   if (!bind) {
     return t("What this browser keeps: nothing. It cannot store a copy of the randomized report here, so if sending fails, trying again sends a freshly randomized report.");
   }
   const days = { days: MEMO_DAYS };
   return [
     bind.invited
-      ? t("What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report and the credential that goes with it, never your true answers — in this site's local storage, tied to this survey's current settings.")
+      ? t("What this browser keeps: once your invitation is redeemed (when you give your first answer), the credential that goes with your report; when you press “Send”, a copy of the randomized report it is about to send. Only these, never your true answers, are saved in this site's local storage, tied to this survey's current settings.")
       : t("What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report, never your true answers — in this site's local storage, tied to this survey's current settings."),
-    ...(bind.invited ? [t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that the report cannot be tied to your invitation; the invitation code itself is never kept, and once redeemed it is not needed again.")] : []),
+    ...(bind.invited ? [(relayed ? t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that nothing in the report ties it to your invitation (both requests go through the relay, so the survey's server sees the time of each request but not your network address); the invitation code itself is never kept, and once redeemed it is not needed again.") : t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that nothing in the report ties it to your invitation (the survey's server still sees your network address and the time of each request); the invitation code itself is never kept, and once redeemed it is not needed again."))] : []),
     t("It is kept so that, if sending fails (for example the network drops), trying again sends that same report rather than a freshly randomized one, which would tell more about your answers if the first one did arrive. The copy is deleted as soon as the report is received or refused, when the survey's settings change, or after {days} days; clearing this site's data in your browser deletes it too.", days),
   ].join(" ");
 }

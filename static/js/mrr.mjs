@@ -4,6 +4,7 @@
 // ``answers``: codes of every attribute, the class included, in the scheme's order. ``realPersonal`` (optional):
 // answers to real unrelated questions, by attribute index, which replace the simulated ones.
 import { t } from "./i18n.mjs";
+import { engineCodes } from "./inputs.mjs";
 import { findQuestion } from "./questions.mjs";
 import { assign } from "./random.mjs";
 import { answerCount, epsilonText, joinAnd, percent, questionText, quote, validationShareText } from "./words.mjs";
@@ -168,4 +169,15 @@ export function summarize(report, protocol, questions = []) {
   return report.validation
     ? `${whole} ${t("It is used only to check the model's accuracy, not to train it.")}`
     : whole;
+}
+
+/** One respondent's training report (protocol.mjs ``randomize``): the record of bin codes and the class, randomized.
+ * ``realPersonal``: answers to real unrelated questions by attribute index (features in order, then the class). */
+export function randomize(protocol, answers, classCode, rng, realPersonal = {}) {
+  return { answers: perturb(protocol.mrr, [...engineCodes(protocol, answers), classCode], rng, realPersonal) };
+}
+
+/** The published model's input: numeric features binned. */
+export function modelInput(protocol, answers) {
+  return engineCodes(protocol, answers);
 }

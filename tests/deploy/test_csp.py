@@ -34,7 +34,8 @@ def surveys():
 def public_pages(s):
     return [
         ("/", 200), (f"/s/{s['open'].slug}/", 200), (f"/s/{s['open'].slug}/thanks/", 200),
-        (f"/s/{s['invited'].slug}/t/{s['token']}/", 200), (f"/s/{s['invited'].slug}/", 403),
+        (f"/s/{s['invited'].slug}/i/", 200), (f"/s/{s['invited'].slug}/t/{s['token']}/", 302),
+        (f"/s/{s['invited'].slug}/", 403),
         (f"/s/{s['invited'].slug}/t/{s['used']}/", 409), ("/s/closed-one/", 410), ("/s/nothing-here/", 404),
         ("/admin/login/", 200), ("/api/docs/", 200), (f"/api/surveys/{s['open'].slug}/protocol/", 200),
     ]

@@ -292,7 +292,8 @@ def test_simulated_respondents_answer_prefer_not_to_say_for_missing_cells(datase
 
 def test_settings_are_labelled_with_their_symbols_and_the_app_with_a_plain_name(admin_client):
     html = admin_client.get("/admin/survey_app/survey/add/").content.decode()
-    assert ">θ (MRR):</label>" in html and ">ε (LDP):</label>" in html and ">THE threshold t:</label>" in html
+    assert ">θ (MRR):</label>" in html and ">ε (LDP):</label>" in html and ">Encoding parameters:</label>" in html
+    assert '{"threshold": …} — THE threshold t' in html  # each encoding's own parameters, from its class
     assert ">The threshold:</label>" not in html and "Survey_App" not in html
     assert "Survey_App" not in admin_client.get("/admin/").content.decode()
 

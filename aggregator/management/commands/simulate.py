@@ -200,8 +200,8 @@ def report_nonce() -> str:
 
 def read_tokens(path) -> list[str]:
     """The invitation tokens of a file, in order: the CSV of ``manage.py invitations`` and of the admin's export
-    (``survey,batch,link`` rows after a header; the token is the link's last path segment), or one bare token a
-    line."""
+    (``survey,batch,link`` rows after a header; the token is the link's fragment, /s/SLUG/i/#TOKEN, or in links of
+    the earlier form /s/SLUG/t/TOKEN/ its last path segment), or one bare token a line."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             rows = [row for row in csv.reader(handle) if row and any(cell.strip() for cell in row)]
@@ -212,6 +212,10 @@ def read_tokens(path) -> list[str]:
     tokens = []
     for number, row in enumerate(rows, 1):
         field = row[-1].strip()
+        fragment = urllib.parse.urlsplit(field).fragment if "#" in field else ""
+        if fragment:
+            tokens.append(urllib.parse.unquote(fragment))
+            continue
         path_part = urllib.parse.urlsplit(field).path if "/" in field else f"/t/{field}/"
         parts = [part for part in path_part.split("/") if part]
         if len(parts) < 2 or parts[-2] != "t":

@@ -27,6 +27,10 @@ VALIDATION_KEY = "validation"
 _FIELD_ECHO = 40
 
 
+#: How people write the settings that set a survey's privacy level (``SurveyProtocol.privacy_settings``).
+SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
+
+
 class ReportError(ValueError):
     """A malformed report; ``field`` names the offending part of the payload."""
 
@@ -138,6 +142,8 @@ class SurveyProtocol(ABC):
     #: The settings (keys of the mode's configuration section) that set the privacy level, the level first: MRR's
     #: ("theta",) (SPEC §2), LDP's ("epsilon", "encoding") (SPEC §3). Decided by the mode alone (``for_mode``).
     privacy_settings: tuple[str, ...]
+    #: The browser module that randomizes and words it (static/js/mechanisms.mjs), published as "mechanism".
+    browser_module: str
     #: True (MRR, SPEC §2): questions are randomized in groups; ``privacy()`` gives ε and PSE per group, and ε per
     #: respondent adds the groups' ε. False (LDP): one ε covers everything a respondent sends; no PSE.
     grouped_privacy: bool
@@ -432,6 +438,7 @@ class SurveyProtocol(ABC):
     def public_base(self) -> dict:
         return {
             "mode": self.mode,
+            "mechanism": self.browser_module,
             "validation": self.public_validation(),
             "class": self.class_attribute.to_dict(),
             "questions": [a.to_dict() for a in self.questions],
