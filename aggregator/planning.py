@@ -13,10 +13,11 @@ import io
 
 from django.utils.translation import gettext
 
-from aggregator.lab.datasets import DATASETS_DIR, load_table, read_csv
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.lab.planner import plan
 from aggregator.privacy.jsonable import json_safe
 from survey_app.models import Survey
+from survey_app.tables import load_table, read_csv
 
 from . import jobs
 from .models import Job

@@ -1,25 +1,19 @@
 """Folding reports into statistics and publishing model versions (the math lives in ``aggregator.privacy``).
 
-Storage (issue 11 item 2): a report POST inserts into the inbox (``survey_app.models.PendingReport``); folding is
-*draining* it. ``fold_new_reports`` locks the survey's ``SurveyStatistics`` row (SELECT … FOR UPDATE) and, in one
-transaction, reads the survey's inbox rows (keyset batches over their random UUID keys), adds their statistics to the
-stored ones, deletes exactly those rows by id and inserts them into ``Report`` (``_move``). Every ``Report`` row is
-folded; every ``PendingReport`` row is not.
+Storage: a report POST inserts into survey_app's inbox; folding is *draining* it. ``fold_new_reports`` locks the
+survey's ``SurveyStatistics`` row (SELECT … FOR UPDATE) and, in one transaction, reads the survey's inbox rows
+(``survey_app.inbox.pending_rows``: keyset batches over their random UUID keys), adds their statistics to the stored
+ones and hands exactly those rows to ``survey_app.inbox.move_to_reports``, which deletes them from the inbox and
+rewrites their day of reports, shuffled (and the day's redemptions: ``rewrite_redemptions``). Every folded report has
+left the inbox; every report in it is not folded. The aggregator touches survey_app's tables only through
+``survey_app.inbox``.
 
 Exactly once, without any watermark: a row read by a drain is deleted, by its id, in the transaction that adds its
 statistics, so a row is counted when and only when it leaves the inbox. A worker killed (or failing) midway rolls the
 whole transaction back — the rows are still pending, the statistics unchanged. Only drains delete inbox rows, and
 they run one after the other (the row lock), so a row read stays there until its own drain deletes it. A row inserted
 concurrently — committed after a batch was read, or not yet committed — is not read, hence not deleted: it stays
-pending for the next drain. Nothing is lost, nothing is counted twice; the cost is proportional to the new reports
-(plus the day rewrite below), and report POSTs never wait for a drain (no table lock).
-
-The day rewrite (``_move``): the moved rows are inserted into ``Report`` together with the survey's earlier
-``Report`` rows of the same ``received_on`` day — deleted and re-inserted under fresh random keys — all in one
-random order. After a drain, the day's rows share one transaction (one ``xmin``), their physical order and keys are
-random, and no earlier drain's batch survives; no stored column, key, index or row order ranks a report within its
-day. Cost: O(reports of that day) per drain (docs/aggregator.md measures it). What a live reader sees: inbox rows as
-they arrive, until the next drain (docs/operations.md).
+pending for the next drain. Nothing is lost, nothing is counted twice; report POSTs never wait for a drain.
 
 Shards (``aggregator.sharding``): several workers may fold disjoint batches of inbox rows into ``PartialStatistics``
 rows, each listing the ids it covers; a drain (``merge_partials``, or ``fold_new_reports`` first) adds a partial only
@@ -38,8 +32,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import random
-import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -47,33 +39,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from aggregator.privacy import monitoring, plausibility
 from aggregator.privacy.jsonable import json_safe
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.plausibility import PlausibilityStats
-from survey_app.models import PendingReport, Report, SpentCredential, Survey
+from survey_app import inbox
+from survey_app.models import Survey
 from survey_app.protocol import get_protocol
-from survey_app.reports import current_validation_version, todays_assignment
+from survey_app.reports import todays_assignment, utc_midnight
 
+from . import selectors
 from .models import ModelVersion, PartialStatistics, SurveyStatistics
 
 logger = logging.getLogger(__name__)
-
-#: Ids per query when reading or deleting a list of inbox rows (below every database's parameter limit).
-ID_CHUNK = 5000
-
 
 def _locked_statistics(survey: Survey) -> SurveyStatistics:
     """The survey's statistics row, created if needed and locked until the transaction ends (call inside atomic)."""
     SurveyStatistics.objects.get_or_create(survey=survey)
     return SurveyStatistics.objects.select_for_update().get(survey=survey)
-
-
-def chunks(items: list, size: int = ID_CHUNK) -> Iterable[list]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
 
 
 @dataclass
@@ -199,8 +184,8 @@ def assignments_by_day(protocol, survey: Survey) -> Callable[[datetime.date], An
 
 @dataclass
 class Drain:
-    """The inbox rows one drain has folded (their ids, by the day they are labelled with): ``_move`` moves exactly
-    these."""
+    """The inbox rows one drain has folded (their ids, by the day they are labelled with): the drain moves exactly
+    these (``survey_app.inbox.move_to_reports``)."""
 
     by_day: dict[datetime.date, list[uuid.UUID]] = field(default_factory=lambda: defaultdict(list))
     ids: set[uuid.UUID] = field(default_factory=set)
@@ -217,9 +202,8 @@ def _closed_plausibility(protocol, row: SurveyStatistics):
         return PlausibilityStats.from_dict(row.plausibility)
     if row.report_count == 0 or not protocol.checked_oracles():
         return plausibility.zero_stats(protocol)
-    reports = Report.objects.filter(survey_id=row.survey_id).exclude(
-        received_on__in=[datetime.date.fromisoformat(d) for d in row.open_days])
-    training, _ = protocol.split(list(reports.values_list("payload", flat=True)))
+    payloads = inbox.folded_payloads(row.survey, [datetime.date.fromisoformat(d) for d in row.open_days])
+    training, _ = protocol.split(payloads)
     return plausibility.protocol_checks(protocol, training)
 
 
@@ -252,14 +236,6 @@ def fold_pending(protocol, rows, days: Days, drain: Drain | None = None, batch_s
             progress(days.count, total)
 
 
-def _still_pending(survey: Survey, ids: list[uuid.UUID]) -> list[uuid.UUID]:
-    """The ids among ``ids`` still in the survey's inbox."""
-    out: list = []
-    for part in chunks(ids):
-        out += PendingReport.objects.filter(survey=survey, id__in=part).values_list("id", flat=True)
-    return out
-
-
 def _merge_partials(protocol, survey: Survey, days: Days, drain: Drain) -> list[int]:
     """Add every partial whose rows are all still pending and untaken by this drain to its day's sums; returns the
     primary keys of all partials read (merged or dropped: ``_finish`` deletes them). Call under the statistics row
@@ -270,7 +246,7 @@ def _merge_partials(protocol, survey: Survey, days: Days, drain: Drain) -> list[
         ids = [uuid.UUID(i) for i in partial.pending]
         if not ids or partial.day is None or len(set(ids)) != len(ids) or drain.ids.intersection(ids):
             continue
-        present = _still_pending(survey, ids)
+        present = inbox.still_pending(survey, ids)
         if len(present) != len(ids):
             continue  # some of its rows were folded another way: dropped (the rest is folded directly)
         label = days.label(partial.day)
@@ -279,125 +255,15 @@ def _merge_partials(protocol, survey: Survey, days: Days, drain: Drain) -> list[
     return seen
 
 
-def _move(survey: Survey, drain: Drain) -> None:
-    """Delete the drained rows from the inbox and insert them into ``Report`` with the survey's earlier reports of the
-    same day, those re-inserted too, all in one random order under fresh random keys (module docstring). Raises (and
-    so rolls the drain back) if a drained row is no longer in the inbox, which the row lock rules out."""
-    for day, ids in drain.by_day.items():
-        if connection.vendor == "postgresql":
-            moved = _move_day_sql(survey, day, ids)
-        else:
-            moved = _move_day_python(survey, day, ids)
-        if moved != len(ids):
-            raise RuntimeError(f"survey {survey.pk}: {len(ids)} reports drained but {moved} left the inbox")
-    _rewrite_spent_credentials(survey)
-
-
-#: A rewrite (``_rewrite_shuffled``) inserts its rows back in chunks of this many, pausing ``REWRITE_PAUSE`` seconds
-#: between chunks. A report POST's commit flushes all the WAL written before it, the drain's included: a drain writing
-#: its day in one INSERT made the POSTs committed meanwhile wait for megabytes (bench/load/README.md, fifth pass); in
-#: chunks, for one chunk's inserts at most (the deletes, about 70 bytes of WAL a row, are still one statement).
-REWRITE_CHUNK = 500
-REWRITE_PAUSE = 0.005
-
-
-def _rewrite_shuffled(cursor, table: str, columns: str, fill: str, fill_params: list, insert: str,
-                      insert_params: list) -> int:
-    """PostgreSQL: delete rows and insert them back in one random order, in the drain's transaction; returns how many.
-    ``fill`` deletes them (data-modifying CTEs) and ends with ``INSERT INTO {table} (n, …) SELECT row_number() OVER
-    (ORDER BY random()), …``, numbering them in random order into the temporary table ``table`` of ``columns`` (which
-    writes no WAL; dropped at commit, never by a DROP, which would empty psycopg's prepared statements); ``insert``
-    (an INSERT … SELECT … FROM ``table`` WHERE n > %s AND n <= %s ORDER BY n, with ``insert_params`` before those two)
-    puts them back, ``REWRITE_CHUNK`` rows at a time."""
-    if not connection.in_atomic_block:
-        raise RuntimeError("a rewrite runs inside the drain's transaction")
-    cursor.execute(f"CREATE TEMPORARY TABLE IF NOT EXISTS {table} (n bigint PRIMARY KEY, {columns}) ON COMMIT DROP")
-    cursor.execute(fill, fill_params)
-    rows = inserted = cursor.rowcount
-    for start in range(0, rows, REWRITE_CHUNK):
-        if start:
-            time.sleep(REWRITE_PAUSE)
-        cursor.execute(insert, [*insert_params, start, start + REWRITE_CHUNK])
-        inserted -= cursor.rowcount
-    if inserted:
-        raise RuntimeError(f"{rows} rows deleted but {rows - inserted} inserted back")
-    cursor.execute(f"DELETE FROM {table}")  # empty for another day of this drain
-    return rows
-
-
-def _move_day_sql(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> int:
-    """PostgreSQL: the day's rewrite (``_rewrite_shuffled``): its stored reports and its drained inbox rows, under
-    fresh random keys; returns how many inbox rows moved."""
-    quote = connection.ops.quote_name
-    report, pending = quote(Report._meta.db_table), quote(PendingReport._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {report} WHERE survey_id = %s AND received_on = %s", [survey.pk, day])
-        earlier = cursor.fetchone()[0]
-        rows = _rewrite_shuffled(
-            cursor, "coinflip_rewrite_reports", "payload jsonb NOT NULL, nonce text",
-            f"WITH earlier AS (DELETE FROM {report} WHERE survey_id = %s AND received_on = %s "
-            f"RETURNING payload, nonce), "
-            f"moved AS (DELETE FROM {pending} WHERE survey_id = %s AND id = ANY(%s::uuid[]) RETURNING payload, nonce) "
-            f"INSERT INTO coinflip_rewrite_reports (n, payload, nonce) SELECT row_number() OVER (ORDER BY random()), "
-            f"payload, nonce FROM (SELECT payload, nonce FROM earlier UNION ALL SELECT payload, nonce FROM moved) "
-            f"AS day",
-            [survey.pk, day, survey.pk, ids],
-            f"INSERT INTO {report} (id, survey_id, payload, received_on, nonce) SELECT gen_random_uuid(), %s, payload, "
-            f"%s, nonce FROM coinflip_rewrite_reports WHERE n > %s AND n <= %s ORDER BY n", [survey.pk, day])
-        return rows - earlier
-
-
-def _move_day_python(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> int:
-    """Other databases (the embedded SQLite, small): the same rewrite through the ORM, shuffled by the system's secure
-    random source; returns how many inbox rows moved."""
-    earlier = Report.objects.filter(survey=survey, received_on=day)
-    rows = list(earlier.values_list("payload", "nonce"))
-    earlier.delete()
-    moved = 0
-    for part in chunks(ids):
-        pending = PendingReport.objects.filter(survey=survey, id__in=part)
-        part_rows = list(pending.values_list("payload", "nonce"))
-        moved += pending.delete()[0]
-        rows += part_rows
-    random.SystemRandom().shuffle(rows)
-    Report.objects.bulk_create([Report(id=uuid.uuid4(), survey=survey, payload=payload, received_on=day, nonce=nonce)
-                                for payload, nonce in rows], batch_size=2000)
-    return moved
-
-
-def _rewrite_spent_credentials(survey: Survey) -> None:
-    """Re-insert the survey's credentials of every day that has some spent since the last drain (``fresh``), the
-    day's earlier ones with them, in one random order (``_rewrite_shuffled``), as ``_move`` does with reports, so their
-    system columns (``xmin``: the report transaction's, which follows the token's redemption; ``ctid``) order nothing
-    within the day (docs/threat-model.md). PostgreSQL only: SQLite has no such columns."""
-    if connection.vendor != "postgresql":
-        return
-    quote, meta = connection.ops.quote_name, SpentCredential._meta
-    table = quote(meta.db_table)
-    digest, survey_column, fresh, day = (quote(meta.get_field(n).column) for n in ("digest", "survey", "fresh", "day"))
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE {survey_column} = %s AND {fresh})", [survey.pk])
-        if not cursor.fetchone()[0]:
-            return  # nothing spent since the last drain (an open-link survey, say)
-        _rewrite_shuffled(
-            cursor, "coinflip_rewrite_credentials", "digest text NOT NULL, day date",
-            f"WITH days AS (SELECT DISTINCT {day} FROM {table} WHERE {survey_column} = %s AND {fresh}), "
-            f"spent AS (DELETE FROM {table} WHERE {survey_column} = %s AND ({day} IN (SELECT {day} FROM days) "
-            f"OR {fresh}) RETURNING {digest}, {day}) "
-            f"INSERT INTO coinflip_rewrite_credentials (n, digest, day) SELECT row_number() OVER (ORDER BY random()), "
-            f"{digest}, {day} FROM spent", [survey.pk, survey.pk],
-            f"INSERT INTO {table} ({digest}, {survey_column}, {fresh}, {day}) SELECT digest, %s, false, day "
-            f"FROM coinflip_rewrite_credentials WHERE n > %s AND n <= %s ORDER BY n", [survey.pk])
-
-
 def _finish(row: SurveyStatistics, days: Days, drain: Drain, partials: list[int]) -> None:
     """Move the drained rows, write the day sums to the locked row and delete the partials read (merged or
     dropped)."""
     if partials:
         PartialStatistics.objects.filter(pk__in=partials).delete()
     if not drain.ids:
+        inbox.rewrite_redemptions(row.survey)  # tokens redeemed with no report yet
         return
-    _move(row.survey, drain)
+    inbox.move_to_reports(row.survey, drain.by_day)
     days.write(row)
     row.save()
 
@@ -415,21 +281,13 @@ def fold_new_reports(survey: Survey, batch_size: int = 5000, progress=None) -> i
         row = _locked_statistics(survey)
         days = Days.of_row(protocol, row)
         drain = Drain()
-        _drop_resent(survey)
+        inbox.drop_resent(survey)
         partials = _merge_partials(protocol, survey, days, drain)
-        pending = PendingReport.objects.filter(survey=survey)
+        pending = inbox.pending_rows(survey)
         total = pending.count() if progress else 0  # the merged partials' rows included: still in the inbox
         fold_pending(protocol, pending, days, drain, batch_size, progress, total)
         _finish(row, days, drain, partials)
     return days.count
-
-
-def _drop_resent(survey: Survey) -> int:
-    """Delete the survey's inbox rows whose nonce a folded report already holds: a resend that raced the drain that
-    moved its first copy (``survey_app.reports.store_report`` checks both tables, but not atomically with a drain).
-    Never folded, so counted once. Call under the statistics row lock; returns how many."""
-    folded = Report.objects.filter(survey=survey, nonce__isnull=False).values("nonce")
-    return PendingReport.objects.filter(survey=survey, nonce__in=folded).delete()[0]
 
 
 def merge_partials(survey: Survey) -> int:
@@ -440,10 +298,9 @@ def merge_partials(survey: Survey) -> int:
         row = _locked_statistics(survey)
         days = Days.of_row(protocol, row)
         drain = Drain()
-        _drop_resent(survey)
+        inbox.drop_resent(survey)
         partials = _merge_partials(protocol, survey, days, drain)
-        if drain.ids or partials:
-            _finish(row, days, drain, partials)
+        _finish(row, days, drain, partials)
     return days.count
 
 
@@ -479,9 +336,7 @@ def unsettled(survey: Survey) -> bool:
     yet rewritten, or open days — which ``settle`` finishes, so that a closed survey's last reports do not stay
     linkable at rest (docs/threat-model.md)."""
     row = SurveyStatistics.objects.filter(survey=survey).first()
-    return (PendingReport.objects.filter(survey=survey).exists()
-            or SpentCredential.objects.filter(survey=survey, fresh=True).exists()
-            or bool(row is not None and row.open_days))
+    return inbox.unsettled(survey) or bool(row is not None and row.open_days)
 
 
 def close_days(protocol, row: SurveyStatistics, now: datetime.datetime | None = None) -> int:
@@ -518,8 +373,8 @@ def close_days(protocol, row: SurveyStatistics, now: datetime.datetime | None = 
 def validation_version(survey: Survey, now: datetime.datetime | None = None) -> ModelVersion | None:
     """The version LDP validation respondents evaluate: the newest one published before the current UTC day began
     (``None`` if there is none), so the version in a validation report tells no more than the report's day
-    (``survey_app.reports.current_validation_version`` refuses any other)."""
-    number = current_validation_version(survey, now)
+    (``survey_app.reports`` refuses any other)."""
+    number = selectors.validation_version_number(survey, utc_midnight(now))
     return None if number is None else ModelVersion.objects.get(survey=survey, version=number)
 
 

@@ -44,7 +44,8 @@ from django.conf import settings
 from django.db import transaction
 
 from aggregator.privacy.jsonable import json_safe
-from survey_app.models import PendingReport, Survey
+from survey_app import inbox
+from survey_app.models import Survey
 from survey_app.protocol import get_protocol
 
 from . import services
@@ -70,12 +71,7 @@ class Shard:
     high: str | None
 
     def rows(self, survey: Survey):
-        rows = PendingReport.objects.filter(survey=survey)
-        if self.low is not None:
-            rows = rows.filter(id__gte=self.low)
-        if self.high is not None:
-            rows = rows.filter(id__lt=self.high)
-        return rows
+        return inbox.pending_rows(survey, self.low, self.high)
 
 
 def plan_shards(survey: Survey, shard_size: int | None = None, threshold: int | None = None) -> list[Shard]:
@@ -85,7 +81,7 @@ def plan_shards(survey: Survey, shard_size: int | None = None, threshold: int | 
     threshold = setting("COINFLIP_SHARD_THRESHOLD", DEFAULT_SHARD_THRESHOLD) if threshold is None else threshold
     if shard_size < 1:
         raise ValueError("shard_size must be at least 1")
-    pending = PendingReport.objects.filter(survey=survey)
+    pending = inbox.pending_rows(survey)
     total = pending.count()
     if total < max(threshold, 1):
         return []

@@ -8,24 +8,49 @@ Every task here is safe to run twice (a fold is exactly-once, a publication happ
 job already done is not run again), so all are acknowledged late and requeued if their worker process dies; a worker
 killed outright has its tasks redelivered after the broker's visibility timeout, sized to the task time limit
 (``coinflip/settings.py``, docs/operations.md "Recovery bounds"). ``reap_stale_jobs`` ends jobs whose worker died.
+
+The live window: ``drain_inboxes`` (beat, every ``COINFLIP_DRAIN_MINUTES``, at most 10) drains every survey whose inbox
+or redemptions are unsettled, whatever its ``retrain_minutes`` (which paces publishing only); every task that drains
+then VACUUMs the drained tables (``survey_app.inbox.vacuum``) once its transaction has committed. None returns a count,
+and the worker logs no "succeeded" line (with its duration) for them (``coinflip.security.QuietDrainFilter``).
 """
 from __future__ import annotations
 
 from celery import chord, shared_task
 from celery.backends.base import DisabledBackend
 from celery.result import allow_join_result
+from django.db import connection
 
+from survey_app import inbox
 from survey_app.models import Survey
 
 from . import jobs, planning, services, sharding
 from .models import Job
 
 
+def _vacuum() -> None:
+    """VACUUM what a drain left (``survey_app.inbox.vacuum``), outside any transaction: a task run eagerly inside a
+    caller's transaction (tests) leaves it to that caller."""
+    if not connection.in_atomic_block:
+        inbox.vacuum()
+
+
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def fold_survey(survey_id: int) -> None:
-    """Drain a survey's inbox into its statistics. Returns nothing: the worker logs a task's result with its time,
-    and a count per drain window would place a quiet day's reports within it."""
+    """Drain a survey's inbox into its statistics. Returns nothing: the worker logs a task's result, and a count per
+    drain window would place a quiet day's reports within it."""
     services.fold_new_reports(Survey.objects.get(pk=survey_id))
+    _vacuum()
+
+
+@shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
+def drain_inboxes() -> None:
+    """Drain every survey with inbox rows or fresh redemptions (``services.unsettled``), without publishing, then
+    VACUUM: the bound of the live window (beat, every ``COINFLIP_DRAIN_MINUTES``)."""
+    for survey in Survey.objects.order_by("id"):
+        if inbox.unsettled(survey):
+            services.fold_new_reports(survey)
+    _vacuum()
 
 
 def _version_number(version) -> int | None:
@@ -51,7 +76,9 @@ def retrain_survey(self, survey_id: int) -> int | None:
             header = [fold_shard.si(survey_id, s.low, s.high) for s in shards]
             with allow_join_result():  # eagerly (tests), replacing runs the chord here and waits for it
                 return self.replace(chord(header, merge_and_publish.si(survey_id)))
-    return _version_number(services.retrain(survey))
+    version = _version_number(services.retrain(survey))
+    _vacuum()
+    return version
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
@@ -65,7 +92,9 @@ def fold_shard(self, survey_id: int, low: str | None, high: str | None) -> None:
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def merge_and_publish(survey_id: int) -> int | None:
     """The chord's body: merge the partial statistics, fold what arrived meanwhile, publish; the new version number."""
-    return _version_number(services.retrain(Survey.objects.get(pk=survey_id)))
+    version = _version_number(services.retrain(Survey.objects.get(pk=survey_id)))
+    _vacuum()
+    return version
 
 
 @shared_task(ignore_result=True)
@@ -75,6 +104,7 @@ def settle_closed_surveys() -> None:
     for survey in Survey.objects.exclude(status=Survey.Status.OPEN).order_by("id"):
         if services.unsettled(survey):
             services.retrain(survey)
+    _vacuum()
 
 
 @shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
@@ -97,6 +127,7 @@ def retrain_job(job_id: int) -> None:
                           f"Published version {version.version} ({version.report_count} reports).")
 
     jobs.run(job_id, work, "Retraining failed")
+    _vacuum()
 
 
 @shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)

@@ -24,9 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aggregator.lab.datasets import DATASETS_DIR, Table, load_table
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.lab.evaluate import evaluate
 from aggregator.lab.methods import NUMERIC, Method
+from survey_app.tables import Table, load_table
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "results"

@@ -187,9 +187,15 @@ if COINFLIP_CLOSE_GRACE_SECONDS < 60:
 CELERY_TASK_TIME_LIMIT = COINFLIP_TASK_TIME_LIMIT
 CELERY_TASK_SOFT_TIME_LIMIT = max(1, min(COINFLIP_TASK_TIME_LIMIT - 60, int(COINFLIP_TASK_TIME_LIMIT * 0.9)))
 COINFLIP_VISIBILITY_TIMEOUT = COINFLIP_TASK_TIME_LIMIT + max(10, COINFLIP_TASK_TIME_LIMIT // 10)
+# The live window (docs/threat-model.md): every survey's inbox is drained, and its redemptions rewritten, at least this
+# often, whatever its retrain_minutes (which paces publishing only); 1 to 10 minutes.
+COINFLIP_DRAIN_MINUTES = env_int("COINFLIP_DRAIN_MINUTES", 10)
+if not 1 <= COINFLIP_DRAIN_MINUTES <= 10:
+    raise ImproperlyConfigured("COINFLIP_DRAIN_MINUTES must be between 1 and 10 (minutes).")
 CELERY_BEAT_SCHEDULE = {
     "reap stale jobs": {"task": "aggregator.tasks.reap_stale_jobs", "schedule": 60.0},
     "settle closed surveys": {"task": "aggregator.tasks.settle_closed_surveys", "schedule": 600.0},
+    "drain inboxes": {"task": "aggregator.tasks.drain_inboxes", "schedule": 60.0 * COINFLIP_DRAIN_MINUTES},
     "survey calendars": {"task": "survey_app.tasks.apply_survey_calendars", "schedule": 60.0},
 }
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -221,11 +227,21 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # django.request logs the path of every 4xx/5xx answer: invitation tokens in survey URLs are replaced; and no
-    # line keeps an IP address or a query string (coinflip.security.RedactAddressesFilter).
+    # django.request logs the path of every 4xx/5xx answer, and runserver's django.server every request line (`make
+    # run`): invitation tokens in survey URLs are replaced; and no line keeps an IP address or a query string
+    # (coinflip.security.RedactAddressesFilter). Celery logs no "succeeded" line for a drain task
+    # (coinflip.security.QuietDrainFilter): its duration, result and time grow with the reports the drain moved.
     "filters": {"redact_tokens": {"()": "coinflip.security.RedactTokensFilter"},
-                "redact_addresses": {"()": "coinflip.security.RedactAddressesFilter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_tokens", "redact_addresses"]}},
+                "redact_addresses": {"()": "coinflip.security.RedactAddressesFilter"},
+                "quiet_drains": {"()": "coinflip.security.QuietDrainFilter"}},
+    "formatters": {"server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}",
+                              "style": "{"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_tokens", "redact_addresses"]},
+                 "server": {"class": "logging.StreamHandler", "formatter": "server",
+                            "filters": ["redact_tokens", "redact_addresses"]}},
+    "loggers": {"django.server": {"handlers": ["server"], "level": "INFO", "propagate": False,
+                                  "filters": ["redact_addresses"]},
+                "celery.app.trace": {"filters": ["quiet_drains", "redact_addresses"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }
 

@@ -62,8 +62,10 @@ from aggregator.privacy.protocol import report_shapes
 from . import languages, ohttp
 from .credentials import public_credential, redeem, warm_keys
 from .models import NONCE_CHARS, NONCE_PATTERN, Survey
+from .outcomes import MESSAGES, Result, Submission
 from .protocol import get_protocol, survey_version
-from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report, todays_assignment
+from .reports import submit_report, todays_assignment
+from .surveys import find_public_survey
 
 logger = logging.getLogger(__name__)
 
@@ -199,7 +201,7 @@ class StaleProtocol(APIException):
 
 def public_survey(slug: str) -> Survey:
     """An open or closed survey (drafts are not public), read through the ingestion service's cache
-    (``survey_app.reports.find_public_survey``); 404 otherwise."""
+    (``survey_app.surveys.find_public_survey``); 404 otherwise."""
     survey = find_public_survey(slug)
     if survey is None:
         raise NotFound(MESSAGES[Result.NOT_FOUND])
@@ -320,7 +322,7 @@ def read_submission(data) -> Submission:
                       data.get("protocol_version"))
 
 
-#: The answer to each refusal of the ingestion service (``survey_app.reports.Result``).
+#: The answer to each refusal of the ingestion service (``survey_app.outcomes.Result``).
 REFUSALS: dict[Result, type[APIException]] = {
     Result.NOT_FOUND: NotFound,
     Result.CLOSED: Gone,

@@ -4,7 +4,7 @@ A token survey's respondent takes part in two requests the server cannot link:
 
 1. **Redeem** (``redeem``): the invitation token and a *blinded* message the browser made from a random value only
    it knows (``static/js/credentials/blind.mjs``). The token is marked used by the conditional UPDATE of
-   ``survey_app.reports.consume_token`` in a transaction of its own, and the survey's active key signs the blinded
+   ``consume_token``, a statement of its own, and the survey's active key signs the blinded
    message (``aggregator.privacy.blind_rsa.blind_sign``). The blinded message is uniformly distributed whatever the
    value (RFC 9474 §7), so nothing stored or answered here says anything about the value.
 2. **Report** (``survey_app.reports.submit_report`` → ``admit_credential``): the report with the credential
@@ -29,8 +29,10 @@ from django.db import IntegrityError, connection, transaction
 
 from aggregator.privacy import blind_rsa
 
+from .inbox import store_report
 from .models import InvitationToken, SpentCredential, Survey, SurveyKey
-from .reports import TOKEN_IN_REPORT, Outcome, Result, Submission, consume_token, find_public_survey, store_report
+from .outcomes import TOKEN_IN_REPORT, Outcome, Result, Submission
+from .surveys import find_public_survey
 
 __all__ = ["Credential", "Redemption", "active_key", "rotate_key", "public_credential", "redeem", "parse_credential",
            "admit_credential", "credential_digest", "spend_statement", "warm_keys", "PendingCredential",
@@ -143,6 +145,36 @@ def warm_keys(survey: Survey) -> int:
 
 # -- redemption ------------------------------------------------------------------------------------------------------
 
+def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcome | None:
+    """Mark ``token`` used if it is an unused invitation of ``survey`` (``None``), else ``TOKEN_USED`` or
+    ``TOKEN_UNKNOWN``. A conditional UPDATE (used false → true): of concurrent calls with one token, exactly one
+    succeeds (PostgreSQL's row lock; tests/survey/test_token_race.py).
+
+    ``redeemed_with`` (the SHA-256 of the blinded message being signed) is stored with the token, and a used token
+    redeemed again with the same non-empty digest is admitted once more (``None``): the same blinded message gets
+    the same signature, so a browser whose first answer was lost can retry without gaining a second credential.
+    The day it is redeemed is stored and the row marked ``fresh``: the next drain rewrites it with the rest of its
+    day (``survey_app.inbox.rewrite_redemptions``)."""
+    quote, meta = connection.ops.quote_name, InvitationToken._meta
+    used_column, redeemed_column, survey_column, token_column, day_column, fresh_column = (
+        quote(meta.get_field(name).column) for name in ("used", "redeemed_with", "survey", "token", "redeemed_on",
+                                                        "fresh"))
+    with connection.cursor() as cursor:  # the ORM's .update(), without its per-call compilation (bench/load)
+        cursor.execute(f"UPDATE {quote(meta.db_table)} SET {used_column} = true, {redeemed_column} = %s, "
+                       f"{day_column} = %s, {fresh_column} = true "
+                       f"WHERE {survey_column} = %s AND {token_column} = %s AND NOT {used_column}",
+                       [redeemed_with, datetime.datetime.now(datetime.UTC).date(), survey.pk, token])
+        if cursor.rowcount == 1:
+            return None
+    used = InvitationToken.objects.filter(survey=survey, token=token).values_list("redeemed_with", flat=True).first()
+    if used is None:
+        return Outcome.of(Result.TOKEN_UNKNOWN)
+    if redeemed_with and used == redeemed_with:
+        return None
+    return Outcome.of(Result.TOKEN_USED)
+
+
+
 @dataclass(frozen=True)
 class Redemption:
     """The outcome of ``redeem``: ``outcome`` says what happened; when it is ``SIGNED``, ``blind_signature``
@@ -200,7 +232,7 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -
     except BaseException:
         if not retry_only:
             InvitationToken.objects.filter(survey=survey, token=token, redeemed_with=digest).update(
-                used=False, redeemed_with="")
+                used=False, redeemed_with="", redeemed_on=None, fresh=False)
         raise
     return Redemption(Outcome.of(Result.SIGNED), blind_rsa.b64url_encode(signature), signing_id)
 

@@ -21,6 +21,9 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+#: The canonical label of the answer every question may offer (shown translated: ``display_labels``).
+PREFER_NOT_TO_SAY = "Prefer not to say"
+
 SURVEY_FIELDS = ("title", "description")
 QUESTION_FIELDS = ("text", "help_text", "personal_text", "section")
 
@@ -100,7 +103,6 @@ def _fixed_labels() -> dict[str, str]:
     """The labels the platform itself adds (a yes/no question's, “Prefer not to say”), in the page's language."""
     from django.utils.translation import pgettext
 
-    from .models import PREFER_NOT_TO_SAY
     return {"no": pgettext("answer", "no"), "yes": pgettext("answer", "yes"), PREFER_NOT_TO_SAY: _("Prefer not to say")}
 
 

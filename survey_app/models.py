@@ -23,9 +23,10 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from . import languages, webhooks
+from aggregator.privacy.protocol import ConfigError, build, check_settings
 
-PREFER_NOT_TO_SAY = "Prefer not to say"
+from . import languages, webhooks
+from .languages import PREFER_NOT_TO_SAY
 
 #: A question with more choices than this is shown as a dropdown when its style is "auto".
 DROPDOWN_ABOVE = 12
@@ -216,7 +217,8 @@ class Survey(models.Model):
                   "them directly."))
     retrain_minutes = models.PositiveIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
-        help_text=_("While the survey is open, workers fold new reports and publish a new model this often."),
+        help_text=_("While the survey is open, workers publish a new model this often. New reports leave the inbox "
+                    "at most 10 minutes apart, whatever this says."),
     )
 
     created_at = models.DateTimeField(auto_now_add=True)
@@ -239,14 +241,10 @@ class Survey(models.Model):
 
     # -- validation --------------------------------------------------------------------------
     def clean(self):
-        """The engine checks the settings (``survey_protocol.check_settings``: one source of the protocol's rules,
-        each error naming its configuration field, shown on the form field ``CONFIG_FIELDS`` maps it to); Django
+        """The engine checks the settings (``check_settings``: one source of the protocol's rules, each error
+        naming its configuration field, shown on the form field ``CONFIG_FIELDS`` maps it to); Django
         adds only its own rules: a projection needs a reference sample and a number of components, and the
         settings of a survey with reports are frozen."""
-        from aggregator.privacy.survey_protocol import ConfigError, check_settings
-
-        from .protocol import settings_config
-
         errors: dict[str, str] = {}
         config = settings_config(self, list(self.questions.prefetch_related("choices")) if self.pk else None)
         if self.projection != self.Projection.NONE and self.projection_params:
@@ -306,10 +304,6 @@ class Survey(models.Model):
         (``protocol.mixed``): only Approach 3 with one report per respondent fits it. The engine says so when it
         builds the protocol from these settings and questions; other refusals (no class question yet, …) wait for
         the survey to open."""
-        from aggregator.privacy.survey_protocol import ConfigError, build
-
-        from .protocol import protocol_config
-
         try:
             build(protocol_config(self))
         except ConfigError as exc:
@@ -739,6 +733,14 @@ class InvitationToken(models.Model):
                   "(a browser that lost the answer retries), any other is refused. A blinded message is uniformly "
                   "random, independent of the credential (RFC 9474 §7.2).")
     created_on = models.DateField(default=timezone.localdate, editable=False)
+    redeemed_on = models.DateField(null=True, blank=True, editable=False, help_text="The day (UTC) it was redeemed.")
+    fresh = models.BooleanField(default=False, editable=False,
+                                help_text="Redeemed since the last drain, which rewrites these rows with the rest of "
+                                          "their day (survey_app.inbox): their system columns then order nothing "
+                                          "within the day.")
+
+    class Meta:
+        indexes = [models.Index(fields=["survey"], condition=models.Q(fresh=True), name="token_fresh")]
 
     def __str__(self) -> str:
         state = gettext("used") if self.used else gettext("unused")
@@ -776,7 +778,7 @@ class Report(models.Model):
 
 
 class PendingReport(models.Model):
-    """The inbox: a report accepted but not yet folded (``survey_app.reports.store_report`` writes it; the next fold
+    """The inbox: a report accepted but not yet folded (``survey_app.inbox.store_report`` writes it; the next fold
     deletes it and moves it into ``Report``). A random key; a database reader sees these rows arrive until then."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -856,3 +858,99 @@ class SpentCredential(models.Model):
 
     def __str__(self) -> str:
         return f"spent credential {self.digest[:12]}…"
+
+
+# -- the engine configuration of a survey (aggregator.privacy.protocol) --------------------------------------------
+
+def _attribute_config(question: Question) -> dict:
+    if question.kind == Question.Kind.NUMERIC:
+        return {"kind": "numeric", "name": question.name, "low": question.low, "high": question.high}
+    return {"kind": "categorical", "name": question.name, "values": question.labels()}
+
+
+def _feature_configs(question: Question) -> list[dict]:
+    """The engine's features of ``question``: one attribute, or for a select-all question one no/yes attribute per
+    choice (``Question.feature_names``), so that every mechanism handles it unchanged."""
+    if question.kind == Question.Kind.MULTI:
+        return [{"kind": "categorical", "name": name, "values": question.labels()} for name in question.feature_names()]
+    return [_attribute_config(question)]
+
+
+def _personal_distributions(q: Question) -> dict[str, list[float]]:
+    """The declared personal distributions of ``q``'s features (MRR): a categorical question's choices' shares; a
+    select-all question's choice share p is its yes/no feature's [1 − p, p]. None with “Prefer not to say”."""
+    probs = [c.personal_probability for c in q.choices.all()]
+    if q.prefer_not_to_say or not probs or any(p is None for p in probs):
+        return {}
+    if q.kind == Question.Kind.CATEGORICAL:
+        return {q.name: probs}
+    if q.kind == Question.Kind.MULTI:
+        return {name: [1.0 - p, p] for name, p in zip(q.feature_names(), probs, strict=True)}
+    return {}
+
+
+def settings_config(survey: Survey, questions: list[Question] | None = None) -> dict:
+    """The engine configuration of ``survey`` without its questions: every privacy setting, and given its
+    ``questions`` also the MRR attribute groups (their ``group`` numbers) and declared personal distributions (the
+    choices' ``personal_probability``; uniform when any is missing, for numeric bins, or with “Prefer not to say”).
+    ``Survey.clean`` checks it (``check_settings``); ``protocol_config`` adds the questions."""
+    config = {
+        "mode": survey.mode,
+        "numeric": (
+            {"handling": "gaussian", "approach": survey.gaussian_approach}
+            if survey.mode == Survey.Mode.LDP and survey.numeric_handling == Survey.NumericHandling.GAUSSIAN
+            else {"handling": "discretize", "bins": survey.numeric_bins}
+        ),
+        "validation": {"share": survey.validation_share},
+    }
+    if survey.mode == Survey.Mode.LDP and survey.projection != Survey.Projection.NONE and survey.projection_params:
+        config["projection"] = survey.projection_params
+    if survey.mode == Survey.Mode.LDP:
+        config["ldp"] = {
+            "epsilon": survey.epsilon,
+            "encoding": survey.encoding,
+            "parameters": survey.encoding_parameters or {},
+            "strategy": survey.strategy,
+            "postprocess": survey.postprocess,
+            "allocation": survey.allocation,
+        }
+    else:
+        config["mrr"] = {"theta": survey.theta, "postprocess": survey.postprocess}
+        if questions is not None:
+            groups: dict[int, list[str]] = {}
+            # A select-all question's yes/no features are in its group, with its personal mode (simulated).
+            for q in questions:
+                for name in q.feature_names():  # none for a select-all question without choices yet
+                    groups.setdefault(q.group, []).append(name)
+            personal = {}
+            for q in questions:
+                personal.update(_personal_distributions(q))
+            config["mrr"].update({
+                "groups": [groups[g] for g in sorted(groups)] if len(groups) > 1 else None,
+                "personal": personal,
+                "personal_mode": {name: q.personal_mode for q in questions for name in q.feature_names()},
+            })
+    return config
+
+
+def protocol_config(survey: Survey) -> dict:
+    """The engine configuration of ``survey`` (see ``aggregator.privacy.protocol``): its settings
+    (``settings_config``) and its questions."""
+    questions = list(survey.questions.prefetch_related("choices"))
+    if survey.mode == Survey.Mode.MRR and any(q.kind == Question.Kind.MULTI and q.prefer_not_to_say
+                                              for q in questions):
+        raise ConfigError("features", str(MULTI_PREFER_NOT_UNDER_MRR))
+    for q in questions:  # what a question saved without its checks (its own page, a bulk write) can still lack
+        if q.kind == Question.Kind.MULTI and len(q.choices.all()) < 2:
+            raise ConfigError("features", gettext("the select-all question “%(name)s” needs at least 2 choices")
+                              % {"name": q.name})
+        if q.kind == Question.Kind.NUMERIC and (q.low is None or q.high is None):
+            raise ConfigError("features", gettext("the numeric question “%(name)s” needs public lower and upper "
+                                                  "bounds") % {"name": q.name})
+    class_questions = [q for q in questions if q.is_class]
+    features = [q for q in questions if not q.is_class]
+    return {
+        "class": _attribute_config(class_questions[0]) if class_questions else None,
+        "features": [config for q in features for config in _feature_configs(q)],
+        **settings_config(survey, questions),
+    }

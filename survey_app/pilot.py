@@ -13,7 +13,7 @@ def fit_pilot(survey: Survey) -> list[float] | None:
     """Compute and store ``survey.pilot_assignment`` from its reference sample (``None``, stored, without adaptive
     allocation or without a sample); ``ValueError`` naming what does not fit. A question's empty cells are its
     “Prefer not to say” when it offers one."""
-    from aggregator.lab.datasets import read_csv
+    from survey_app.tables import read_csv
 
     assignment = None
     if survey.pilot_assignment is not None:  # a sample that no longer fits must not leave the old assignment behind

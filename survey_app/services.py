@@ -100,15 +100,15 @@ def create_survey_from_table(
     theta: float | None = None,
     open_now: bool = False,
 ) -> Survey:
-    """A survey whose questions, choices and numeric bounds come from a ``aggregator.lab.datasets.Table``; a draft, or
+    """A survey whose questions, choices and numeric bounds come from a ``survey_app.tables.Table``; a draft, or
     opened (``open_survey``) with ``open_now``. A column with a single answer is refused (``SINGLE_ANSWER_COLUMN``).
 
     Defaults follow the papers: LDP ε = 1 with numeric questions discretized into 4 equal-width bins; MRR θ = 0.7
     with every personal answer simulated uniformly by the browser (seed 004's experiments). Validation errors of the
     resulting survey are raised as ``django.core.exceptions.ValidationError``.
     """
-    from aggregator.lab.datasets import MISSING, option_name
     from aggregator.privacy.schema import Numeric
+    from survey_app.tables import MISSING, option_name
 
     if Survey.objects.filter(slug=slug).exists():
         raise ValueError(f"a survey with slug {slug!r} already exists")
@@ -158,7 +158,7 @@ def create_survey_from_table(
             labels: list[str] = []
         else:
             labels = list(attr.values)
-            # The table's missing answers (an empty cell, or "?": aggregator.lab.datasets.MISSING, last) are the
+            # The table's missing answers (an empty cell, or "?": survey_app.tables.MISSING, last) are the
             # question's "Prefer not to say", also last: the same answer code.
             missing = not is_class and labels[-1:] == [MISSING]
             if missing:
@@ -189,10 +189,10 @@ def readable_text(column: str) -> str:
 
 
 def read_table(source, *, class_column: str | None = None, numeric=None, **options):
-    """A survey's table from a CSV (a path or an uploaded file): ``aggregator.lab.datasets.load_table``, with a cell
+    """A survey's table from a CSV (a path or an uploaded file): ``survey_app.tables.load_table``, with a cell
     holding only a ``MISSING_MARKERS`` value ("?", as UCI files write a missing value) read as missing, like an empty
     cell (outside the class column, whose values must all be given)."""
-    from aggregator.lab.datasets import load_table, read_csv
+    from survey_app.tables import load_table, read_csv
 
     frame = read_csv(source)
     if frame.shape[1] >= 2:
@@ -205,8 +205,8 @@ def read_table(source, *, class_column: str | None = None, numeric=None, **optio
 def fit_projection(survey: Survey) -> dict | None:
     """Fit the survey's PCA/DCA on its uploaded public reference sample (SPEC §5c) and store it; ``None`` when the
     survey uses no projection. The CSV must have a column per numeric question (and the class question, for DCA)."""
-    from aggregator.lab.datasets import read_csv
     from aggregator.privacy.continuous.projection import fit_dca, fit_pca
+    from survey_app.tables import read_csv
 
     if survey.has_opened() or survey.has_reports():  # the fitted projection is part of the protocol: frozen
         raise ValidationError(SETTINGS_FROZEN, code="frozen", params={"fields": "projection_params"})

@@ -56,9 +56,8 @@ from aggregator.privacy import oracles
 from aggregator.privacy.continuous.approaches import APPROACH_CLASSES
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR, SIGMA_FLOOR_FRACTION, NaiveBayesModel
-from aggregator.privacy.protocol import SETTING_SYMBOLS
+from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 from aggregator.privacy.schema import Categorical, Numeric
-from aggregator.privacy.survey_protocol import SurveyProtocol
 
 from . import charts
 

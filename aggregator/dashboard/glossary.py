@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from aggregator.privacy import describe
+from aggregator.privacy import describe, mechanisms
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def entries() -> list[Entry]:
     """Every entry in reading order, the mechanisms' from the mechanisms registered now."""
     placed: dict[str, list[Entry]] = {}
     for family in ("mode", "oracle", "numeric"):
-        for mechanism in describe.described(family):
+        for mechanism in mechanisms.described(family):
             d = mechanism.description
             placed.setdefault(_AFTER.get(d.anchor, _AFTER.get(family, "")), []).append(_entry(d))
     out: list[Entry] = []

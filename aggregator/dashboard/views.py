@@ -15,7 +15,6 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -25,12 +24,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from aggregator import jobs, services, tasks
 from aggregator.api import records_to_matrix
 from aggregator.models import Job, ModelVersion, SurveyStatistics
-from aggregator.privacy import describe
+from aggregator.privacy import mechanisms
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
-from survey_app.models import PendingReport, Report, Survey, feature_labels
+from survey_app import inbox
+from survey_app.models import Survey, feature_labels, settings_config
 from survey_app.permissions import can_manage, surveys_for
-from survey_app.protocol import get_protocol, settings_config
+from survey_app.protocol import get_protocol
 from survey_app.reports import todays_assignment
 
 from . import charts, exports
@@ -99,7 +99,7 @@ def _mechanism_terms(survey: Survey) -> list[list[tuple[str, str]]]:
     """Per mechanism the survey's settings name beyond its mode — the encoding's oracle (after the word "encoding"),
     the Gaussian approach — its (glossary anchor, label) terms, from its own description (``privacy.describe``)."""
     try:
-        used = describe.of_settings(settings_config(survey))
+        used = mechanisms.of_settings(settings_config(survey))
     except ValueError:  # settings the survey's own checks refuse: nothing to name
         return []
     kinds = {"oracle": [("encoding", gettext("encoding"))]}
@@ -109,7 +109,7 @@ def _mechanism_terms(survey: Survey) -> list[list[tuple[str, str]]]:
 
 def _pending_reports(survey: Survey, statistics: SurveyStatistics | None) -> int:
     """Reports in the inbox: received, not yet folded into any model."""
-    return PendingReport.objects.filter(survey=survey).count()
+    return inbox.pending_count(survey)
 
 
 def _with_percent(accuracy: dict | None) -> dict | None:
@@ -151,14 +151,7 @@ def survey_list(request):
 # -- survey page -----------------------------------------------------------------------------------------------
 def _reports_by_day(survey: Survey) -> list[tuple]:
     """(received_on, training, validation) per day with reports (folded, and still in the inbox)."""
-    days: dict = {}
-    for model in (Report, PendingReport):
-        for r in (model.objects.filter(survey=survey).values("received_on")
-                  .annotate(total=Count("id"), validation=Count("id", filter=Q(payload__has_key="validation")))
-                  .order_by()):
-            total, validation = days.get(r["received_on"], (0, 0))
-            days[r["received_on"]] = (total + r["total"], validation + r["validation"])
-    return [(day, total - validation, validation) for day, (total, validation) in sorted(days.items())]
+    return inbox.reports_by_day(survey)
 
 
 #: Largest id or version number a query parameter may name (PostgreSQL's bigint).
@@ -333,8 +326,6 @@ def reports_csv(request, slug: str):
     """Every stored report (folded, and still in the inbox), streamed as CSV: id, received_on, kind, payload
     (``exports.report_rows``), by day and, within a day, by random key (no order survives)."""
     survey = managed_survey(request, slug)
-    folded, pending = (model.objects.filter(survey=survey).values_list("id", "received_on", "payload")
-                       for model in (Report, PendingReport))
-    reports = folded.union(pending, all=True).order_by("received_on", "id").iterator(chunk_size=CSV_CHUNK)
+    reports = inbox.all_reports(survey, chunk_size=CSV_CHUNK)
     response = StreamingHttpResponse(exports.report_rows(reports), content_type="text/csv; charset=utf-8")
     return _attachment(response, f"{slug}-reports.csv")

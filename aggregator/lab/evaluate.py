@@ -29,8 +29,10 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from survey_app.tables import Table
+
 from . import methods as registry
-from .datasets import Table, train_test_split
+from .datasets import train_test_split
 from .methods import DEFAULT_BINS, Method
 
 __all__ = ["Evaluation", "evaluate", "partitions", "stratified_folds", "DEFAULT_REPS", "DEFAULT_TEST_SIZE"]

@@ -20,7 +20,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .datasets import DATASETS_DIR, load_table
+from survey_app.tables import load_table
+
+from .datasets import DATASETS_DIR
 from .evaluate import Progress, evaluate
 from .methods import get
 

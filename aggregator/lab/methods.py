@@ -34,7 +34,7 @@ exactly (seed 004 §5.2.1), LDP NB at ε → ∞ up to the one-report sampling �
 alone. ``nonprivate-add1`` is the add-1 (Laplace) smoothed fit of ``BASELINES.md``; smoothing alone moves accuracy
 (mushroom, 20 splits 80/20: 99.1 % unsmoothed, 95.4 % add-1; glass 64.4 % / 60.9 %).
 
-The LDP and MRR methods go through ``privacy.survey_protocol.build`` — the same configuration, client halves
+The LDP and MRR methods go through ``privacy.protocol.build`` — the same configuration, client halves
 (``encode``: wire reports, exactly what browsers send), fold and estimate as a live survey; Warner's model (never a
 survey mode) through ``privacy.warner.WarnerScheme``. Every training row is one respondent.
 
@@ -53,7 +53,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..privacy import oracles, survey_protocol
+from survey_app.tables import Table
+
+from ..privacy import oracles
+from ..privacy import protocol as survey_protocol
 from ..privacy.central import fit_laplace_nb, fit_robust_nb, fit_smooth_nb
 from ..privacy.channel import check_theta
 from ..privacy.comparison import fit_dp_svm, fit_dp_tree
@@ -65,7 +68,7 @@ from ..privacy.protocol.mrr import MRRProtocol
 from ..privacy.schema import Categorical, Numeric
 from ..privacy.synthetic import synthetic_from_model, synthetic_published
 from ..privacy.warner import WarnerScheme
-from .datasets import Table, discretize_table
+from .datasets import discretize_table
 
 __all__ = ["Method", "Features", "Predictor", "DISCRETE", "BINARY", "NUMERIC", "MIXED", "GAUSSIAN", "DEFAULTS",
            "PARAMETERS", "DEFAULT_BINS", "register", "get", "names", "oracle_method", "binarize", "require_numeric"]
@@ -153,7 +156,7 @@ class Method:
     parameter: str | None = None
     features: Features = DISCRETE
     #: For a method a live survey can run: its protocol configuration at a privacy value, without the questions
-    #: (``survey_protocol``'s "mode", "ldp", "mrr", "numeric" keys) — what the planner shows and applies.
+    #: (``privacy.protocol``'s "mode", "ldp", "mrr", "numeric" keys) — what the planner shows and applies.
     survey: Callable[[float], dict] | None = None
     #: The mechanism it runs (an oracle class, a Gaussian approach class, a protocol class), whose ``description``
     #: (``privacy.describe``) gives the planner's plain words.
@@ -238,7 +241,7 @@ def _nonprivate(alpha: float):
 
 def _survey(config: Callable[[float], dict]):
     """A fit through a survey protocol: each training row is one respondent whose browser half (``encode``) sends a
-    wire report; the server folds and estimates as for a live survey (``privacy.survey_protocol``)."""
+    wire report; the server folds and estimates as for a live survey (``privacy.protocol``)."""
 
     def fit(table: Table, value: float, rng: np.random.Generator) -> Predictor:
         protocol = survey_protocol.build({
@@ -393,7 +396,7 @@ register(Method("tree", "the same CART without noise (dp-tree at ε = ∞; seed 
 def _projected(fit_projection, components: int, numeric: dict, encoding: str | None = None):
     """LDP Naive Bayes on ``components`` PCA or DCA components of the numeric features. As in seed 000, the projection
     is fitted on the training rows themselves; a live survey fits it on a public reference sample instead
-    (``survey_protocol``'s ``"projection"``), which this stands in for."""
+    (``privacy.protocol``'s ``"projection"``), which this stands in for."""
 
     def fit(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
         projection = fit_projection(table, components)

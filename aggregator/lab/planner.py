@@ -51,11 +51,12 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..privacy import survey_protocol
+from survey_app.tables import Table
+
+from ..privacy import protocol as survey_protocol
 from ..privacy.postprocess import DEFAULT as DEFAULT_ESTIMATOR
 from ..privacy.schema import Numeric
 from . import methods as registry
-from .datasets import Table
 from .evaluate import Progress, evaluate
 
 __all__ = ["Setting", "Plan", "plan", "SIZES", "survey_methods", "interval", "respondents_needed", "beats_majority",

@@ -16,11 +16,11 @@ uint32 from ``crypto.getRandomValues``; exact in binary64). Every randomizer com
   true value, so the *pure* ε of SHE, THE and Gaussian Approaches 1 and 3 as the browser runs them is ∞; such outputs
   have probability ``grid_laplace_unmatched_mass`` (≈ 2·2^-53·e^{Δγ⁻¹·γ/b}), reported as a δ beside the ideal ε.
 
-Honouring ε (``max_supported_epsilon``): every probability a browser draw relies on, and its complement, must be
-at least ``MIN_PROBABILITY`` = 2^-40 (for grid Laplace: the unmatched mass at most 2^-40). Then the double rounding
-(≤ 2^-53 when p is computed, ≤ 2^-53 when realized) moves each probability by a relative 2^-12 at most, the realized
-ε (which ``realized_oracle_epsilon`` computes exactly and the product shows) stays within ≈ 5·10^-4 of the configured
-ε, and no probability rounds to 0 or 1.
+Honouring ε (``browser_epsilon.max_supported_epsilon``, by mechanism): every probability a browser draw relies on,
+and its complement, must be at least ``MIN_PROBABILITY`` = 2^-40 (for grid Laplace: the unmatched mass at most
+2^-40). Then the double rounding (≤ 2^-53 when p is computed, ≤ 2^-53 when realized) moves each probability by a
+relative 2^-12 at most, the realized ε (which ``browser_epsilon.realized_oracle_epsilon`` computes exactly and the
+product shows) stays within ≈ 5·10^-4 of the configured ε, and no probability rounds to 0 or 1.
 """
 from __future__ import annotations
 
@@ -33,9 +33,8 @@ import numpy as np
 
 __all__ = [
     "UNIFORM_BITS", "MIN_PROBABILITY", "realized_bernoulli", "realized_categorical", "log_ratio",
-    "realized_oracle_epsilon", "realized_binary_rr_epsilon", "duchi_half_gap", "duchi_probability",
-    "realized_duchi_epsilon",
-    "grid_laplace_max_steps", "grid_laplace_unmatched_mass", "max_supported_epsilon", "check_supported_epsilon",
+    "realized_binary_rr_epsilon", "duchi_half_gap", "duchi_probability", "realized_duchi_epsilon",
+    "grid_laplace_max_steps", "grid_laplace_unmatched_mass", "binary_rr_max_epsilon", "laplace_max_epsilon",
     "check_supported_personal",
 ]
 
@@ -80,20 +79,6 @@ def realized_binary_rr_epsilon(p: float) -> float:
     """DE on two values as the browser runs it (keep w.p. ⌈p·2^53⌉/2^53, else the other value)."""
     P = realized_bernoulli(p)
     return max(log_ratio(P, 1 - P), log_ratio(1 - P, P))
-
-
-def realized_oracle_epsilon(params: dict) -> float:
-    """Exact ε of a frequency oracle as the browser runs it, from its published ``params()`` (SPEC §3).
-
-    DE: keep w.p. P = ⌈p·2^53⌉/2^53, else one of the d − 1 others uniformly ⇒ ε = ln(P(d−1)/(1−P)).
-    OLH: (a, b) uniform and public, then DE over [g] on h(v) ⇒ ε = ln(P(g−1)/(1−P)) (a pair with h(v) ≠ h(v')
-    exists for g ≥ 2). SUE/OUE: every bit B(Q), the own bit B(P) ⇒ ε = ln(P(1−Q)/(Q(1−P))) (largest pattern).
-    SHE/THE: grid Laplace is bounded in the browser ⇒ ∞ (see module docstring; ``grid_laplace_unmatched_mass``).
-    Each oracle class computes its own (``realized_epsilon``); ``ValueError`` for an unknown name.
-    """
-    from .oracles import oracle_class  # late: the oracles use this module's arithmetic
-
-    return oracle_class(params["name"]).realized_epsilon(params)
 
 
 def duchi_half_gap(epsilon: float) -> float:
@@ -153,35 +138,15 @@ def _laplace_max_epsilon(sensitivity_per_component: float, scale_times_eps: floa
     return lo
 
 
-def max_supported_epsilon(mechanism: str, domain: int | None = None) -> float:
-    """The largest ε the browser's arithmetic honours for ``mechanism`` (module docstring's criterion):
-
-    de (domain d): (d−1)/(e^ε+d−1) ≥ 2^-40 ⇒ ε ≤ ln((d−1)(2^40−1)); oue and binary RR (validation, Duchi):
-    ln(2^40−1) ≈ 27.73; sue: 2·ln(2^40−1); olh: g = min(2^31−1, ⌊e^ε+1.5⌋) ⇒ ln((2^31−2)(2^40−1)) ≈ 49.2;
-    she/the and grid Laplace ("laplace"; scale 2/ε, γ = 2^-10): the ε where the unmatched mass reaches 2^-40.
-    A frequency oracle's bound is its class's ``max_supported_epsilon(domain)``; ``ValueError`` for unknown names.
-    """
-    key = str(mechanism).lower()
-    if key in ("binary-rr", "duchi"):
-        return math.log((1.0 / MIN_PROBABILITY) - 1.0)
-    if key == "laplace":
-        return _laplace_max_epsilon(1.0, 2.0, 2.0**-10)
-    from .oracles import oracle_class  # late: the oracles use this module's arithmetic
-
-    return oracle_class(key).max_supported_epsilon(domain)
+def laplace_max_epsilon() -> float:
+    """The largest ε the browser honours for grid Laplace of scale 2/ε on the 2^-10 grid (SHE, THE, the Gaussian
+    approaches): where the unmatched mass reaches ``MIN_PROBABILITY``."""
+    return _laplace_max_epsilon(1.0, 2.0, 2.0**-10)
 
 
-def check_supported_epsilon(mechanism: str, epsilon: float, domain: int | None = None) -> float:
-    """``epsilon`` if the browser can honour it for ``mechanism``, else ``ValueError`` stating the bound."""
-    epsilon = float(epsilon)
-    bound = max_supported_epsilon(mechanism, domain)
-    if not (math.isfinite(epsilon) and epsilon <= bound):
-        raise ValueError(
-            f"ε = {epsilon:g} is more than the browser can honour for {mechanism}"
-            f"{f' on {domain} values' if domain else ''}: above ε = {bound:.2f} its probabilities (multiples of "
-            f"2^-53) fall below 2^-40 and can round to 0 or 1 (ε = ∞); choose ε ≤ {math.floor(bound * 100) / 100:.2f}"
-        )
-    return epsilon
+def binary_rr_max_epsilon() -> float:
+    """The largest ε the browser honours for binary randomized response (validation bits, Duchi): ln(2^40 − 1)."""
+    return math.log((1.0 / MIN_PROBABILITY) - 1.0)
 
 
 def check_supported_personal(personals: Sequence[Sequence[float]], names: Sequence[str] | None = None) -> None:

@@ -35,7 +35,8 @@ import numpy as np
 
 from .assignment import cdf as cdf_of
 from .assignment import check_probabilities
-from .browser_arithmetic import log_ratio, realized_bernoulli, realized_categorical, realized_oracle_epsilon
+from .browser_arithmetic import log_ratio, realized_bernoulli, realized_categorical
+from .browser_epsilon import realized_oracle_epsilon
 from .channel import check_theta
 
 __all__ = [

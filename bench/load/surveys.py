@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from aggregator.lab.datasets import DATASETS_DIR, load_table
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.management.commands.simulate import published_model, records_from_csv
 from aggregator.models import ModelVersion
 from aggregator.services import retrain
@@ -34,6 +34,7 @@ from survey_app.models import PendingReport, Survey
 from survey_app.protocol import get_protocol
 from survey_app.reports import utc_midnight
 from survey_app.services import create_survey_from_table
+from survey_app.tables import load_table
 
 from . import tokens
 

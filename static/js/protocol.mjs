@@ -1,4 +1,4 @@
-// A survey's randomization in the browser: mirrors aggregator/privacy/survey_protocol.py (encode, one respondent).
+// A survey's randomization in the browser: mirrors aggregator/privacy/protocol/ (encode, one respondent).
 // ``protocol`` is the JSON of GET /api/surveys/<slug>/protocol/ ("protocol" key); ``questionAnswers`` holds one answer
 // per feature question in protocol.questions order (a choice index, or a number for numeric questions); ``classCode``
 // the class answer's index. Returns the report to POST — nothing else of the answers leaves the page.
@@ -14,13 +14,13 @@ export function randomize(protocol, questionAnswers, classCode, rng, realPersona
   return mechanism(protocol).randomize(protocol, featureValues(protocol, questionAnswers), classCode, rng, realPersonal);
 }
 
-/** The published model's input for these answers (survey_protocol.to_model_input), as the mechanism shapes it:
+/** The published model's input for these answers (privacy.protocol to_model_input), as the mechanism shapes it:
  * projected; numeric features binned unless the survey keeps them numeric (Gaussian NB). */
 export function modelInput(protocol, questionAnswers) {
   return mechanism(protocol).modelInput(protocol, featureValues(protocol, questionAnswers));
 }
 
-/** A validation respondent's report (survey_protocol ``encode_validation``). Without a published validation oracle
+/** A validation respondent's report (privacy.protocol ``encode_validation``). Without a published validation oracle
  * (MRR): the randomized record, marked. With one (LDP): was the published model right on my true answers? — only
  * that bit, through the published binary randomized response. */
 export function validate(protocol, questionAnswers, classCode, rng, published, realPersonal = {}) {
@@ -29,7 +29,7 @@ export function validate(protocol, questionAnswers, classCode, rng, published, r
   return { validation: { version: published.version, report: oracles.perturb(protocol.validation.oracle, right, rng) } };
 }
 
-/** One respondent's payload (survey_protocol ``respond``): with a validation share, u = random() first; u < share
+/** One respondent's payload (privacy.protocol ``respond``): with a validation share, u = random() first; u < share
  * makes this respondent validate — with a validation oracle (LDP) only when a model is published ({version, model}). */
 export function respond(protocol, questionAnswers, classCode, rng, { realPersonal = {}, published = null } = {}) {
   const share = protocol.validation ? protocol.validation.share : 0;

@@ -106,7 +106,7 @@ export function validationShareText(protocol) {
   return share > 0 ? t("a {percent} chance", { percent: percent(share) }) : null;
 }
 
-/** What an LDP validation respondent sends (survey_protocol ``encode_validation``): one randomized right/wrong bit
+/** What an LDP validation respondent sends (privacy.protocol ``encode_validation``): one randomized right/wrong bit
  * about the published model; the same words for ldp_nb.mjs and gaussian.mjs. */
 export function ldpValidationWords(protocol, questions, version) {
   const oracle = protocol.validation.oracle;

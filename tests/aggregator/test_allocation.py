@@ -10,7 +10,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from aggregator.models import ModelVersion
-from aggregator.privacy import survey_protocol
+from aggregator.privacy import protocol as survey_protocol
 from aggregator.privacy.protocol.config import ConfigError
 from survey_app.protocol import get_protocol
 from tests.factories import add_reports, make_survey, published_yesterday

@@ -15,6 +15,7 @@ from django.db import connection
 from aggregator import services, sharding
 from aggregator.models import ModelVersion, SurveyStatistics
 from aggregator.privacy.jsonable import json_safe
+from survey_app import inbox
 from survey_app.models import PendingReport, Report, SpentCredential
 from survey_app.protocol import get_protocol
 from tests.factories import add_reports, after_midnight, make_survey, redeem_credential
@@ -140,10 +141,11 @@ def test_a_drain_rewrites_the_credentials_spent_since_the_last_one(monkeypatch, 
     """The spent credentials' system columns say when each report's transaction ran; the drain rewrites them, so
     after it they share the drain's transaction (tokens ↔ credential digests by adjacent ``xmin`` no longer work) —
     also when it inserts them back in several chunks (``REWRITE_CHUNK``)."""
-    monkeypatch.setattr(services, "REWRITE_CHUNK", chunk)
+    monkeypatch.setattr(inbox, "REWRITE_CHUNK", chunk)
     survey = make_survey(access="tokens")
     reports = iter(get_protocol(survey).encode(*_health(20)))
-    from survey_app.reports import Submission, submit_report
+    from survey_app.outcomes import Submission
+    from survey_app.reports import submit_report
 
     for _ in range(20):
         assert submit_report(survey.slug, Submission(next(reports), credential=redeem_credential(survey))).stored
@@ -166,7 +168,8 @@ def test_a_closed_survey_is_settled_its_inbox_drained_and_its_last_day_published
     from tests.factories import pass_days
 
     survey = make_survey(mode="mrr", access="tokens")
-    from survey_app.reports import Submission, submit_report
+    from survey_app.outcomes import Submission
+    from survey_app.reports import submit_report
 
     for report in get_protocol(survey).encode(*_health(30)):
         assert submit_report(survey.slug, Submission(report, credential=redeem_credential(survey))).stored

@@ -22,15 +22,16 @@ from django.core.management import call_command
 from django.utils.text import slugify
 from rest_framework.test import APIClient
 
-from aggregator.lab.datasets import DATASETS_DIR, load_table, read_csv
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.management.commands.simulate import records_from_csv
 from aggregator.models import ModelVersion
-from aggregator.privacy import survey_protocol
+from aggregator.privacy import protocol as survey_protocol
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.services import accuracy_by_version
 from survey_app.models import PREFER_NOT_TO_SAY
 from survey_app.protocol import get_protocol, protocol_config
 from survey_app.services import create_survey_from_table
+from survey_app.tables import load_table, read_csv
 from tests.factories import days_pass, informative_mushroom
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

@@ -14,6 +14,7 @@ from aggregator.models import ImmutableError, ModelVersion, SurveyStatistics
 from aggregator.privacy.bits import pack
 from aggregator.privacy.jsonable import json_safe
 from aggregator.privacy.oracles.wire import to_wire
+from survey_app import inbox
 from survey_app.models import PendingReport, Report
 from survey_app.protocol import get_protocol
 from tests.factories import add_reports, after_midnight, days_pass, make_survey, pass_days
@@ -280,10 +281,10 @@ def test_a_drain_rewrites_the_day_it_touches_under_fresh_keys_and_leaves_other_d
     rewrite's INSERTs of ``REWRITE_CHUNK`` rows, here 7 (110 rows: 16 chunks, the last one short). ``python``: the
     ORM path of databases other than PostgreSQL (the embedded SQLite), run here on PostgreSQL."""
     if path == "python":
-        monkeypatch.setattr(services, "_move_day_sql", services._move_day_python)
+        monkeypatch.setattr(inbox, "_move_day_sql", inbox._move_day_python)
     if path == "sql in chunks of 7":
-        monkeypatch.setattr(services, "REWRITE_CHUNK", 7)
-        monkeypatch.setattr(services, "REWRITE_PAUSE", 0.0)
+        monkeypatch.setattr(inbox, "REWRITE_CHUNK", 7)
+        monkeypatch.setattr(inbox, "REWRITE_PAUSE", 0.0)
     survey, other = make_survey(), make_survey(slug="other")
     yesterday, today = datetime.date(2026, 3, 1), datetime.date(2026, 3, 2)
     _pending_on(survey, yesterday, 40, seed=1)
@@ -316,7 +317,7 @@ def test_after_a_drain_the_day_is_one_transaction(monkeypatch, chunk):
     also when the rewrite inserts the day in several chunks (``REWRITE_CHUNK``)."""
     if connection.vendor != "postgresql":
         pytest.skip("xmin is PostgreSQL's")
-    monkeypatch.setattr(services, "REWRITE_CHUNK", chunk)
+    monkeypatch.setattr(inbox, "REWRITE_CHUNK", chunk)
     survey = make_survey()
     for seed in range(3):
         add_reports(survey, 20, seed=seed)

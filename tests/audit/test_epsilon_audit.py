@@ -40,7 +40,7 @@ import pytest
 
 from aggregator.privacy import oracles
 from aggregator.privacy.channel import mrr_group_epsilon
-from aggregator.privacy.survey_protocol import build
+from aggregator.privacy.protocol import build
 from tests.audit.epsilon_audit import (
     ALPHA_JOINT,
     audit,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from aggregator.dashboard import charts
-from aggregator.privacy import survey_protocol as sp
+from aggregator.privacy import protocol as sp
 from aggregator.privacy.mrr import conditional_standard_error_bound
 from aggregator.privacy.naive_bayes.fit import fit_nonprivate
 from aggregator.privacy.schema import Categorical, Numeric

@@ -102,7 +102,7 @@ def test_the_pickle_round_trips_through_joblib(rng):
 
 def test_a_model_from_a_real_protocol_exports(rng):
     """An MRR model (numeric question discretized into bins) predicts the same through scikit-learn."""
-    from aggregator.privacy import survey_protocol as sp
+    from aggregator.privacy import protocol as sp
 
     config = {"mode": "mrr", "class": {"kind": "categorical", "name": "sick", "values": ["no", "yes"]},
               "features": [{"kind": "categorical", "name": "smoker", "values": ["never", "sometimes", "daily"]},

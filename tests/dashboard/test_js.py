@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from aggregator.dashboard import charts
-from aggregator.privacy import survey_protocol as sp
+from aggregator.privacy import protocol as sp
 
 HERE = Path(__file__).resolve().parent
 SICK = {"kind": "categorical", "name": "sick", "values": ["no", "yes"]}
@@ -47,9 +47,10 @@ def test_node_suite_passes(tmp_path, rng):
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (.ci/run installs it)")
 def test_planner_chart_suite_passes(tmp_path):
-    from aggregator.lab.datasets import DATASETS_DIR, load_table
+    from aggregator.lab.datasets import DATASETS_DIR
     from aggregator.lab.planner import plan
     from aggregator.privacy.jsonable import json_safe
+    from survey_app.tables import load_table
 
     result = plan(load_table(DATASETS_DIR / "vote.csv"), ["oue", "mrr"], [1.0, 4.0], [0.7, 0.9], reps=2, seed=0)
     fixture = tmp_path / "plan.json"

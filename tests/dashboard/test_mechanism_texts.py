@@ -8,16 +8,16 @@ from django.core.management.base import CommandError
 from django.utils import translation
 
 from aggregator.mechanism_texts import TEXTS
-from aggregator.privacy import describe
+from aggregator.privacy import mechanisms
 
 
 def test_the_generated_catalogue_is_current():
-    assert list(TEXTS) == describe.texts()
+    assert list(TEXTS) == mechanisms.texts()
     call_command("mechanism_texts", check=True)
 
 
 def test_a_stale_catalogue_is_refused(monkeypatch):
-    monkeypatch.setattr(describe, "texts", lambda: ["A text no mechanism has yet"])
+    monkeypatch.setattr(mechanisms, "texts", lambda: ["A text no mechanism has yet"])
     with pytest.raises(CommandError, match="stale"):
         call_command("mechanism_texts", check=True)
 

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from aggregator.models import Job
-from aggregator.privacy import survey_protocol as sp
+from aggregator.privacy import protocol as sp
 from survey_app.models import Choice, Question, Survey
 from survey_app.protocol import get_protocol
 

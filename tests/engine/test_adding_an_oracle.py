@@ -22,19 +22,16 @@ import numpy as np
 import pytest
 
 from aggregator.lab import methods, poisoning
-from aggregator.lab.datasets import DATASETS_DIR, load_table
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.lab.evaluate import evaluate
 from aggregator.privacy import oracles, plausibility
-from aggregator.privacy.browser_arithmetic import (
-    MIN_PROBABILITY,
-    check_supported_epsilon,
-    max_supported_epsilon,
-    realized_oracle_epsilon,
-)
+from aggregator.privacy.browser_arithmetic import MIN_PROBABILITY
+from aggregator.privacy.browser_epsilon import check_supported_epsilon, max_supported_epsilon, realized_oracle_epsilon
 from aggregator.privacy.bytestream import ByteStream
 from aggregator.privacy.naive_bayes.ldp import count_covariance
 from aggregator.privacy.oracles import wire
-from aggregator.privacy.survey_protocol import build
+from aggregator.privacy.protocol import build
+from survey_app.tables import load_table
 from tests.toy_oracle import UniformMixRR
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -117,7 +117,7 @@ def test_assignments_from_earlier_waves_bias_the_estimates_by_little(rng):
     estimates set, R = 1,500 repetitions from one population. Uniform waves are unbiased: every joint cell's mean error
     is within 5 standard errors of the mean (SD/√R). Data-driven weights make the pooled ratio Ê/N_j slightly biased
     (module docstring): the mean error stays within 0.2 SD of one estimate plus the same 5 SD/√R."""
-    from aggregator.privacy import survey_protocol
+    from aggregator.privacy import protocol as survey_protocol
 
     protocol = survey_protocol.build({
         "mode": "ldp", "ldp": {"epsilon": 4.0, "encoding": "oue", "allocation": "adaptive"},

@@ -12,16 +12,14 @@ from aggregator.privacy import noise, oracles
 from aggregator.privacy.assignment import cdf
 from aggregator.privacy.browser_arithmetic import (
     MIN_PROBABILITY,
-    check_supported_epsilon,
     check_supported_personal,
     grid_laplace_max_steps,
     grid_laplace_unmatched_mass,
-    max_supported_epsilon,
     realized_bernoulli,
     realized_categorical,
     realized_duchi_epsilon,
-    realized_oracle_epsilon,
 )
+from aggregator.privacy.browser_epsilon import check_supported_epsilon, max_supported_epsilon, realized_oracle_epsilon
 from aggregator.privacy.oracles.olh import olh_buckets
 
 TWO53 = 2**53

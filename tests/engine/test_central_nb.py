@@ -9,13 +9,14 @@ import math
 import numpy as np
 import pytest
 
-from aggregator.lab.datasets import DATASETS_DIR, load_table, train_test_split
+from aggregator.lab.datasets import DATASETS_DIR, train_test_split
 from aggregator.privacy import noise
 from aggregator.privacy.central import laplace_nb, smooth_nb
 from aggregator.privacy.central.laplace_nb import ALPHA, epsilon_prime, fit_laplace_nb, grid_laplace, laplace_scales
 from aggregator.privacy.central.smooth_nb import fit_smooth_nb
 from aggregator.privacy.naive_bayes import NaiveBayesModel, fit_nonprivate
 from aggregator.privacy.schema import Categorical, Numeric
+from survey_app.tables import load_table
 
 CLS = Categorical("class", ("a", "b"))
 ATTRS = (

@@ -186,6 +186,6 @@ def test_registered_in_the_lab_beside_the_faithful_method():
     X, y = toy((50, 80))
     rng = np.random.default_rng(0)
     assert robust.fit.__name__ == "fit"  # the same _central wrapper as central-laplace
-    from aggregator.lab.datasets import Table
+    from survey_app.tables import Table
     table = Table(CLS, ATTRS, X, y, tuple(a.name for a in ATTRS))
     assert robust.fit(table, 1.0, rng)(X).shape == (X.shape[0],)

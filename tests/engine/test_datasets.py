@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aggregator.lab.datasets import DATASETS_DIR, MISSING, discretize_table, load_table, read_csv, train_test_split
+from aggregator.lab.datasets import DATASETS_DIR, discretize_table, train_test_split
 from aggregator.privacy.schema import Categorical, Numeric
+from survey_app.tables import MISSING, load_table, read_csv
 
 
 @pytest.fixture(scope="module")

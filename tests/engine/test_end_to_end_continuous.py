@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aggregator.lab.datasets import load_table, train_test_split
+from aggregator.lab.datasets import train_test_split
 from aggregator.privacy.continuous.gaussian import LDPGaussianNB
 from aggregator.privacy.continuous.projection import fit_dca, fit_pca
 from aggregator.privacy.naive_bayes.fit import fit_nonprivate
+from survey_app.tables import load_table
 
 N = 100_000
 SPLITS = (0, 1, 2)

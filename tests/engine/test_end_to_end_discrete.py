@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aggregator.lab.datasets import DATASETS_DIR, load_table, train_test_split
+from aggregator.lab.datasets import DATASETS_DIR, train_test_split
 from aggregator.privacy.naive_bayes.fit import fit_nonprivate
 from aggregator.privacy.naive_bayes.ldp import LDPNaiveBayes
+from survey_app.tables import load_table
 
 N_RESPONDENTS = 100_000
 SEEDS = range(5)

@@ -9,7 +9,8 @@ import pytest
 
 from aggregator.privacy import oracles
 from aggregator.privacy.assignment import cdf
-from aggregator.privacy.browser_arithmetic import realized_bernoulli, realized_categorical, realized_oracle_epsilon
+from aggregator.privacy.browser_arithmetic import realized_bernoulli, realized_categorical
+from aggregator.privacy.browser_epsilon import realized_oracle_epsilon
 from aggregator.privacy.channel import mrr_epsilon
 from aggregator.privacy.exact_epsilon import (
     epsilon_by_enumeration,

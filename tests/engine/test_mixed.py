@@ -6,7 +6,7 @@ import jsonschema
 import numpy as np
 import pytest
 
-from aggregator.privacy import survey_protocol as sp
+from aggregator.privacy import protocol as sp
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import ConfigError, GaussianProtocol, LDPProtocol, MixedProtocol, ReportError
 

@@ -6,11 +6,12 @@ import json
 import numpy as np
 import pytest
 
-from aggregator.lab.datasets import DATASETS_DIR, load_table
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.privacy.naive_bayes import NaiveBayesModel
 from aggregator.privacy.naive_bayes.fit import fit_nonprivate
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR
 from aggregator.privacy.schema import Categorical, Numeric
+from survey_app.tables import load_table
 
 sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
 

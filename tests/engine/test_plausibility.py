@@ -14,7 +14,7 @@ from scipy.stats import norm
 from aggregator.privacy import noise, oracles
 from aggregator.privacy import plausibility as pl
 from aggregator.privacy.monitoring import Z_WARN
-from aggregator.privacy.survey_protocol import build
+from aggregator.privacy.protocol import build
 
 ORACLES = [("oue", 6, 1.0), ("oue", 24, 2.0), ("sue", 12, 1.0), ("the", 8, 1.0), ("she", 8, 1.0), ("olh", 8, 1.0),
            ("olh", 24, 3.0), ("de", 6, 1.0)]

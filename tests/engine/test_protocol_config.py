@@ -5,7 +5,6 @@ import copy
 import numpy as np
 import pytest
 
-from aggregator.privacy import survey_protocol
 from aggregator.privacy.continuous.projection import fit_pca
 from aggregator.privacy.protocol import ConfigError, build, check_settings
 
@@ -47,7 +46,7 @@ CASES = [
     ("ldp.epsilon", changed(LDP, "ldp.epsilon", 0), True),
     ("ldp.epsilon", changed(LDP, "ldp.epsilon", float("inf")), True),
     ("ldp.epsilon", changed(LDP, "ldp.epsilon", None), True),
-    # beyond what the browser's arithmetic honours (issue 11 item 4, ``browser_arithmetic.max_supported_epsilon``):
+    # beyond what the browser's arithmetic honours (issue 11 item 4, ``browser_epsilon.max_supported_epsilon``):
     # the validation report's binary RR and OUE above ln(2^40 − 1) ≈ 27.73 are known without questions; DE's bound
     # needs its domain, split's per-input ε the number of questions; grid Laplace (Gaussian Approach 3) ≈ 18.03
     ("ldp.epsilon", changed(LDP, "ldp.epsilon", 30.0), True),
@@ -106,7 +105,7 @@ def test_every_configuration_error_names_its_field(field, config, settings):
 
 def test_browser_bound_is_stated_and_the_bound_itself_passes():
     """The refusal states the bound; ε just below it builds (issue 11 item 4)."""
-    from aggregator.privacy.browser_arithmetic import max_supported_epsilon
+    from aggregator.privacy.browser_epsilon import max_supported_epsilon
 
     with pytest.raises(ConfigError, match=r"ε = 27\.73 .* choose ε ≤ 27\.72"):
         build(changed(LDP, "ldp.epsilon", 28.0))
@@ -147,10 +146,3 @@ def test_mrr_validation_share_with_one_group_or_none_passes():
     check_settings(changed(MRR, "mrr.groups", [["x", "z", "c"]]))
     check_settings(changed(changed(MRR, "mrr.groups", [["x"], ["z", "c"]]), "validation.share", 0))
     build(changed(MRR, "mrr.groups", [["x", "z", "c"]]))
-
-
-def test_survey_protocol_module_reexports_the_package():
-    from aggregator.privacy import protocol
-
-    for name in survey_protocol.__all__:
-        assert getattr(survey_protocol, name) is getattr(protocol, name)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from aggregator.privacy import oracles
-from aggregator.privacy.browser_arithmetic import grid_laplace_unmatched_mass, realized_oracle_epsilon
+from aggregator.privacy.browser_arithmetic import grid_laplace_unmatched_mass
+from aggregator.privacy.browser_epsilon import realized_oracle_epsilon
 from aggregator.privacy.channel import mrr_epsilon, mrr_group_epsilon
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import build

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aggregator.privacy import survey_protocol
+from aggregator.privacy import protocol as survey_protocol
 from aggregator.privacy.mrr import MRRScheme
 from aggregator.privacy.naive_bayes.ldp import LDPNaiveBayes, count_covariance
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR

@@ -19,19 +19,16 @@ import numpy as np
 import pytest
 
 from aggregator.lab import methods, poisoning
-from aggregator.lab.datasets import DATASETS_DIR, load_table
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.lab.evaluate import evaluate
 from aggregator.privacy import bits, oracles, plausibility
-from aggregator.privacy.browser_arithmetic import (
-    MIN_PROBABILITY,
-    check_supported_epsilon,
-    max_supported_epsilon,
-    realized_oracle_epsilon,
-)
+from aggregator.privacy.browser_arithmetic import MIN_PROBABILITY
+from aggregator.privacy.browser_epsilon import check_supported_epsilon, max_supported_epsilon, realized_oracle_epsilon
 from aggregator.privacy.bytestream import ByteStream
 from aggregator.privacy.oracles.adaptive import mean_exact_variance
 from aggregator.privacy.oracles.ss import SubsetSelection, optimal_subset_size, ss_probabilities
-from aggregator.privacy.survey_protocol import build
+from aggregator.privacy.protocol import build
+from survey_app.tables import load_table
 
 ROOT = Path(__file__).resolve().parents[2]
 

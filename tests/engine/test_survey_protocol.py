@@ -4,8 +4,9 @@ import json
 import numpy as np
 import pytest
 
-from aggregator.lab.datasets import DATASETS_DIR, load_table, train_test_split
-from aggregator.privacy import survey_protocol as sp
+from aggregator.lab.datasets import DATASETS_DIR, train_test_split
+from aggregator.privacy import protocol as sp
+from survey_app.tables import load_table
 
 
 def config_for(table, mode="ldp", **extra):

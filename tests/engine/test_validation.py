@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aggregator.privacy import monitoring, survey_protocol
+from aggregator.privacy import monitoring
+from aggregator.privacy import protocol as survey_protocol
 from aggregator.privacy.naive_bayes.fit import fit_nonprivate
+from aggregator.privacy.protocol import ReportError
 from aggregator.privacy.stats import Counts
-from aggregator.privacy.survey_protocol import ReportError
 from aggregator.privacy.validation import RecordHistogram, VersionCounts, correct_oracle, ldp_accuracy
 
 CLASS = {"kind": "categorical", "name": "c", "values": ["a", "b"]}

@@ -30,7 +30,7 @@ def install() -> None:
     from django.db.models.signals import post_save
 
     from aggregator.models import ModelVersion, SurveyStatistics
-    from aggregator.privacy.survey_protocol import SurveyProtocol
+    from aggregator.privacy.protocol import SurveyProtocol
 
     aggregate = SurveyProtocol.aggregate
 

@@ -1,6 +1,6 @@
 """Cross-language test vectors: random bytes in → report out, produced by the Python client halves.
 
-Each case feeds a survey protocol's ``encode`` (aggregator/privacy/survey_protocol.py) one respondent and a
+Each case feeds a survey protocol's ``encode`` (aggregator/privacy/protocol/) one respondent and a
 ``ByteStream`` of fixed random bytes; static/js/protocol.mjs must produce the same report from the same bytes and
 consume exactly as many of them (tests/js/vectors.test.mjs). Files named ``respond-*`` exercise ``respond`` instead:
 the validation share's draw, then a training report or a validation report (LDP: the published model's prediction
@@ -19,7 +19,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from aggregator.privacy import survey_protocol  # noqa: E402
+from aggregator.privacy import protocol as survey_protocol  # noqa: E402
 from aggregator.privacy.bytestream import ByteStream  # noqa: E402
 from aggregator.privacy.continuous.projection import fit_pca  # noqa: E402
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aggregator.privacy import survey_protocol
+from aggregator.privacy import protocol as survey_protocol
 from tests.js.make_vectors import OUT, generate
 
 HERE = Path(__file__).resolve().parent

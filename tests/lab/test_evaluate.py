@@ -6,9 +6,10 @@ import pandas as pd
 import pytest
 
 from aggregator.lab import methods
-from aggregator.lab.datasets import DATASETS_DIR, load_table, read_csv
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.lab.evaluate import evaluate, partitions, stratified_folds
 from aggregator.privacy.schema import Categorical, Numeric
+from survey_app.tables import load_table, read_csv
 
 DIABETES_NUMERIC = ["preg", "plas", "pres", "skin", "insu", "mass", "pedi", "age"]
 

@@ -8,7 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from aggregator.lab import methods
-from aggregator.lab.datasets import DATASETS_DIR, read_csv
+from aggregator.lab.datasets import DATASETS_DIR
+from survey_app.tables import read_csv
 
 REQUIRED = {"method", "reps", "accuracy_mean", "accuracy_std", "nonprivate_accuracy", "n_train", "n_test"}
 

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from aggregator.lab import methods as registry
-from aggregator.lab.datasets import load_table
 from aggregator.lab.evaluate import evaluate
 from aggregator.lab.planner import plan
-from aggregator.privacy import survey_protocol
+from aggregator.privacy import protocol as survey_protocol
 from aggregator.privacy.protocol import MixedProtocol
+from survey_app.tables import load_table
 
 
 def health_frame(n: int, seed: int) -> pd.DataFrame:

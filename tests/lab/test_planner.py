@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from aggregator.lab import methods as registry
-from aggregator.lab.datasets import DATASETS_DIR, load_table
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.lab.evaluate import evaluate
 from aggregator.lab.planner import (
     beats_majority,
@@ -20,6 +20,7 @@ from aggregator.lab.planner import (
     survey_methods,
 )
 from aggregator.privacy.postprocess import DEFAULT as DEFAULT_ESTIMATOR
+from survey_app.tables import load_table
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 from aggregator.lab import poisoning
 from aggregator.privacy import monitoring, oracles
 from aggregator.privacy import plausibility as pl
-from aggregator.privacy.survey_protocol import build
+from aggregator.privacy.protocol import build
 
 BETA = 0.05
 Z = monitoring.Z_WARN

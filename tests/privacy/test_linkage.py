@@ -29,6 +29,7 @@ from django.core.management import call_command
 from aggregator import services
 from aggregator.management.commands.simulate import read_tokens
 from aggregator.privacy import blind_rsa
+from survey_app import inbox
 from survey_app.models import Survey
 from tests.factories import after_midnight, informative_mushroom
 
@@ -150,7 +151,7 @@ def _bookkeeping_holds_no_report_ids(survey):
 def test_no_stored_order_or_system_column_ties_a_report_to_a_token_or_a_time_within_its_day(
         live_server, tmp_path, monkeypatch, slug, access, mode_args):
     # each drain rewrites the day in chunks of 16 rows (``REWRITE_CHUNK``; 500 in production): several per drain here
-    monkeypatch.setattr(services, "REWRITE_CHUNK", 16)
+    monkeypatch.setattr(inbox, "REWRITE_CHUNK", 16)
     survey, sent, tokens = _run(live_server, tmp_path, slug, access, mode_args)
     findings = _attack(survey, sent, tokens)
     _bookkeeping_holds_no_report_ids(survey)

@@ -23,7 +23,7 @@ from rest_framework.test import APIClient
 
 from aggregator.privacy import noise
 from aggregator.privacy.oracles import wire
-from aggregator.privacy.survey_protocol import ReportError, build
+from aggregator.privacy.protocol import ReportError, build
 from survey_app.api import MAX_REPORT_BYTES
 from survey_app.models import Question, Survey
 from survey_app.protocol import get_protocol

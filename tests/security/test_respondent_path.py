@@ -19,7 +19,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.views import APIView
 
 from aggregator.privacy import blind_rsa
-from aggregator.privacy.survey_protocol import SurveyProtocol
+from aggregator.privacy.protocol import SurveyProtocol
 from survey_app import api, credentials
 from survey_app import reports as ingestion
 from survey_app.api import RedeemView, ReportView

@@ -16,7 +16,7 @@ from survey_app.credentials import (
     start_credential,
 )
 from survey_app.models import InvitationToken, SpentCredential, Survey, SurveyKey
-from survey_app.reports import MESSAGES, Outcome, Result
+from survey_app.outcomes import MESSAGES, Outcome, Result
 from survey_app.services import generate_tokens
 from tests.factories import make_survey
 
@@ -108,7 +108,8 @@ def test_a_rotation_between_a_redemption_and_its_retry_does_not_strand_the_respo
     """The answer to a redemption was lost, then the key rotated: the retry (same blinded message, the retired key's
     id) is signed again by the retired key — the same signature, no second credential — and the report it makes is
     accepted. Another blinded message for the retired key is still refused, and the token stays spent."""
-    from survey_app.reports import Submission, submit_report
+    from survey_app.outcomes import Submission
+    from survey_app.reports import submit_report
     from tests.factories import simulated_reports
 
     survey = make_survey(access="tokens")

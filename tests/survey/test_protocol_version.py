@@ -11,8 +11,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from survey_app.models import Choice, PendingReport, Question, Report, Survey
+from survey_app.outcomes import MESSAGES, Result, Submission
 from survey_app.protocol import get_protocol
-from survey_app.reports import MESSAGES, Result, Submission, submit_report
+from survey_app.reports import submit_report
 from tests.factories import make_survey, make_types_survey
 
 pytestmark = pytest.mark.django_db

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 from django.core.exceptions import ValidationError
 
-from aggregator.lab.datasets import load_table, option_name
 from aggregator.privacy import oracles
 from survey_app.models import PREFER_NOT_TO_SAY, Choice, Question, Survey, feature_texts
 from survey_app.protocol import get_protocol, protocol_config
+from survey_app.tables import load_table, option_name
 from tests.factories import AGREEMENT, COUNTRIES, SPORTS, make_types_survey
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,9 @@ from aggregator.privacy.blind_rsa import b64url_decode, b64url_encode
 from survey_app import api
 from survey_app.credentials import rotate_key
 from survey_app.models import InvitationToken, PendingReport, Report, SpentCredential, Survey, SurveyKey
+from survey_app.outcomes import MESSAGES, STORED, Outcome, Result, Submission
 from survey_app.protocol import get_protocol
-from survey_app.reports import MESSAGES, STORED, Outcome, Result, Submission, submit_report
+from survey_app.reports import submit_report
 from survey_app.services import generate_tokens
 from tests.factories import make_survey, redeem_credential
 

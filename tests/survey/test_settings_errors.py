@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
 from aggregator.privacy.continuous.projection import fit_pca
-from aggregator.privacy.survey_protocol import ConfigError
+from aggregator.privacy.protocol import ConfigError
 from survey_app import models
 from survey_app.models import CONFIG_FIELDS, Question, Survey
 from tests.factories import make_draft_survey
@@ -83,7 +83,7 @@ def test_the_mapping_of_each_config_field(monkeypatch, path):
     def refuse(config):
         raise ConfigError(path, "this setting is refused")
 
-    monkeypatch.setattr("aggregator.privacy.survey_protocol.check_settings", refuse)
+    monkeypatch.setattr("survey_app.models.check_settings", refuse)
     assert errors_of(Survey(title="t", slug="t", **LDP)) == {CONFIG_FIELDS[path]: ["This setting is refused."]}
 
 
@@ -91,7 +91,7 @@ def test_an_error_on_the_questions_concerns_the_whole_survey(monkeypatch):
     def refuse(config):
         raise ConfigError("mrr.personal", "the personal distributions must be an object")
 
-    monkeypatch.setattr("aggregator.privacy.survey_protocol.check_settings", refuse)
+    monkeypatch.setattr("survey_app.models.check_settings", refuse)
     errors = errors_of(Survey(title="t", slug="t", **MRR))
     assert errors == {NON_FIELD_ERRORS: ["The personal distributions must be an object."]}
 

@@ -16,11 +16,13 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from aggregator.demo_texts import add_german
-from aggregator.lab.datasets import DATASETS_DIR, MULTI_SEPARATOR, load_table, read_csv
+from aggregator.lab.datasets import DATASETS_DIR
 from aggregator.models import ModelVersion
 from aggregator.services import latest_version, retrain
-from survey_app.models import PendingReport, Question, Survey
+from survey_app import inbox
+from survey_app.models import Question, Survey
 from survey_app.services import create_survey_from_table, open_survey
+from survey_app.tables import MULTI_SEPARATOR, load_table, read_csv
 
 #: Titles in plain words (respondents read them; issue 12 item 6): the settings are on the survey's dashboard page.
 #: A demo survey that already exists keeps its title (the command only creates what is missing).
@@ -39,7 +41,7 @@ DEMO_VALIDATION_SHARE = 0.2
 LEFT_OUT = ("veil-type",)
 
 #: The demo that shows every question type (issue 12 item 4): four yes/no columns of the mushroom data become one
-#: select-all question (a cell lists what applies: ``aggregator.lab.datasets.MULTI_SEPARATOR``), the number of rings
+#: select-all question (a cell lists what applies: ``survey_app.tables.MULTI_SEPARATOR``), the number of rings
 #: an ordered scale, and the gill colour (12 choices) a dropdown.
 TYPES_DEMO = "demo-mrr"
 SELECT_ALL = ("features", "Which of these does the mushroom have?", (
@@ -130,7 +132,7 @@ class Command(BaseCommand):
                     call_command("simulate", slug, str(data), "--respondents", str(count), "--seed", str(seed),
                                  stdout=self.stdout, stderr=self.stderr)
                     day = today - datetime.timedelta(days=days_ago)
-                    PendingReport.objects.filter(survey=survey).update(received_on=day)
+                    inbox.redate_pending(survey, day)
                     published = (datetime.datetime.combine(day, datetime.time(1), tzinfo=datetime.UTC)
                                  + datetime.timedelta(days=1))
                     version = retrain(survey, now=published)

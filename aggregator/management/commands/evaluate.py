@@ -13,9 +13,9 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregator.lab import methods
-from aggregator.lab.datasets import load_table, parse_ordered
 from aggregator.lab.evaluate import DEFAULT_REPS, DEFAULT_TEST_SIZE, Evaluation, evaluate
 from aggregator.lab.progress import CommandStderr, ProgressBar
+from survey_app.tables import load_table, parse_ordered
 
 PROGRESS = {"auto": None, "on": True, "off": False}
 #: Repetitions listed one by one in the readable table.

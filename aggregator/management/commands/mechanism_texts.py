@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from aggregator.privacy import describe
+from aggregator.privacy import mechanisms
 
 PATH = Path(__file__).resolve().parents[2] / "mechanism_texts.py"
 
@@ -23,7 +23,7 @@ TEXTS = (
 
 def render() -> str:
     """The module's source for the mechanisms registered now."""
-    lines = [f"    gettext_noop({json.dumps(text, ensure_ascii=False)})," for text in describe.texts()]
+    lines = [f"    gettext_noop({json.dumps(text, ensure_ascii=False)})," for text in mechanisms.texts()]
     return HEADER + "\n".join(lines) + "\n)\n"
 
 
@@ -40,4 +40,4 @@ class Command(BaseCommand):
                 raise CommandError(f"{PATH} is stale: run `python manage.py mechanism_texts`")
             return
         PATH.write_text(source, encoding="utf-8")
-        self.stdout.write(f"wrote {len(describe.texts())} texts to {PATH}")
+        self.stdout.write(f"wrote {len(mechanisms.texts())} texts to {PATH}")

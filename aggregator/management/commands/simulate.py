@@ -30,9 +30,10 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
-from aggregator.lab.datasets import MISSING, load_table, option_name
-from survey_app.models import PREFER_NOT_TO_SAY, PendingReport, Question, Survey
+from survey_app import inbox
+from survey_app.models import PREFER_NOT_TO_SAY, Question, Survey
 from survey_app.protocol import get_protocol
+from survey_app.tables import MISSING, load_table, option_name
 
 BATCH = 2000
 
@@ -49,7 +50,7 @@ def _column_for(question: Question, columns) -> str:
 
 def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
     """(X, y) in the survey's codes: X one column per feature question (choice index or number), y class indices."""
-    from aggregator.lab.datasets import read_csv
+    from survey_app.tables import read_csv
 
     try:
         columns = list(read_csv(path).columns)
@@ -163,8 +164,7 @@ class Command(BaseCommand):
     def store_all(self, survey: Survey, reports: list[dict]):
         """Store the reports in bulk, into the inbox as the report API does."""
         for start in range(0, len(reports), BATCH):
-            PendingReport.objects.bulk_create([PendingReport(survey=survey, payload=r)
-                                               for r in reports[start:start + BATCH]])
+            inbox.store_many(survey, reports[start:start + BATCH])
 
     def post_all(self, survey: Survey, reports: list[dict], tokens: list[str] | None, record):
         """POST the reports one respondent at a time; a token survey's respondent redeems its invitation first."""

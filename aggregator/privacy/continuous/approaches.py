@@ -38,7 +38,7 @@ class VectorApproach:
     title: str
     #: Its glossary entry and planner label (``privacy.describe``).
     description: Description
-    #: The browser noise whose ε bound applies (``browser_arithmetic.max_supported_epsilon``): "laplace" or "duchi".
+    #: The browser noise whose ε bound applies (``browser_epsilon.max_supported_epsilon``): "laplace" or "duchi".
     browser_noise: str = "laplace"
 
     def __init__(self, m: int, k: int, epsilon: float):

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..describe import Description
 from .base import FrequencyOracle
+from .registry import get, lookup, names
 
 __all__ = ["choose", "candidates", "adaptive", "mean_exact_variance"]
 
@@ -34,8 +35,6 @@ _TIE = 1e-12
 def candidates() -> list[str]:
     """The names the adaptive choice picks among, in tie-breaking order: every registered oracle class with an
     ``adaptive_rank``, smallest rank first."""
-    from . import lookup, names  # late import: the registry imports this module
-
     ranks = {name: getattr(lookup(name), "adaptive_rank", None) for name in names(sort=False)}
     ranked = sorted((rank, name) for name, rank in ranks.items() if rank is not None)
     return [name for _, name in ranked]
@@ -50,8 +49,6 @@ def mean_exact_variance(fo: FrequencyOracle) -> float:
 
 def choose(epsilon: float, domain: int) -> str:
     """Name of the least-exact-variance protocol among ``candidates()`` for this ε and d (ties → smaller rank)."""
-    from . import get
-
     names = candidates()
     best_name, best_var = names[0], mean_exact_variance(get(names[0], epsilon=epsilon, domain=domain))
     for name in names[1:]:
@@ -63,8 +60,6 @@ def choose(epsilon: float, domain: int) -> str:
 
 def adaptive(*, epsilon: float, domain: int) -> FrequencyOracle:
     """An instance of ``choose(epsilon, domain)``."""
-    from . import get
-
     return get(choose(epsilon, domain), epsilon=epsilon, domain=domain)
 
 

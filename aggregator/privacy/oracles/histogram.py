@@ -112,7 +112,7 @@ class _HistogramClient(FrequencyOracle):
     @classmethod
     def max_supported_epsilon(cls, domain: int | None = None) -> float:
         """Grid Laplace of scale 2/ε on the 2^-10 grid: ``browser_arithmetic``'s "laplace" bound."""
-        return browser_arithmetic.max_supported_epsilon("laplace")
+        return browser_arithmetic.laplace_max_epsilon()
 
     def browser_unmatched_mass(self) -> float:
         """``browser_arithmetic.grid_laplace_unmatched_mass`` of this noise (a one-hot shift of 1)."""

@@ -16,7 +16,7 @@ values)``, which delegate to the oracle.
 
 Hostile input (issue 5): integers must fit int64 (``is_int``; larger ones cannot be in any domain and would overflow
 numpy), numbers must be finite float64 (``is_number``; booleans and strings are never numbers). SHE/THE components
-(and the Gaussian vectors of ``survey_protocol``) are noisy values on the 2⁻¹⁰ grid of ``privacy.noise``
+(and the Gaussian vectors of ``privacy.protocol``) are noisy values on the 2⁻¹⁰ grid of ``privacy.noise``
 (SPEC §3, §5b), so ``check_grid_values`` rejects components off the grid or beyond ``grid_noise_bound``: one plus
 ``TAIL_SCALES`` Laplace scales, which honest discrete-Laplace noise exceeds with probability < 2⁻⁶⁴ per component
 (P(|γK| > t) = 2α^(⌊t/γ⌋+1)/(1+α) < 2e^(−t/b), ``noise.discrete_laplace_tail``). Without the bound one report

@@ -1,7 +1,7 @@
 """A whole survey's randomization protocol, built from a plain configuration dict (the engine's single entry point
-for the web app, the ``simulate`` command and the lab). ``aggregator.privacy.survey_protocol`` re-exports it.
+for the web app, the ``simulate`` command and the lab).
 
-Configuration (JSON-able; ``survey_app.models.Survey.protocol_config()`` produces it)::
+Configuration (JSON-able; ``survey_app.models.protocol_config`` produces it)::
 
     {"mode": "ldp" | "mrr",
      "class": {"kind": "categorical", "name": ..., "values": [...]},

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..browser_arithmetic import check_supported_epsilon
+from ..browser_epsilon import check_supported_epsilon
 from ..continuous.discretize import ewd_attribute, ewd_codes
 from ..continuous.projection import Projection
 from ..jsonable import browser_json
@@ -503,7 +503,7 @@ class LDPValidation:
 
     def check_browser_epsilon(self, mechanisms: Sequence[tuple[str, float, int | None]], note: str = "") -> None:
         """``ConfigError`` on "ldp.epsilon", stating the bound, when the browser's arithmetic cannot honour one of
-        ``mechanisms`` ((name, ε, domain) as ``browser_arithmetic.check_supported_epsilon`` takes them) or, with a
+        ``mechanisms`` ((name, ε, domain) as ``browser_epsilon.check_supported_epsilon`` takes them) or, with a
         validation share, the validation report's binary randomized response at the respondent's ε (SPEC §2)."""
         checks = [(m, note) for m in mechanisms]
         if self.validation_share > 0:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .. import oracles
-from ..browser_arithmetic import check_supported_epsilon
+from ..browser_epsilon import check_supported_epsilon
 from ..continuous.approaches import APPROACH_CLASSES, approach_class
 from ..continuous.projection import Projection
 from ..describe import check_parameters
@@ -165,7 +165,7 @@ def _postprocess(settings: dict, field: str) -> None:
 
 
 def _check_browser_bound(config: dict, epsilon: float, share: float) -> None:
-    """The part of the browser's ε bound (``browser_arithmetic.max_supported_epsilon``, SPEC §2) that needs no
+    """The part of the browser's ε bound (``browser_epsilon.max_supported_epsilon``, SPEC §2) that needs no
     questions: the validation report's binary RR at ε, the Gaussian approaches' noise at ε and, for one report per
     respondent, an encoding whose bound does not depend on the domain. The protocol checks the rest (DE's and the
     adaptive choice's domains, split's ε/(m + 1)) once it has the questions."""

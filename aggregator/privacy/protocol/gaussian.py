@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import oracles
-from ..browser_arithmetic import realized_oracle_epsilon
+from ..browser_epsilon import realized_oracle_epsilon
 from ..continuous.approaches import APPROACH_CLASSES
 from ..continuous.gaussian import GROUP_LABELS, MEAN, SQUARE, GaussianReports, GaussianStats, LDPGaussianNB
 from ..describe import Description

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import allocation
 from ..assignment import cdf, check_probabilities
-from ..browser_arithmetic import realized_oracle_epsilon
+from ..browser_epsilon import realized_oracle_epsilon
 from ..describe import Description
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe

@@ -25,7 +25,8 @@ import numpy as np
 
 from .. import noise
 from ..assignment import assign, cdf, check_probabilities
-from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_oracle_epsilon
+from ..browser_arithmetic import grid_laplace_unmatched_mass
+from ..browser_epsilon import realized_oracle_epsilon
 from ..continuous.approaches import OneVector
 from ..continuous.gaussian import GROUP_LABELS, MEAN, SQUARE, GaussianStats, LDPGaussianNB, MomentSums
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation

@@ -3,10 +3,10 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from aggregator.lab.datasets import parse_ordered
 from survey_app.credentials import active_key
 from survey_app.models import Survey
 from survey_app.services import create_survey_from_table, read_table
+from survey_app.tables import parse_ordered
 
 
 class Command(BaseCommand):
