@@ -289,8 +289,7 @@ class Survey(models.Model):
 
     def _opening_errors(self) -> dict[str, str]:
         """Opening through the form (its status set to open): the checks of the admin's “Open” action
-        (``survey_app.services.opening_refusal``). A new survey opens once saved with its questions."""
-        from .services import opening_refusal
+        (``opening_refusal``). A new survey opens once saved with its questions."""
 
         if self.pk is None:
             return {"status": _("Save the survey as a draft with its questions first, then open it.")}
@@ -427,7 +426,7 @@ def frozen_errors(instance) -> ValidationError | None:
     return ValidationError(message, code="frozen", params={"fields": ", ".join(changed)}) if changed else None
 
 
-#: Why a survey whose settings give no privacy may not open (``survey_app.services.opening_refusal``).
+#: Why a survey whose settings give no privacy may not open (``opening_refusal``).
 NO_PRIVACY = _(
     "These settings give no privacy for %(questions)s: ε is infinite against anyone who reads the reports, so what "
     "is sent gives the true answers away (θ = 1 sends them as they are; a declared share of 0 makes that answer "
@@ -954,3 +953,17 @@ def protocol_config(survey: Survey) -> dict:
         "features": [config for q in features for config in _feature_configs(q)],
         **settings_config(survey, questions),
     }
+
+
+def opening_refusal(survey: Survey) -> str | None:
+    """Why ``survey`` (its settings as in memory, its saved questions) may not open, in the page's language, or
+    ``None``: the engine refuses its protocol (a class question with two answers or more, features, …), or the
+    settings give no privacy for some question (``SurveyProtocol.unprotected``: ε = ∞ against every reader)."""
+    try:  # the engine itself, uncached (survey_app.protocol imports this module): opening is rare
+        unprotected = build(protocol_config(survey)).unprotected()
+    except ValueError as exc:
+        message = getattr(exc, "message", None)
+        return engine_message(message) if isinstance(message, str) and message else str(exc)
+    if unprotected:
+        return gettext(NO_PRIVACY) % {"questions": ", ".join(unprotected)}
+    return None

@@ -15,7 +15,6 @@ from django.utils.translation import gettext
 from .models import (
     CHOICES_FROZEN,
     MULTI_TOO_FEW,
-    NO_PRIVACY,
     PREFER_NOT_TO_SAY,
     SETTINGS_FROZEN,
     SINGLE_ANSWER_COLUMN,
@@ -23,7 +22,7 @@ from .models import (
     InvitationToken,
     Question,
     Survey,
-    engine_message,
+    opening_refusal,
 )
 
 #: Kinds of question whose answers are its ``Choice`` rows (a yes/no question's are no/yes, a number has none).
@@ -64,22 +63,6 @@ def clone_survey(survey: Survey) -> Survey:
              for c in choices]
         )
     return copy
-
-
-def opening_refusal(survey: Survey) -> str | None:
-    """Why ``survey`` (its settings as in memory, its saved questions) may not open, in the page's language, or
-    ``None``: the engine refuses its protocol (a class question with two answers or more, features, …), or the
-    settings give no privacy for some question (``SurveyProtocol.unprotected``: ε = ∞ against every reader)."""
-    from .protocol import get_protocol
-
-    try:
-        unprotected = get_protocol(survey).unprotected()
-    except ValueError as exc:
-        message = getattr(exc, "message", None)
-        return engine_message(message) if isinstance(message, str) and message else str(exc)
-    if unprotected:
-        return gettext(NO_PRIVACY) % {"questions": ", ".join(unprotected)}
-    return None
 
 
 def generate_tokens(survey: Survey, count: int, batch: str = "") -> list[InvitationToken]:

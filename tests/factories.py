@@ -227,7 +227,8 @@ def informative_mushroom(directory):
     respondents may read the whole file (``simulate`` reads the survey's columns only)."""
     from pathlib import Path
 
-    from aggregator.lab.datasets import DATASETS_DIR, read_csv
+    from aggregator.lab.datasets import DATASETS_DIR
+    from survey_app.tables import read_csv
 
     path = Path(directory) / "mushroom-informative.csv"
     read_csv(DATASETS_DIR / "mushroom.csv").drop(columns=["veil-type"]).to_csv(path, index=False)

@@ -32,7 +32,7 @@ SURVEY_APP_CONTRACT = {
     "survey_app.protocol": {"get_protocol"},
     "survey_app.reports": {"todays_assignment", "utc_midnight"},
     "survey_app.permissions": {"can_manage", "surveys_for"},
-    "survey_app.services": {"create_survey_from_table"},
+    "survey_app.services": {"create_survey_from_table", "open_survey"},
     "survey_app.tables": None,                # reading CSV tables (framework-free)
     "survey_app.credentials": {"start_credential", "finish_credential"},  # the client half (simulations)
     "survey_app.tasks": {"deliver_webhook"},  # a published version's webhook

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from aggregator import services as aggregator_services
-from aggregator.privacy import survey_protocol as sp
+from aggregator.privacy import protocol as sp
 from aggregator.privacy.schema import Categorical
 from survey_app.models import Choice, Question, Survey
 from survey_app.protocol import get_protocol
