@@ -1,6 +1,6 @@
 """Folding reports into statistics and publishing model versions (the math lives in ``aggregator.privacy``).
 
-Storage (issue 11 item 2): a report POST inserts into the inbox (``survey_app.models.PendingReport``); folding is
+Storage: a report POST inserts into the inbox (``survey_app.models.PendingReport``); folding is
 *draining* it. ``fold_new_reports`` locks the survey's ``SurveyStatistics`` row (SELECT … FOR UPDATE) and, in one
 transaction, reads the survey's inbox rows (keyset batches over their random UUID keys), adds their statistics to the
 stored ones, deletes exactly those rows by id and inserts them into ``Report`` (``_move``). Every ``Report`` row is

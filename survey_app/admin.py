@@ -266,7 +266,7 @@ class QuestionFormSet(forms.BaseInlineFormSet):
 
 class QuestionInline(LockedInlineMixin, admin.StackedInline):
     """One block per question, its fields in small groups: a table of eleven columns made the survey page 2,300 px
-    wide at a 1,280 px window (issue 12). Its choices are a text box, one per line (``QuestionChoicesForm``); the
+    wide at a 1,280 px window. Its choices are a text box, one per line (``QuestionChoicesForm``); the
     question's own page has the rest (help text, the unrelated question of MRR)."""
     model = Question
     verbose_name, verbose_name_plural = _("question"), _("questions")  # the model's own would need a migration

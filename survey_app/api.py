@@ -462,7 +462,7 @@ class ReportView(JSONBodyView):
         raise REFUSALS[outcome.result](outcome.message)
 
 
-# -- unlinkable invitations (issue 11; survey_app/credentials.py) ----------------------------------------------------
+# -- unlinkable invitations (survey_app/credentials.py) ----------------------------------------------------------------
 
 #: The longest value of each field of a redemption body (``RedeemSerializer``).
 REDEEM_LIMITS = {"token": 64, "blinded_msg": 2048, "key_id": 64}

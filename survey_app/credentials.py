@@ -1,4 +1,4 @@
-"""Unlinkable invitations (issue 11; RFC 9474 blind RSA signatures, the Privacy Pass pattern): the service.
+"""Unlinkable invitations (RFC 9474 blind RSA signatures, the Privacy Pass pattern): the service.
 
 A token survey's respondent takes part in two requests the server cannot link:
 

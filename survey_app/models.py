@@ -450,7 +450,7 @@ class Question(models.Model):
             raise ValidationError(errors)
 
     def _type_errors(self) -> dict[str, ValidationError]:
-        """The rules of the question types (issue 12 item 4): a select-all question is a set of yes/no questions, one
+        """The rules of the question types: a select-all question is a set of yes/no questions, one
         per choice, never the class; a scale is an ordered categorical question; numbers have one look only. Choice
         counts are checked once the question is saved (its choices are other rows): their errors have the code
         ``CHOICE_COUNT`` (the survey page's form, which replaces the saved choices, judges the count of its lines

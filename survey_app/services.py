@@ -98,7 +98,7 @@ def create_survey_from_table(
     attributes = list(table.attributes) + [table.class_attribute]
     # A table's select-all column (load_table's ``multi``) is one no/yes attribute per choice: one question of kind
     # "multi" made at its first choice, whose features have the same names (``option_feature``) when the column's
-    # name is a slug; an ordered column of 3 values or more is an ordered scale (issue 12 item 4).
+    # name is a slug; an ordered column of 3 values or more is an ordered scale.
     multi_first = {option_name(column, 0): (column, options) for column, options in getattr(table, "multi", ())}
     multi_rest = {option_name(column, k) for column, options in getattr(table, "multi", ())
                   for k in range(1, len(options))}

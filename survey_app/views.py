@@ -122,7 +122,7 @@ def _respond_page(request, survey: Survey, *, invited: bool = False, survey_key:
     return page(request)
 
 
-# -- a designer's preview (issue 12 item 2) ---------------------------------------------------------------------------
+# -- a designer's preview ----------------------------------------------------------------------------------------------
 
 def _previewed(request, slug: str) -> Survey:
     """The survey ``slug`` — any status, drafts included — if the signed-in staff member designs it (or is a

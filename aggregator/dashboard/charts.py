@@ -1,4 +1,4 @@
-"""Chart-ready JSON for the staff dashboard (issue 4, "Dashboard"): small pure functions that turn what a survey
+"""Chart-ready JSON for the staff dashboard: small pure functions that turn what a survey
 stores — ``ModelVersion.model`` / ``privacy`` / ``metrics``, accuracy estimates, report counts per day — into the
 plain dicts the page's Chart.js code draws (``static/js/dashboard/charts.mjs``). No database access: every figure is
 unit-tested without Django (``tests/dashboard/test_charts.py``).
@@ -156,7 +156,7 @@ def _epsilon(x) -> tuple[float | None, bool]:
 
 
 def privacy_per_attribute(privacy: dict) -> dict:
-    """ε per question (question order as published; exact, issue 11 item 4, unless ``epsilon_exact`` is false) with
+    """ε per question (question order as published; exact, unless ``epsilon_exact`` is false) with
     ``epsilon_infinite`` flags (∞ has no JSON number); for MRR with a real personal question also the figures
     against someone who knows the personal answers (``epsilon_known_personal``, ``None`` otherwise) and the
     ``epsilon_note`` saying which is which; PSE per question: with a uniform prior (known before any data), and

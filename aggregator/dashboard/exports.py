@@ -1,5 +1,5 @@
 """Downloads of the staff dashboard: the randomized reports as CSV, a published model as a scikit-learn estimator, its
-estimated frequency tables as CSV and Excel, and its model card (issue 12 item 5; docs/dashboard.md).
+estimated frequency tables as CSV and Excel, and its model card (docs/dashboard.md).
 
 **Reports CSV** (``report_rows``): one row per stored report — ``id``, ``received_on`` (the coarse date),
 ``kind`` (``training`` or ``validation``) and ``payload`` (the randomized report as JSON, exactly as the browser sent

@@ -1,4 +1,4 @@
-"""The planner's pages (issue 6, "The planner"; docs/dashboard.md): a form that starts a planner job, the job's page —
+"""The planner's pages (docs/dashboard.md): a form that starts a planner job, the job's page —
 its progress, then the accuracy-vs-ε/θ curves with intervals, the privacy of each setting, the respondents needed and
 the recommendation — and "apply to a draft survey". Staff only; a job is visible to its starter and superusers, and
 a setting can be applied only to a draft the user manages (``survey_app.permissions``)."""

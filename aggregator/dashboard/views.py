@@ -1,4 +1,4 @@
-"""Pages, actions and downloads of the staff dashboard (issue 4, "Dashboard (staff only)"; docs/dashboard.md).
+"""Pages, actions and downloads of the staff dashboard (docs/dashboard.md).
 
 Access: every view needs an active staff user (``staff_required``: anonymous visitors are sent to the admin login,
 signed-in users who are not active staff get 403), and a survey's pages need a user who may manage that survey —

@@ -9,7 +9,7 @@ constant column gets [x, x + 1], since bounds need low < high). Missing values (
 makes them the extra category ``MISSING`` ("?") of a categorical attribute (a numeric column with missing values is an
 error); "drop" removes every row with a missing value; "error" raises ``ValueError``.
 
-Named variants (issue 13): ``load_dataset("adult-median")`` is ``adult.csv`` with a preprocessing applied after loading
+Named variants: ``load_dataset("adult-median")`` is ``adult.csv`` with a preprocessing applied after loading
 (``VARIANTS``): ``median`` — every numeric attribute split at its median into two categories, seed 004's "split the
 value of each attribute from the median point" (§5.1); ``midrange`` — split at the midpoint of its range
 ((min + max) / 2, i.e. 2 equal-width bins), the other reading of that sentence. The lab's default stays the plain file,
@@ -148,7 +148,7 @@ def load_table(
     Categorical labels are sorted (numerically when they parse as numbers), ``MISSING`` last when present; the class
     values are the labels that occur. Numeric attributes get the observed minimum and maximum as bounds.
 
-    Question types (issue 12 item 4): a column of ``multi`` is "select all that apply" — a cell lists the choices that
+    Question types: a column of ``multi`` is "select all that apply" — a cell lists the choices that
     apply, separated by ``separator`` (";"), an empty cell none — and becomes one no/yes attribute per choice,
     ``option_name(column, i)``, as a survey's select-all question becomes one no/yes feature per choice. A column of
     ``ordered`` (an ordered scale) keeps the values in the order given ({column: values}); a value outside it is an

@@ -1,4 +1,4 @@
-"""Evaluating a method on a table the way the papers do: repeated train/test splits or repeated K-fold CV (issue 6).
+"""Evaluating a method on a table the way the papers do: repeated train/test splits or repeated K-fold CV.
 
 Protocols:
 

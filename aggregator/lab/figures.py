@@ -1,4 +1,4 @@
-"""Reproducing the papers' figures: what a figure is, how its numbers are computed, drawn and written (issue 6).
+"""Reproducing the papers' figures: what a figure is, how its numbers are computed, drawn and written.
 
 A ``Figure`` has a ``compute(reps, seed, progress) -> DataFrame`` (tidy: one row per plotted point) and a
 ``plot(frame) -> matplotlib Figure``; ``write`` stores ``<key>.csv``, ``<key>.png`` and ``<key>.md`` (the table as

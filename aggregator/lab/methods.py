@@ -1,4 +1,4 @@
-"""The lab's methods: every way of training a classifier the comparison lab knows, by name (issue 6).
+"""The lab's methods: every way of training a classifier the comparison lab knows, by name.
 
 A ``Method`` turns a training ``Table`` (already in the method's representation, below), its privacy parameter and a
 random generator into a *predictor*: a function from the feature matrix ``X`` of test rows (same representation) to
@@ -300,7 +300,7 @@ for _name in oracles.names(sort=False):  # registration order: SPEC §3's table,
     register(oracle_method(_name))
 # The estimators the default (empirical-Bayes shrinkage toward the marginal, ``privacy.shrinkage``) replaced, for the
 # comparison (docs/results/): seed 000's post-processing (estimates below 1 become 1; "-neg1") and the simplex
-# projection alone (Norm-Sub, the default before issue 13; "-normsub"); and THE at seed 000's threshold 0.25 instead
+# projection alone (Norm-Sub, the earlier default; "-normsub"); and THE at seed 000's threshold 0.25 instead
 # of the variance-optimal one.
 _POSTPROCESS_VARIANTS = (("neg1", "neg-to-one", "seed 000's post-processing (negative counts → 1)"),
                          ("normsub", "norm-sub", "the simplex projection alone (Norm-Sub), no shrinkage"))
@@ -326,7 +326,7 @@ for _name, _approach, _label, _features in (
                   features=_features, mechanism=APPROACH_CLASSES[_approach])
 
 
-# -- adaptive allocation of respondents (issue 13 item 3; privacy.allocation, docs/results/013-allocation.md) --------
+# -- adaptive allocation of respondents (privacy.allocation, docs/results/013-allocation.md) ---------------------------
 #: Rows of the training part held out as a public pilot sample (the reference sample a designer may upload): they set
 #: the assignment and do not report.
 PILOT_ROWS = 100
@@ -449,7 +449,7 @@ register(Method("central-smooth",
                 "central ε-DP Naive Bayes, smooth sensitivity (Cauchy) for μ and σ (SPEC §6, seed 002)",
                 _central(fit_smooth_nb), parameter="epsilon", features=MIXED))
 register(Method("central-robust", "central ε-DP Naive Bayes that degrades to the prior: budget split favouring the "
-                "class counts, noise-aware shrinkage, variance floor (issue 13; privacy.central.robust_nb)",
+                "class counts, noise-aware shrinkage, variance floor (privacy.central.robust_nb)",
                 _central(fit_robust_nb), parameter="epsilon", features=MIXED))
 register(Method("synthetic-em", "NB trained on the seed 001 exponential-mechanism synthetic data, as published — not "
                                 "proven ε-DP (SPEC §8)", _fit_synthetic_em, parameter="epsilon", features=DISCRETE))

@@ -1,4 +1,4 @@
-"""Per-report plausibility statistics: signs of fake users in the reports themselves (issue 5; data poisoning after
+"""Per-report plausibility statistics: signs of fake users in the reports themselves (data poisoning after
 Cao, Jia & Gong, "Data Poisoning Attacks to Local Differential Privacy Protocols", USENIX Security 2021).
 
 Fake users send crafted *perturbed* reports: the maximal gain attack (MGA) supports every target value in each fake

@@ -22,7 +22,7 @@ from aggregator.services import latest_version, retrain
 from survey_app.models import PendingReport, Question, Survey
 from survey_app.services import create_survey_from_table
 
-#: Titles in plain words (respondents read them; issue 12 item 6): the settings are on the survey's dashboard page.
+#: Titles in plain words (respondents read them): the settings are on the survey's dashboard page.
 #: A demo survey that already exists keeps its title (the command only creates what is missing).
 DEMOS = (
     ("demo-ldp", "Mushroom foraging survey (answers disguised in your browser)",
@@ -33,7 +33,7 @@ DEMOS = (
 #: The demos validate with a larger share than the default 10 %, so their accuracy intervals are narrow early on.
 DEMO_VALIDATION_SHARE = 0.2
 
-#: The demo that shows every question type (issue 12 item 4): four yes/no columns of the mushroom data become one
+#: The demo that shows every question type: four yes/no columns of the mushroom data become one
 #: select-all question (a cell lists what applies: ``aggregator.lab.datasets.MULTI_SEPARATOR``), the number of rings
 #: an ordered scale, and the gill colour (12 choices) a dropdown.
 TYPES_DEMO = "demo-mrr"

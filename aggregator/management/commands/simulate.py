@@ -96,7 +96,7 @@ def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
 
 def published_model(survey: Survey):
     """(version, NaiveBayesModel) of the version validation respondents evaluate, as a browser fetches it
-    (``GET …/model/?for=validation``: the newest published before the current UTC day, issue 11); ``None`` if none."""
+    (``GET …/model/?for=validation``: the newest published before the current UTC day); ``None`` if none."""
     from aggregator.privacy.naive_bayes.model import NaiveBayesModel
     from aggregator.services import validation_version
 

@@ -12,7 +12,7 @@ A ``FrequencyOracle`` is configured by ``epsilon`` and ``domain`` (d) and offers
   standard errors, the estimated) counts; ``count_covariance(n, counts)`` — the (d, d) covariance of the estimates.
 * wire codec (``oracles/wire.py``): ``to_wire(reports) -> list`` (one JSON value per respondent) and
   ``from_wire(values) -> reports`` (checked, then ``validate``d; ``ValueError`` with a readable message);
-  ``wire_schema()`` — the JSON Schema of one wire value (the API's typed report schema, issue 14).
+  ``wire_schema()`` — the JSON Schema of one wire value (the API's typed report schema).
 * plausibility (``privacy/plausibility.py``): ``support_blocks(reports, rows)`` — the 0/1 sets of values each report
   supports, ``report_totals(reports)`` — each report's total S_r, ``honest_moments()`` — (μ, σ², κ₄) of an honest
   S_r, ``estimate_sum(mean_total)`` — Σ_v f̂_v from the mean total, and the flags ``honest_variance_exact`` (the
