@@ -295,8 +295,8 @@ def _move(survey: Survey, drain: Drain) -> None:
 
 #: A rewrite (``_rewrite_shuffled``) inserts its rows back in chunks of this many, pausing ``REWRITE_PAUSE`` seconds
 #: between chunks. A report POST's commit flushes all the WAL written before it, the drain's included: a drain writing
-#: its day in one INSERT made the POSTs committed meanwhile wait for megabytes (bench/load/README.md, fifth pass); in
-#: chunks, for one chunk's inserts at most (the deletes, about 70 bytes of WAL a row, are still one statement).
+#: its day in one INSERT would make the POSTs committed meanwhile wait for megabytes; in chunks, for one chunk's
+#: inserts at most (the deletes, about 70 bytes of WAL a row, are still one statement).
 REWRITE_CHUNK = 500
 REWRITE_PAUSE = 0.005
 

@@ -352,8 +352,8 @@ def public_protocol(survey: Survey, protocol, preview: bool) -> dict:
 #: The parts of ``protocol_body`` fixed by the survey's version (``survey_version``: its row, which moves with its
 #: questions and choices) and the page's language — texts, questions, report schema, privacy figures — by
 #: (version, language), least recently used first; shared by a worker's threads and never mutated. Building them
-#: cost 10–15 ms a GET (question texts and the exact privacy figures), and the browser fetches the protocol at least
-#: twice per respondent (bench/load: "protocol GET"). The day's assignment and the active key are read every time.
+#: (question texts and the exact privacy figures) is the bulk of a GET, and the browser fetches the protocol at least
+#: twice per respondent. The day's assignment and the active key are read every time.
 _STATIC_BODIES: OrderedDict = OrderedDict()
 _STATIC_BODIES_SIZE = 512
 _STATIC_BODIES_LOCK = threading.Lock()

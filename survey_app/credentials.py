@@ -82,8 +82,8 @@ def public_credential(survey: Survey) -> dict | None:
 
 # Keys are content-addressed (``key_id`` is the SHA-256 of the public key) and never change, so a process keeps the
 # keys it has read by id; whether a key is the survey's active one, or a key of the survey at all, is read from the
-# database every time (``_active_key_id``; the guarded INSERT of ``spend``). bench/load measured the ORM reads and the
-# PEM parsing these replace at a third of a redemption's CPU.
+# database every time (``_active_key_id``; the guarded INSERT of ``spend``). This spares each redemption the ORM
+# reads and the PEM parsing.
 
 def _column(model, name: str) -> str:
     return connection.ops.quote_name(model._meta.get_field(name).column)

@@ -663,7 +663,7 @@ class Report(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # db_index=False: the index report_survey_day (survey, received_on) serves lookups by survey as well, and each
-    # index is written for every report a fold moves (bench/load/README.md)
+    # index is written for every report a fold moves
     survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")

@@ -199,7 +199,7 @@ def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcom
     quote, meta = connection.ops.quote_name, InvitationToken._meta
     used_column, redeemed_column, survey_column, token_column = (
         quote(meta.get_field(name).column) for name in ("used", "redeemed_with", "survey", "token"))
-    with connection.cursor() as cursor:  # the ORM's .update(), without its per-call compilation (bench/load)
+    with connection.cursor() as cursor:  # the ORM's .update(), without its per-call compilation
         cursor.execute(f"UPDATE {quote(meta.db_table)} SET {used_column} = true, {redeemed_column} = %s "
                        f"WHERE {survey_column} = %s AND {token_column} = %s AND NOT {used_column}",
                        [redeemed_with, survey.pk, token])
@@ -253,8 +253,8 @@ _SURVEYS_SIZE = 1024
 def find_public_survey(slug: str) -> Survey | None:
     """The open or closed survey ``slug`` (drafts are not public), or ``None``.
 
-    Every report POST calls this, and building a ``Survey`` through the ORM cost several times the query itself
-    (bench/load measures the report path). So on PostgreSQL one two-column SELECT reads the row's version — its id,
+    Every report POST calls this, and building a ``Survey`` through the ORM costs several times the query itself.
+    So on PostgreSQL one two-column SELECT reads the row's version — its id,
     ``xmin`` (the transaction that wrote it) and ``ctid`` (where; each UPDATE writes a new tuple, so even updates
     within one transaction change it) — and a survey read at that version is reused, as a copy. Any committed or
     own change to the row, by ``save``, ``update_fields``, ``QuerySet.update`` or SQL, makes a new version, which

@@ -165,8 +165,8 @@ class FrequencyOracle(ABC):
 
     def no_reports(self) -> Any:
         """``from_wire([])``, made once per oracle: a one-report payload leaves every input but one empty, and
-        decoding nothing cost 22 calls' overhead per report POST of a 22-question survey (bench/load/README.md).
-        Shared, so never written to (it has no entries to write)."""
+        decoding nothing would cost one call's overhead per empty input per report POST. Shared, so never written to
+        (it has no entries to write)."""
         empty = self.__dict__.get("_no_reports")
         if empty is None:
             empty = self.__dict__["_no_reports"] = self.from_wire([])
