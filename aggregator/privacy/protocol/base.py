@@ -323,6 +323,16 @@ class SurveyProtocol(ABC):
         allocation, ``LDPProtocol``); ``None``: no assignment to publish."""
         return None
 
+    def served_assignment(self, stored) -> np.ndarray | None:
+        """A stored assignment (a version's ``next_assignment``, a reference sample's ``pilot_assignment``) as the
+        browser runs it (adaptive allocation, ``LDPProtocol``); ``None``: the uniform assignment."""
+        return None
+
+    def pilot_assignment(self, X, y, respondents: int | None = None) -> list[float] | None:
+        """The assignment a public sample (records ``X``, class codes ``y``) sets before the first model (adaptive
+        allocation, ``LDPProtocol``); ``None``: no assignment to publish."""
+        return None
+
     @abstractmethod
     def encode(self, X, y, rng) -> list[dict]:
         """Simulated respondents' training reports in wire form (the client half)."""
