@@ -44,10 +44,11 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Field
 
 from aggregator.privacy import monitoring, plausibility
 from aggregator.privacy.jsonable import json_safe
@@ -374,7 +375,8 @@ def _rewrite_spent_credentials(survey: Survey) -> None:
         return
     quote, meta = connection.ops.quote_name, SpentCredential._meta
     table = quote(meta.db_table)
-    digest, survey_column, fresh, day = (quote(meta.get_field(n).column) for n in ("digest", "survey", "fresh", "day"))
+    digest, survey_column, fresh, day = (quote(cast(Field, meta.get_field(n)).column)
+                                         for n in ("digest", "survey", "fresh", "day"))
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE {survey_column} = %s AND {fresh})", [survey.pk])
         if not cursor.fetchone()[0]:

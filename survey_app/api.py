@@ -34,6 +34,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.urls import reverse
@@ -64,6 +65,9 @@ from .credentials import public_credential, redeem, warm_keys
 from .models import NONCE_CHARS, NONCE_PATTERN, Survey
 from .protocol import get_protocol, survey_version
 from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report, todays_assignment
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 logger = logging.getLogger(__name__)
 
@@ -183,7 +187,7 @@ class StaleVersion(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "stale_model_version"
 
-    def __init__(self, message: str = MESSAGES[Result.STALE_VERSION]):
+    def __init__(self, message: StrOrPromise = MESSAGES[Result.STALE_VERSION]):
         super().__init__({"detail": message, "code": self.default_code})
 
 
@@ -411,6 +415,7 @@ def protocol_body(survey: Survey, *, preview: bool = False) -> dict:
     survey_app/views.py): the same, without the model (nothing is validated) and without making a key — a token
     survey's active key only if it already has one."""
     protocol = get_protocol(survey)
+    credential: dict[str, Any]
     if preview:
         key = survey.keys.filter(active=True).first() if survey.access == Survey.Access.TOKENS else None
         credential = {"credential": {"variant": blind_rsa.VARIANT, "key_id": key.key_id, "spki": key.public_spki}} \
@@ -458,7 +463,7 @@ class ReportView(JSONBodyView):
         if outcome.stored:
             return Response({"status": "stored"}, status=status.HTTP_201_CREATED)
         if outcome.result is Result.INVALID:
-            raise ValidationError({outcome.field: [outcome.message]})
+            raise ValidationError({cast(str, outcome.field): [outcome.message]})  # INVALID names its field
         raise REFUSALS[outcome.result](outcome.message)
 
 
@@ -525,5 +530,5 @@ class RedeemView(APIView):
         if outcome.result is Result.SIGNED:
             return Response({"blind_signature": redemption.blind_signature, "key_id": redemption.key_id})
         if outcome.result is Result.INVALID:
-            raise ValidationError({outcome.field: [outcome.message]})
+            raise ValidationError({cast(str, outcome.field): [outcome.message]})  # INVALID names its field
         raise REFUSALS[outcome.result](outcome.message)

@@ -14,6 +14,7 @@ import math
 import re
 import secrets
 import uuid
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -24,6 +25,9 @@ from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from . import languages, webhooks
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 PREFER_NOT_TO_SAY = "Prefer not to say"
 
@@ -39,7 +43,7 @@ def option_feature(name: str, index: int) -> str:
     return f"{name}{FEATURE_SEPARATOR}{index}"
 
 
-def encoding_choices() -> list[tuple[str, str]]:
+def encoding_choices() -> list[tuple[str, StrOrPromise]]:
     """(name, title) of every registered frequency oracle, in registration order; the titles are the engine's
     English, translated with the catalogue (``aggregator.mechanism_texts`` lists them for makemessages)."""
     from aggregator.privacy import oracles
@@ -94,11 +98,14 @@ class Survey(models.Model):
         TOKENS = "tokens", _("One-use invitation tokens")
 
     #: The survey modes, titled by their protocol classes (``aggregator.privacy.protocol``).
-    Mode = models.TextChoices("Mode", [(name.upper(), (name, _(title))) for name, title in mode_choices()])
+    # The functional Enum API, which django-stubs do not model for Choices (only Choices("Name") and a label).
+    Mode = models.TextChoices(  # type: ignore[call-overload]
+        "Mode", [(name.upper(), (name, _(title))) for name, title in mode_choices()])
 
     #: The frequency oracles, from the engine's registry (``aggregator.privacy.oracles``): registering an oracle adds it
     #: here, with no migration (the field's choices are the callable ``encoding_choices``).
-    Encoding = models.TextChoices("Encoding", [(name.upper(), (name, title)) for name, title in encoding_choices()])
+    Encoding = models.TextChoices(  # type: ignore[call-overload]  # the functional API (see Mode)
+        "Encoding", [(name.upper(), (name, title)) for name, title in encoding_choices()])
 
     class Strategy(models.TextChoices):
         ONE_REPORT = "one-report", _("One report per person, full ε (recommended)")
@@ -109,7 +116,7 @@ class Survey(models.Model):
         GAUSSIAN = "gaussian", _("Gaussian Naive Bayes")
 
     #: The Gaussian approaches (SPEC §5b), titled by their classes (``aggregator.privacy.continuous.approaches``).
-    GaussianApproach = models.IntegerChoices(
+    GaussianApproach = models.IntegerChoices(  # type: ignore[call-overload]  # the functional API (see Mode)
         "GaussianApproach", [(name, (number, _(title))) for name, number, title in approach_choices()])
 
     class Projection(models.TextChoices):
@@ -247,7 +254,7 @@ class Survey(models.Model):
 
         from .protocol import settings_config
 
-        errors: dict[str, str] = {}
+        errors: dict[str, Any] = {}  # field → message(s), as ValidationError takes them
         config = settings_config(self, list(self.questions.prefetch_related("choices")) if self.pk else None)
         if self.projection != self.Projection.NONE and self.projection_params:
             config["projection"] = self.projection_params  # a fitted projection, whatever the mode
@@ -433,7 +440,7 @@ class Question(models.Model):
             raise ValidationError(
                 _("This survey has reports: its questions can no longer change. Clone the survey instead."),
                 code="frozen")
-        errors = {}
+        errors: dict[str, Any] = {}  # field → message(s), as ValidationError takes them
         if self.kind == self.Kind.NUMERIC:
             if self.low is None or self.high is None:
                 errors["high"] = _("A numeric question needs public lower and upper bounds.")

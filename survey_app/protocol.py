@@ -16,6 +16,7 @@ import json
 import threading
 from collections import OrderedDict
 from functools import lru_cache
+from typing import Any, cast
 
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
@@ -47,10 +48,11 @@ def _personal_distributions(q: Question) -> dict[str, list[float]]:
     probs = [c.personal_probability for c in q.choices.all()]
     if q.prefer_not_to_say or not probs or any(p is None for p in probs):
         return {}
+    shares = cast(list[float], probs)  # none is None now
     if q.kind == Question.Kind.CATEGORICAL:
-        return {q.name: probs}
+        return {q.name: shares}
     if q.kind == Question.Kind.MULTI:
-        return {name: [1.0 - p, p] for name, p in zip(q.feature_names(), probs, strict=True)}
+        return {name: [1.0 - p, p] for name, p in zip(q.feature_names(), shares, strict=True)}
     return {}
 
 
@@ -59,7 +61,7 @@ def settings_config(survey: Survey, questions: list[Question] | None = None) -> 
     ``questions`` also the MRR attribute groups (their ``group`` numbers) and declared personal distributions (the
     choices' ``personal_probability``; uniform when any is missing, for numeric bins, or with “Prefer not to say”).
     ``Survey.clean`` checks it (``survey_protocol.check_settings``); ``protocol_config`` adds the questions."""
-    config = {
+    config: dict[str, Any] = {
         "mode": survey.mode,
         "numeric": (
             {"handling": "gaussian", "approach": survey.gaussian_approach}

@@ -30,15 +30,19 @@ import datetime
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db import connection
+from django.db.models import Field
 from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.survey_protocol import ReportError
 
 from .models import InvitationToken, PendingReport, Report, Survey
 from .protocol import get_protocol
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 class Result(enum.Enum):
@@ -66,7 +70,7 @@ TOKEN_IN_REPORT = ("A report to this survey carries a credential, never the invi
 
 #: The message of each result that has a fixed one (``INVALID`` carries the engine's).
 # Shown to respondents (the API's "detail"), in the request's language.
-MESSAGES = {
+MESSAGES: dict[Result, StrOrPromise] = {
     Result.STORED: "stored",
     Result.NOT_FOUND: _("No such survey."),
     Result.CLOSED: _("This survey is closed and no longer accepts answers."),
@@ -89,7 +93,7 @@ class Outcome:
     submission (``report.input``, ``report.validation.version``)."""
 
     result: Result
-    message: str = ""
+    message: StrOrPromise = ""
     field: str | None = None
 
     @classmethod
@@ -198,7 +202,7 @@ def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcom
     the same signature, so a browser whose first answer was lost can retry without gaining a second credential."""
     quote, meta = connection.ops.quote_name, InvitationToken._meta
     used_column, redeemed_column, survey_column, token_column = (
-        quote(meta.get_field(name).column) for name in ("used", "redeemed_with", "survey", "token"))
+        quote(cast(Field, meta.get_field(name)).column) for name in ("used", "redeemed_with", "survey", "token"))
     with connection.cursor() as cursor:  # the ORM's .update(), without its per-call compilation
         cursor.execute(f"UPDATE {quote(meta.db_table)} SET {used_column} = true, {redeemed_column} = %s "
                        f"WHERE {survey_column} = %s AND {token_column} = %s AND NOT {used_column}",
@@ -305,7 +309,7 @@ def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None,
         The day it was received (default: today, UTC): the caller passes the day of the instant its checks used.
     """
     quote, meta = connection.ops.quote_name, PendingReport._meta
-    fields = [meta.get_field(n) for n in ("id", "survey", "payload", "received_on", "nonce")]
+    fields = [cast(Field, meta.get_field(n)) for n in ("id", "survey", "payload", "received_on", "nonce")]
     columns = ", ".join(quote(f.column) for f in fields)
     id_field, _, payload_field, date_field, _ = fields
     values = [id_field.get_db_prep_save(id_field.get_default(), connection), survey.pk,
@@ -318,7 +322,7 @@ def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None,
         values = spend_values + values
     if nonce is not None:
         report = Report._meta
-        survey_column, nonce_column = (quote(report.get_field(n).column) for n in ("survey", "nonce"))
+        survey_column, nonce_column = (quote(cast(Field, report.get_field(n)).column) for n in ("survey", "nonce"))
         sql += (f" WHERE NOT EXISTS (SELECT 1 FROM {quote(report.db_table)} "
                 f"WHERE {survey_column} = %s AND {nonce_column} = %s) ON CONFLICT DO NOTHING")
         values += [survey.pk, nonce]

@@ -5,6 +5,7 @@ import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 from django.db import transaction
 from django.utils import timezone
@@ -120,13 +121,13 @@ def create_survey_from_table(
             continue
         if attr.name in multi_first:
             column, options = multi_first[attr.name]
-            labels = list(options)
+            labels: list[str] = list(options)
             q = Question(survey=survey, position=position, name=unique(slugify(column)[:100] or f"q{position}"),
                          text=readable_text(column), kind=Question.Kind.MULTI)
         elif isinstance(attr, Numeric):
             q = Question(survey=survey, position=position, name=name, text=text, kind=Question.Kind.NUMERIC,
                          low=attr.low, high=attr.high)
-            labels: list[str] = []
+            labels = []
         else:
             labels = list(attr.values)
             # The table's missing answers (an empty cell, or "?": aggregator.lab.datasets.MISSING, last) are the
@@ -268,7 +269,7 @@ def parse_choice_lines(text: str, *, kind: str, prefer_not_to_say: bool = False)
         if not label:
             problems.append(gettext("Line %(number)d has no label before its “=”.") % {"number": number})
             continue
-        if len(label) > label_field.max_length:
+        if len(label) > cast(int, label_field.max_length):
             problems.append(gettext("Line %(number)d: a label has at most %(max)d characters.")
                             % {"number": number, "max": label_field.max_length})
         key = " ".join(label.split()).casefold()
@@ -296,7 +297,7 @@ def parse_choice_lines(text: str, *, kind: str, prefer_not_to_say: bool = False)
                                     "would have to include it. Untick it or remove the probabilities.")
                             % {"prefer": gettext(PREFER_NOT_TO_SAY)})
         if kind == Question.Kind.CATEGORICAL and len(given) == len(parsed) and not problems:
-            total = sum(given)
+            total = sum(given, Fraction(0))
             if abs(total - 1) > SUM_TOLERANCE:
                 problems.append(gettext("The probabilities add up to %(total)s, not 1: the declared shares of all "
                                         "the answers must sum to 1.") % {"total": f"{float(total):.4g}"})
@@ -308,7 +309,7 @@ def parse_choice_lines(text: str, *, kind: str, prefer_not_to_say: bool = False)
     if problems:
         raise ValueError(problems)
     if given and kind == Question.Kind.CATEGORICAL:
-        total = sum(given)
+        total = sum(given, Fraction(0))
         shares = [float(p / total) for p in given] if total != 1 else [float(p) for p in given]
         return [ChoiceLine(label, share) for (label, _), share in zip(parsed, shares, strict=True)]
     return [ChoiceLine(label, None if p is None else float(p)) for label, p in parsed]
@@ -342,6 +343,7 @@ def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
     used = {c.pk for c in kept if c is not None}
     new = [i for i, choice in enumerate(kept) if choice is None]
     gone = [choice for choice in existing if choice.pk not in used]
+    choice: Choice | None
     if len(new) == len(gone):  # as many labels changed as disappeared: renames, in order
         for i, choice in zip(new, gone, strict=True):
             kept[i] = choice
@@ -358,7 +360,8 @@ def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
             counts["created"] += 1
             continue
         same_p = (choice.personal_probability is None) == (line.probability is None) and (
-            line.probability is None or math.isclose(choice.personal_probability, line.probability, abs_tol=1e-11))
+            line.probability is None
+            or math.isclose(cast(float, choice.personal_probability), line.probability, abs_tol=1e-11))
         if choice.label == line.label and choice.position == position and same_p:
             continue
         counts["renamed" if choice.label != line.label else "changed"] += 1
