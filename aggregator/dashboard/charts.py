@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, timedelta
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy.stats import norm
@@ -70,15 +70,17 @@ def reports_over_time(rows: Iterable[tuple[date, int, int]], max_daily_points: i
         first, last = min(counts), max(counts)
     else:
         step = timedelta(days=1)
-    labels, training, validation = [], [], []
+    labels: list[str] = []
+    trainings: list[int] = []
+    validations: list[int] = []
     day = first
     while day <= last:
         t, v = counts.get(day, (0, 0))
         labels.append(day.isoformat())
-        training.append(t)
-        validation.append(v)
+        trainings.append(t)
+        validations.append(v)
         day += step
-    return {"bucket": "week" if weekly else "day", "labels": labels, "training": training, "validation": validation}
+    return {"bucket": "week" if weekly else "day", "labels": labels, "training": trainings, "validation": validations}
 
 
 # -- accuracy per version --------------------------------------------------------------------------------------
@@ -86,7 +88,7 @@ def accuracy_series(versions: Sequence[int], accuracies: Mapping[int, dict]) -> 
     """One point per model version (oldest first): the accuracy estimate and its interval ``[low, high]``, or
     ``null`` where the version has no estimate (LDP: no validation respondent has evaluated it yet)."""
     versions = sorted(versions)
-    out = {"labels": [f"v{v}" for v in versions], "versions": versions,
+    out: dict[str, Any] = {"labels": [f"v{v}" for v in versions], "versions": versions,
            "estimate": [], "low": [], "high": [], "reports": [], "method": None}
     for v in versions:
         acc = accuracies.get(v)
@@ -212,8 +214,8 @@ def privacy_summary(privacy: dict | None) -> dict:
     groups = privacy.get("groups") or []
 
     def minimum(key: str):
-        values = [_number(g.get(key)) for g in groups if g.get(key) is not None]
-        values = [v for v in values if v is not None]
+        numbers = [_number(g.get(key)) for g in groups if g.get(key) is not None]
+        values = [v for v in numbers if v is not None]
         return min(values) if values else None
 
     def epsilon(key: str):

@@ -16,7 +16,7 @@ from functools import wraps
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
-from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
@@ -180,8 +180,8 @@ def _allocation(survey: Survey, latest: ModelVersion | None) -> list[dict] | Non
     uniform = [1 / len(labels)] * len(labels)
     served = protocol.served_assignment(todays_assignment(survey)[0])
     today = uniform if served is None else served.tolist()
-    following = protocol.served_assignment(latest.metrics.get("assignment")) if latest else None
-    following = today if following is None else following.tolist()
+    served_next = protocol.served_assignment(latest.metrics.get("assignment")) if latest else None
+    following = today if served_next is None else served_next.tolist()
     return [{"label": label, "today": 100 * a, "next": 100 * b}
             for label, a, b in zip(labels, today, following, strict=True)]
 
@@ -285,7 +285,7 @@ def predict(request, slug: str):
 
 
 # -- downloads -------------------------------------------------------------------------------------------------
-def _attachment(response: HttpResponse, filename: str) -> HttpResponse:
+def _attachment(response: HttpResponseBase, filename: str) -> HttpResponseBase:
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["Cache-Control"] = "no-store"
     return response

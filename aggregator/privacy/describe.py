@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Description", "Parameter", "check_parameters", "described", "of_settings", "texts"]
 
@@ -123,7 +124,7 @@ def described(family: str | None = None) -> list:
     return [m for m in out if getattr(m, "description", None) is not None]
 
 
-def of_settings(config: dict) -> list[tuple[str, object]]:
+def of_settings(config: dict) -> list[tuple[str, Any]]:
     """(family, mechanism) of every described mechanism a survey configuration's settings name, for the pages that
     name them: its mode's (LDP or MRR), then for LDP the encoding's oracle and, with Gaussian handling, the Gaussian
     approach; ``protocol.ConfigError`` for invalid settings."""
@@ -132,7 +133,7 @@ def of_settings(config: dict) -> list[tuple[str, object]]:
     from .protocol import SurveyProtocol
     from .protocol.config import mode, numeric_settings, section
 
-    out: list[tuple[str, object]] = [("mode", SurveyProtocol.for_mode(mode(config)))]
+    out: list[tuple[str, Any]] = [("mode", SurveyProtocol.for_mode(mode(config)))]
     if "ldp" in config:
         try:
             out.append(("oracle", oracles.lookup(section(config, "ldp").get("encoding", "adaptive"))))
