@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,9 @@ import pandas as pd
 from .datasets import DATASETS_DIR, load_table
 from .evaluate import Progress, evaluate
 from .methods import get
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as Drawing
 
 __all__ = ["Figure", "Curves", "write", "markdown_table", "COLUMNS"]
 
@@ -39,7 +42,7 @@ class Figure:
     title: str
     paper: str  #: where it is in the paper, e.g. "seed 000 (Yilmaz et al.), Fig. 2"
     compute: Callable[[int, int, Progress | None], pd.DataFrame]  #: (reps, seed, progress) -> the table
-    plot: Callable[[pd.DataFrame], "object"]  #: the table -> a matplotlib Figure
+    plot: Callable[[pd.DataFrame], Drawing]  #: the table -> a matplotlib Figure
     default_reps: int
     notes: Callable[[pd.DataFrame], str] | None = None  #: markdown under the table (tests, derived tables)
 

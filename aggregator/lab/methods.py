@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -61,6 +61,7 @@ from ..privacy.continuous.approaches import APPROACH_CLASSES
 from ..privacy.continuous.projection import fit_dca, fit_pca
 from ..privacy.naive_bayes.fit import fit_nonprivate
 from ..privacy.naive_bayes.ldp import LDPNaiveBayes
+from ..privacy.protocol.ldp import LDPProtocol
 from ..privacy.protocol.mrr import MRRProtocol
 from ..privacy.schema import Categorical, Numeric
 from ..privacy.synthetic import synthetic_from_model, synthetic_published
@@ -97,7 +98,7 @@ def binarize(table: Table, bins: int = DEFAULT_BINS) -> Table:
                          f"{table.class_attribute.size} values")
     table = discretize_table(table, bins)
     attributes, columns = [], []
-    for j, attr in enumerate(table.attributes):
+    for j, attr in enumerate(cast(Sequence[Categorical], table.attributes)):  # discretized: all categorical
         if attr.size == 2:
             attributes.append(attr)
             columns.append(table.X[:, j])
@@ -149,7 +150,7 @@ class Method:
 
     name: str
     summary: str
-    fit: Callable[[Table, float | None, np.random.Generator], Predictor]
+    fit: Callable[[Table, Any, np.random.Generator], Predictor]  # value: a float, None when parameter is None
     parameter: str | None = None
     features: Features = DISCRETE
     #: For a method a live survey can run: its protocol configuration at a privacy value, without the questions
@@ -236,7 +237,7 @@ def _nonprivate(alpha: float):
     return fit
 
 
-def _survey(config: Callable[[float], dict]):
+def _survey(config: Callable[..., dict]):
     """A fit through a survey protocol: each training row is one respondent whose browser half (``encode``) sends a
     wire report; the server folds and estimates as for a live survey (``privacy.survey_protocol``)."""
 
@@ -274,7 +275,8 @@ def survey_method(name: str, summary: str, config: Callable[[float], dict], para
 
 def _fit_warner(table: Table, theta: float, rng: np.random.Generator) -> Predictor:
     """Du & Zhan's related-question MRR (SPEC §2, ``privacy.warner``): each record kept w.p. θ, else negated."""
-    scheme = WarnerScheme(table.attributes + (table.class_attribute,), class_index=len(table.attributes), theta=theta)
+    binary = cast(tuple[Categorical, ...], table.attributes)  # one-hot binary attributes (features=BINARY)
+    scheme = WarnerScheme(binary + (table.class_attribute,), class_index=len(table.attributes), theta=theta)
     reports = scheme.perturb(np.column_stack([table.X, table.y]).astype(np.int64), rng)
     return scheme.estimate(scheme.aggregate(reports)).to_model().predict
 
@@ -343,7 +345,7 @@ def _fit_allocated(encoding: str, how: str):
         protocol = survey_protocol.build({
             "class": table.class_attribute.to_dict(), "features": [a.to_dict() for a in table.attributes],
             "mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": encoding, "allocation": "adaptive"}})
-        nb = protocol.nb
+        nb = cast(LDPProtocol, protocol).nb
         X, y = table.X.astype(np.int64), table.y
         rows = rng.permutation(table.n)
         if how == "pilot":
@@ -361,6 +363,7 @@ def _fit_allocated(encoding: str, how: str):
                     weights = protocol.next_assignment(nb.estimate(total), total)
                 except ValueError:  # an input without reports yet: stay uniform
                     pass
+        assert total is not None  # at least one wave
         return nb.estimate(total).predict
 
     return fit
@@ -434,7 +437,8 @@ def _train_on(synthetic) -> Predictor:
 
 
 def _fit_synthetic_em(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
-    return _train_on(synthetic_published(table.class_attribute, table.attributes, table.X, table.y, epsilon,
+    discrete = cast(Sequence[Categorical], table.attributes)  # features=DISCRETE
+    return _train_on(synthetic_published(table.class_attribute, discrete, table.X, table.y, epsilon,
                                          size=table.n, rng=rng))
 
 

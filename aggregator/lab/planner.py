@@ -206,6 +206,8 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
     for i, (name, value) in enumerate(points):
         method = registry.get(name)
         e = evaluate(table, method, value, reps=reps, seed=seed)
+        if method.survey is None or method.parameter is None or e.value is None:
+            raise ValueError(f"{name!r} does not run as a survey: the planner plans survey methods")
         mean, low, high = interval(e.accuracies)
         config = method.survey(e.value)
         privacy = _privacy(method.prepare(table), config)
@@ -229,7 +231,7 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
                                          progress)
     out.respondents_needed = respondents_needed(out.learning_curve, target)
     out.respondents_to_beat_majority = respondents_to_beat_majority(out.learning_curve)
-    out.expected = _expected(out.learning_curve, out.respondents if respondents is not None else out.n_train)
+    out.expected = _expected(out.learning_curve, out.respondents if out.respondents is not None else out.n_train)
     return out
 
 
