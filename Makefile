@@ -111,8 +111,9 @@ vendor:
 	cp node_modules/axe-core/axe.min.js node_modules/axe-core/LICENSE node_modules/axe-core/LICENSE-3RD-PARTY.txt \
 	   $(VENDOR_AXE)/
 
-## bench-load: the load benchmark — 60 s of report POSTs of every mechanism against gunicorn + PostgreSQL + Redis,
-##             exactly-once checks, and the same stream on a plain-Django floor (bench/load/README.md).
+## bench-load: the load benchmark — 60 s of report POSTs of every mechanism against what compose ships (Caddy →
+##             gunicorn 2 × 4 threads → PostgreSQL, Redis, a Celery worker folding), exactly-once checks, and the same
+##             stream on a plain-Django floor through the same Caddy (bench/load/README.md; needs /usr/bin/caddy).
 .PHONY: bench-load
 bench-load: venv
 	$(BIN)/python -m bench.load

@@ -23,6 +23,8 @@ from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 from .credentials import active_key, rotate_key
 from .models import (
     CHOICE_COUNT,
+    CHOICES_FROZEN,
+    NO_PRIVACY,
     SCALE_TOO_FEW,
     Choice,
     InvitationToken,
@@ -157,17 +159,26 @@ def _locked(obj) -> bool:
     return bool(survey is not None and survey.pk and survey.has_reports())
 
 
+def _opened(obj) -> bool:
+    """The survey of ``obj`` (a survey, question or choice) has been opened: nothing its protocol covers changes, no
+    question or choice is added or removed (``survey_app.models.frozen_errors``)."""
+    survey = obj if isinstance(obj, Survey) else getattr(obj, "survey", None)
+    if survey is None and isinstance(obj, Choice):
+        survey = obj.question.survey
+    return bool(survey is not None and survey.pk and survey.has_opened())
+
+
 class LockedInlineMixin(TranslatedLabelsMixin, _InlineBase):
     """For inlines: ``obj`` is the parent (a survey or a question)."""
 
     def has_add_permission(self, request, obj=None):
-        return not _locked(obj) and super().has_add_permission(request, obj)
+        return not (_locked(obj) or _opened(obj)) and super().has_add_permission(request, obj)
 
     def has_change_permission(self, request, obj=None):
         return not _locked(obj) and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return not _locked(obj) and super().has_delete_permission(request, obj)
+        return not (_locked(obj) or _opened(obj)) and super().has_delete_permission(request, obj)
 
 
 CHOICES_HELP = _("One answer per line, in the order respondents see them. MRR: optionally “label = probability” on "
@@ -211,6 +222,11 @@ class QuestionChoicesForm(forms.ModelForm):
             return cleaned
         if self.instance.pk is not None and not {"choices_text", "kind", "prefer_not_to_say"} & set(self.changed_data):
             return cleaned  # the choices are not concerned: saving the survey's other settings is not held up
+        if "choices_text" in self.changed_data and self.instance.survey_id is not None \
+                and self.instance.survey.has_opened():
+            self.add_error("choices_text", ValidationError(CHOICES_FROZEN, code="frozen",
+                                                           params={"fields": gettext("the choices")}))
+            return cleaned
         kind = cleaned.get("kind", self.instance.kind)
         prefer = cleaned.get("prefer_not_to_say", self.instance.prefer_not_to_say)
         try:
@@ -326,8 +342,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         (_("Privacy"), {
             "fields": ("mode", "theta", "epsilon", "encoding", "encoding_parameters", "strategy", "allocation",
                        "postprocess", "validation_share", "privacy_report"),
-            "description": _("MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports "
-                             "(clone it to change)."),
+            "description": _("MRR uses θ; LDP uses ε and an encoding. Locked once the survey has been opened, "
+                             "with its questions' answers, groups and unrelated questions (clone it to change)."),
         }),
         (_("Numeric questions (LDP)"), {
             "fields": ("numeric_handling", "numeric_bins", "gaussian_approach", "projection", "projection_components",
@@ -393,7 +409,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         survey = form.instance
         if not change:
             survey.designers.add(request.user)  # the designers field (superusers only) was just saved
-        if survey.projection != Survey.Projection.NONE and not survey.has_reports():
+        frozen = survey.has_opened() or survey.has_reports()
+        if survey.projection != Survey.Projection.NONE and not frozen:
             try:
                 fit_projection(survey)
                 self.message_user(request, gettext("%(projection)s fitted on the reference sample.")
@@ -401,7 +418,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
             except ValueError as exc:
                 self.message_user(request, gettext("PCA/DCA not fitted: %(reason)s") % {"reason": exc},
                                   messages.ERROR)
-        if not survey.has_reports():
+        if not frozen:
             try:
                 if fit_pilot(survey) is not None:
                     self.message_user(request, gettext("The first days' assignment of respondents was set from the "
@@ -417,7 +434,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         if obj is None or obj.pk is None:
             return gettext("Save the survey to see the privacy it gives.")
         try:
-            privacy = get_protocol(obj).privacy()
+            protocol = get_protocol(obj)
+            privacy, unprotected = protocol.privacy(), protocol.unprotected()
         except ValueError as exc:
             return gettext("Not computable yet: %(reason)s") % {"reason": reason(exc)}
         pse = privacy.get("pse_per_question", {})
@@ -428,6 +446,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         )
         epsilon = privacy["epsilon_per_respondent"]
         notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
+        if unprotected:  # the engine's verdict: the survey cannot open (survey_app.services.opening_refusal)
+            notes.insert(0, str(NO_PRIVACY) % {"questions": ", ".join(unprotected)})
         if "epsilon_per_respondent_known_personal" in privacy:
             notes.append(gettext("Against someone who knows a respondent's answers to the real unrelated questions: "
                                  "ε = %(epsilon)s per respondent.")
@@ -490,13 +510,14 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
 
     @admin.action(description=_("Open the selected surveys"))
     def open_surveys(self, request, queryset):
-        """Open only surveys whose protocol the engine accepts (a class question with ≥ 2 answers, features, …)."""
+        """Open only surveys whose protocol the engine accepts (a class question with ≥ 2 answers, features, …) and
+        whose settings give privacy (``survey_app.services.open_survey``)."""
         for survey in queryset:
             try:
                 open_survey(survey)
             except ValueError as exc:
                 self.message_user(request, gettext("%(slug)s cannot open: %(reason)s")
-                                  % {"slug": survey.slug, "reason": reason(exc)}, messages.ERROR)
+                                  % {"slug": survey.slug, "reason": exc}, messages.ERROR)
                 continue
             self.message_user(request, gettext("%(slug)s is open: %(link)s")
                               % {"slug": survey.slug, "link": f"/s/{survey.slug}/"}, messages.SUCCESS)
@@ -631,7 +652,7 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
         return not _locked(obj) and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return not _locked(obj) and super().has_delete_permission(request, obj)
+        return not (_locked(obj) or _opened(obj)) and super().has_delete_permission(request, obj)
 
     fieldsets = (
         (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "style", "is_class",

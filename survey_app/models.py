@@ -286,10 +286,27 @@ class Survey(models.Model):
                     _("This survey has reports: its privacy settings can no longer change (the estimates would be "
                       "corrupted). Changed: %(fields)s. Clone the survey instead."),
                     code="frozen", params={"fields": ", ".join(changed)})
+        frozen = frozen_errors(self)
+        if frozen is not None:
+            raise frozen
+        if not errors and self.status == self.Status.OPEN:
+            errors.update(self._opening_errors())
         self.translations = self.translations or {}  # an emptied form field: no translations
         errors.update(languages.translation_errors(self.translations, languages.SURVEY_FIELDS))
         if errors:
             raise ValidationError(errors)
+
+    def _opening_errors(self) -> dict[str, str]:
+        """Opening through the form (its status set to open): the checks of the admin's “Open” action
+        (``survey_app.services.opening_refusal``). A new survey opens once saved with its questions."""
+        from .services import opening_refusal
+
+        if self.pk is None:
+            return {"status": _("Save the survey as a draft with its questions first, then open it.")}
+        if Survey.objects.filter(pk=self.pk, status=self.Status.OPEN).exists():
+            return {}
+        refusal = opening_refusal(self)
+        return {"status": refusal} if refusal is not None else {}
 
     def _mixed_errors(self) -> dict[str, str]:
         """A Gaussian survey whose saved questions mix categorical and numeric ones is a mixed survey
@@ -308,6 +325,11 @@ class Survey(models.Model):
         except ValueError:
             pass
         return {}
+
+    def has_opened(self) -> bool:
+        """Whether the saved survey has been opened (its saved status is open or closed: a survey never goes back to
+        draft). From then on its privacy settings are frozen (``frozen_errors``)."""
+        return self.pk is not None and Survey.objects.filter(pk=self.pk).exclude(status=Survey.Status.DRAFT).exists()
 
     def has_reports(self) -> bool:
         """Whether any report arrived (folded or still in the inbox)."""
@@ -360,6 +382,76 @@ PROTOCOL_FIELDS = (
     "gaussian_approach", "projection", "projection_components", "postprocess", "validation_share",
     "allocation",
 )
+
+
+#: A question's fields its survey's protocol covers — its engine attribute (name, kind, bounds, “Prefer not to say”,
+#: class), its place in the order of questions, its MRR group and unrelated question — and a choice's (its label, place
+#: and declared share): frozen once the survey has opened, as ``PROTOCOL_FIELDS`` (``frozen_errors``).
+QUESTION_PROTOCOL_FIELDS = ("survey", "position", "name", "kind", "is_class", "low", "high", "prefer_not_to_say",
+                            "group", "personal_mode")
+CHOICE_PROTOCOL_FIELDS = ("question", "position", "label", "personal_probability")
+
+SETTINGS_FROZEN = _(
+    "This survey has been opened: its privacy settings can no longer change (a report randomized under the old "
+    "settings would be refused, and the privacy figures respondents were shown would no longer hold). Changed: "
+    "%(fields)s. Clone the survey to change them.")
+QUESTIONS_FROZEN = _(
+    "This survey has been opened: what its questions send can no longer change (%(fields)s), and no question can be "
+    "added or removed. Texts and translations can still be edited. Clone the survey to change the rest.")
+CHOICES_FROZEN = _(
+    "This survey has been opened: its answers can no longer change, be added or be removed (%(fields)s). "
+    "Translations can still be edited. Clone the survey to change them.")
+NO_BACK_TO_DRAFT = _(
+    "A survey that has been opened cannot go back to draft: its settings stay those its respondents were told. Close "
+    "it, or clone it for a new draft.")
+
+
+def _changed(instance, fields) -> list[str]:
+    """The ``fields`` of ``instance`` whose values differ from its saved row's."""
+    columns = [instance._meta.get_field(f).attname for f in fields]
+    previous = type(instance).objects.filter(pk=instance.pk).values(*columns).first()
+    if previous is None:
+        return []
+    return [f for f, column in zip(fields, columns, strict=True) if previous[column] != getattr(instance, column)]
+
+
+def frozen_errors(instance) -> ValidationError | None:
+    """Why ``instance`` (a ``Survey``, ``Question`` or ``Choice``, about to be saved) may not be, or ``None``: once a
+    survey has opened (``Survey.has_opened``) nothing its protocol covers changes — the survey's ``PROTOCOL_FIELDS``
+    and fitted projection, its questions' ``QUESTION_PROTOCOL_FIELDS``, its choices' ``CHOICE_PROTOCOL_FIELDS``, no
+    question or choice added (nor removed: the admin offers no removal, ``sync_choices`` refuses) — and it never goes
+    back to draft. (A survey with reports freezes its questions whole: their ``clean``.) The forms (``clean``) and
+    the services that write (``survey_app.services``) ask this."""
+    if isinstance(instance, Survey):
+        if instance.pk is None or not instance.has_opened():
+            return None
+        if instance.status == Survey.Status.DRAFT and instance.has_opened():
+            return ValidationError({"status": NO_BACK_TO_DRAFT}, code="frozen")
+        changed = _changed(instance, (*PROTOCOL_FIELDS, "projection_params"))
+        return ValidationError(SETTINGS_FROZEN, code="frozen", params={"fields": ", ".join(changed)}) if changed \
+            else None
+    fields: tuple[str, ...]
+    if isinstance(instance, Question):
+        survey, fields, message = instance.survey, QUESTION_PROTOCOL_FIELDS, QUESTIONS_FROZEN
+    else:
+        survey, fields, message = instance.question.survey, CHOICE_PROTOCOL_FIELDS, CHOICES_FROZEN
+    if not survey.has_opened():
+        return None
+    changed = _changed(instance, fields) if instance.pk is not None else [gettext("a new one")]
+    return ValidationError(message, code="frozen", params={"fields": ", ".join(changed)}) if changed else None
+
+
+#: Why a survey whose settings give no privacy may not open (``survey_app.services.opening_refusal``).
+NO_PRIVACY = _(
+    "These settings give no privacy for %(questions)s: ε is infinite against anyone who reads the reports, so what "
+    "is sent gives the true answers away (θ = 1 sends them as they are; a declared share of 0 makes that answer "
+    "always true when sent). A survey cannot open with them: change the settings.")
+#: A question with one possible answer carries no information, and its PSE (0) would be the survey's headline.
+SINGLE_ANSWER = _("A question needs at least two possible answers: with one, it carries no information (and its "
+                  "privacy figure, PSE 0, would stand for the whole survey). Add answers or delete the question.")
+SINGLE_ANSWER_COLUMN = _(
+    "The column “%(column)s” has a single answer (%(answer)s): a question with one possible answer carries no "
+    "information (and its privacy figure, PSE 0, would stand for the whole survey). Leave the column out.")
 
 
 #: Under MRR a respondent's “Prefer not to say” on a select-all question applies to every choice at once, while the
@@ -440,7 +532,8 @@ class Question(models.Model):
             raise ValidationError(
                 _("This survey has reports: its questions can no longer change. Clone the survey instead."),
                 code="frozen")
-        errors: dict[str, Any] = {}  # field → message(s), as ValidationError takes them
+        frozen = frozen_errors(self) if self.survey_id else None
+        errors: dict = {NON_FIELD_ERRORS: frozen} if frozen is not None else {}
         if self.kind == self.Kind.NUMERIC:
             if self.low is None or self.high is None:
                 errors["high"] = _("A numeric question needs public lower and upper bounds.")
@@ -491,6 +584,8 @@ class Question(models.Model):
                 code="scale_kind"))
         if self.pk and self.kind in (self.Kind.MULTI, self.Kind.CATEGORICAL):
             count = self.choices.count()
+            if self.kind == self.Kind.CATEGORICAL and count == 1 and not self.prefer_not_to_say:  # none: unfinished
+                errors["kind"] = ValidationError(SINGLE_ANSWER, code=CHOICE_COUNT)
             if self.kind == self.Kind.MULTI and count < 2:
                 errors["kind"] = ValidationError(MULTI_TOO_FEW, code=CHOICE_COUNT)
             elif self.style == self.Style.SCALE and count < 3:
@@ -579,6 +674,9 @@ class Choice(models.Model):
             raise ValidationError(
                 _("This survey has reports: its answers can no longer change. Clone the survey instead."),
                 code="frozen")
+        frozen = frozen_errors(self) if self.question_id else None
+        if frozen is not None:
+            raise frozen
         self.translations = self.translations or {}  # an emptied form field: no translations
         errors = languages.translation_errors(self.translations, None)
         if errors:

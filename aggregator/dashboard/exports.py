@@ -440,8 +440,11 @@ def _privacy(privacy: dict, grouped: bool, order: Sequence[str] = ()) -> dict:
                     "the real personal answers)")
     pse = None
     if grouped and summary["pse_before"] is not None:
+        before, after = summary["pse_before_group"], summary["pse_after_group"]
+        where = (f"the group of {', '.join(before)}" if before == after
+                 else f"before: the group of {', '.join(before)}; after: the group of {', '.join(after)}")
         pse = (f"{_figure(summary['pse_before'], '.3f')} / {_figure(summary['pse_after'], '.3f')} (lowest over the "
-               "question groups)")
+               f"question groups: {where})")
     rows = []
     index = {name: i for i, name in enumerate(per["labels"])}
     for name in _in_order(per["labels"], order):

@@ -67,6 +67,15 @@ def _protocol_privacy(survey: Survey) -> dict | None:
         return None
 
 
+def _unprotected(survey: Survey) -> list[str]:
+    """The questions the survey's settings give no privacy (``SurveyProtocol.unprotected``: ε = ∞ against every
+    reader); empty for an incomplete draft."""
+    try:
+        return get_protocol(survey).unprotected()
+    except ValueError:
+        return []
+
+
 def _accuracy_at_publication(survey: Survey) -> bool | None:
     """Whether a version's accuracy is measured when it is published (``SurveyProtocol.accuracy_at_publication``),
     ``None`` for an incomplete draft."""
@@ -227,6 +236,8 @@ def survey_detail(request, slug: str):
         "privacy_setting": _privacy_setting(survey),
         "mechanism_terms": _mechanism_terms(survey),
         "warnings": [f for f in all_findings if f["warning"]],
+        "unprotected": (unprotected := _unprotected(survey)),
+        "warning_total": sum(f["warning"] for f in all_findings) + bool(unprotected),
         # Per-report checks run on every input of every version: only their warnings are worth showing.
         "notes": [f for f in all_findings if not f["warning"] and selected and f["version"] == selected.version
                   and f["kind"] != "report_check"],

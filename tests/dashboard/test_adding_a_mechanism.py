@@ -18,8 +18,8 @@ from django.urls import reverse
 from aggregator import services
 from aggregator.privacy import describe, oracles
 from survey_app.models import Survey
-from tests.engine.test_adding_an_oracle import UniformMixRR
 from tests.factories import add_reports, after_midnight, make_survey, simulated_reports
+from tests.toy_oracle import UniformMixRR
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +110,7 @@ def test_its_parameters_are_checked_and_passed_on(toy, monkeypatch):
 
     oracles.unregister("urr")
     oracles.register(Tuned)
-    survey = make_survey(slug="tuned", encoding="urr", encoding_parameters={"mix": 0.5})
+    survey = make_survey(slug="tuned", encoding="urr", encoding_parameters={"mix": 0.5}, status="draft")
     survey.full_clean()
     from survey_app.protocol import get_protocol
 

@@ -316,7 +316,7 @@ def test_a_replayed_encapsulated_report_of_a_token_survey_is_refused(client):
 
 @pytest.mark.django_db
 def test_the_management_api_sets_a_relay_and_refuses_a_plain_http_one(client):
-    from tests.survey.test_manage_api import COMMUTE, designer
+    from tests.manage_support import COMMUTE, designer
 
     api = designer()
     refused = api.post("/api/manage/surveys/", {**COMMUTE, "ohttp_relay": "http://relay.example/r"}, format="json")
