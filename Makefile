@@ -36,8 +36,9 @@ run: migrate
 test: lint
 	$(BIN)/python -m pytest
 
-## lint: ruff (pyflakes, isort, pycodestyle, bugbear) over the project, mypy over the engine (settings in
-##       pyproject.toml), and `node --check` over every JavaScript module and JavaScript test.
+## lint: ruff (pyflakes, isort, pycodestyle, bugbear) over the project, mypy over coinflip, survey_app and aggregator
+##       with the Django and DRF stubs (settings in pyproject.toml), and `node --check` over every JavaScript module
+##       and JavaScript test.
 JS_FILES = $(shell find static/js tests -name '*.mjs' -not -path '*/node_modules/*' | sort)
 lint: dev-venv
 	@status=0; \

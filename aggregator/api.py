@@ -15,6 +15,8 @@ Only public (open or closed) surveys are visible, as for the report API. Bodies 
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -157,7 +159,7 @@ def records_to_matrix(survey: Survey, records: list[dict]) -> np.ndarray:
                 if not is_number(value):
                     raise ValidationError({field: ["Must be a finite number."]})
                 # Clipped to the public bounds, as respondents' answers are (SPEC §5, ``Numeric.normalise``).
-                X[i, j] = min(max(float(value), q.low), q.high)
+                X[i, j] = min(max(float(value), cast(float, q.low)), cast(float, q.high))  # set on numeric ones
             else:
                 if value not in labels[q.name]:
                     raise ValidationError({field: [f"Unknown answer {value!r}; one of: {', '.join(labels[q.name])}."]})

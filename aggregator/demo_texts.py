@@ -1,4 +1,4 @@
-"""The demo surveys' texts in German (issue 12 item 3): ``python manage.py demo`` gives every demo survey these
+"""The demo surveys' texts in German: ``python manage.py demo`` gives every demo survey these
 translations (``Survey.translations``, ``Question.translations``, ``Choice.translations``), so a German browser reads
 the mushroom questions in German. Only the display changes: the engine, the protocol and the reports keep the
 original (English) labels of the mushroom data."""

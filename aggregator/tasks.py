@@ -16,6 +16,8 @@ and the worker logs no "succeeded" line (with its duration) for them (``coinflip
 """
 from __future__ import annotations
 
+from typing import cast
+
 from celery import chord, shared_task
 from celery.backends.base import DisabledBackend
 from celery.result import allow_join_result
@@ -117,8 +119,8 @@ def retrain_job(job_id: int) -> None:
     def work(reporter: jobs.Reporter) -> None:
         reporter.update(0.0, "Folding new reports")
         why: list[str] = []
-        version = services.retrain(Job.objects.select_related("survey").get(pk=job_id).survey, progress=reporter.update,
-                                   skipped=why.append)
+        survey = cast(Survey, Job.objects.select_related("survey").get(pk=job_id).survey)  # a retrain job has one
+        version = services.retrain(survey, progress=reporter.update, skipped=why.append)
         if version is None:
             reason = why[-1] if why else "Nothing new: the current model stands."
             reporter.done({"version": None, "reason": reason}, reason)

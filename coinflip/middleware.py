@@ -32,6 +32,7 @@ def wants_json(request) -> bool:
 
 
 def unavailable_response(request) -> HttpResponse:
+    response: HttpResponse
     if wants_json(request):
         response = JsonResponse({"detail": MESSAGE, "code": "database_unavailable"}, status=503)
     else:

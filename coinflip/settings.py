@@ -117,8 +117,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
     if os.environ.get("DATABASE_PREPARED_STATEMENTS", "1") != "0":
         # Parameters bound by the server and a statement prepared on its third execution in a connection: PostgreSQL
-        # then parses and plans a report's INSERT once per connection, not per report (0.30 → 0.20 ms of its CPU per
-        # request, bench/load/README.md, fifth pass). "0" behind a pooler that cannot keep prepared statements
+        # then parses and plans a report's INSERT once per connection, not per report. "0" behind a pooler that
+        # cannot keep prepared statements
         # (PgBouncer before 1.21, or without max_prepared_statements, in transaction mode): docker/README.md.
         for option, value in (("server_side_binding", True), ("prepare_threshold", 2)):
             DATABASES["default"]["OPTIONS"].setdefault(option, value)
@@ -201,7 +201,7 @@ CELERY_BEAT_SCHEDULE = {
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_RESULT_BACKEND = REDIS_URL
+    CELERY_RESULT_BACKEND: str | None = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": COINFLIP_VISIBILITY_TIMEOUT}
     CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": COINFLIP_VISIBILITY_TIMEOUT}
 else:

@@ -3,6 +3,7 @@ line — a preview link, CSV import, the question's own page for the rest, token
 from __future__ import annotations
 
 import csv
+from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib import admin, messages
@@ -50,6 +51,13 @@ from .services import (
 )
 from .views import invitation_link
 
+if TYPE_CHECKING:  # what the mixins below extend, for the type checker; at run time they are plain mixins
+    _AdminBase = admin.options.BaseModelAdmin
+    _InlineBase = admin.options.InlineModelAdmin
+    _ModelAdminBase = admin.ModelAdmin
+else:
+    _AdminBase = _InlineBase = _ModelAdminBase = object
+
 #: The labels of the models' fields on the designers' forms, translatable (a model field's verbose_name is part of
 #: its migration state: these labels change no migration).
 FIELD_LABELS = {
@@ -81,7 +89,7 @@ class TranslationsField(forms.JSONField):
         return {} if value in (None, "") or (isinstance(value, str) and not value.strip()) else super().to_python(value)
 
 
-class TranslatedLabelsMixin:
+class TranslatedLabelsMixin(_AdminBase):
     """Form fields labelled from ``FIELD_LABELS`` (in the page's language); ``translations`` boxes as
     ``TranslationsField``, narrow enough for a table row."""
 
@@ -160,7 +168,7 @@ def _opened(obj) -> bool:
     return bool(survey is not None and survey.pk and survey.has_opened())
 
 
-class LockedInlineMixin(TranslatedLabelsMixin):
+class LockedInlineMixin(TranslatedLabelsMixin, _InlineBase):
     """For inlines: ``obj`` is the parent (a survey or a question)."""
 
     def has_add_permission(self, request, obj=None):
@@ -186,7 +194,7 @@ class ChoiceLinesField(forms.CharField):
     normalised, so a question whose choices nobody touched is not taken as changed (and not parsed again)."""
 
     def to_python(self, value):
-        return super().to_python(value).replace("\r\n", "\n").replace("\r", "\n")
+        return (super().to_python(value) or "").replace("\r\n", "\n").replace("\r", "\n")
 
     def has_changed(self, initial, data):
         return self.to_python(initial or "").strip() != self.to_python(data or "").strip()
@@ -208,8 +216,9 @@ class QuestionChoicesForm(forms.ModelForm):
         self.choice_lines = None
 
     def clean(self):
-        cleaned = super().clean()
-        if "choices_text" not in self.fields or "choices_text" in self._errors:
+        super().clean()
+        cleaned = self.cleaned_data
+        if "choices_text" not in self.fields or "choices_text" in self.errors:
             return cleaned
         if self.instance.pk is not None and not {"choices_text", "kind", "prefer_not_to_say"} & set(self.changed_data):
             return cleaned  # the choices are not concerned: saving the survey's other settings is not held up
@@ -229,20 +238,20 @@ class QuestionChoicesForm(forms.ModelForm):
         return cleaned
 
     def _post_clean(self):
-        super()._post_clean()
+        super()._post_clean()  # type: ignore[misc]  # ModelForm's model-validation hook; django-stubs omit it
         if self.choice_lines is None:
             return
         # The question's own rules count its saved choices (Question.clean); the lines replace them on save, so a
         # count error (code CHOICE_COUNT, whatever the page's language) is the lines' to judge (parse_choice_lines
         # checked the count of the lines).
         for field in ("kind", "style"):
-            errors = self._errors.get(field)
+            errors = self.errors.get(field)
             if errors:
                 kept = [e for e in errors.as_data() if e.code != CHOICE_COUNT]
                 if kept:
                     errors.data[:] = kept
                 else:
-                    del self._errors[field]
+                    del self.errors[field]
                     self.cleaned_data.setdefault(field, getattr(self.instance, field))
         style = getattr(self.instance, "style", None)
         if style == "scale" and self.instance.kind == Question.Kind.CATEGORICAL and len(self.choice_lines) < 3:
@@ -259,7 +268,8 @@ class QuestionChoicesForm(forms.ModelForm):
                 save_m2m()
                 self.save_choices()
 
-            self.save_m2m = save_m2m_and_choices
+            # save(commit=False) sets the attribute save_m2m (Django's docs); django-stubs declare a method
+            self.save_m2m = save_m2m_and_choices  # type: ignore[method-assign]
         return question
 
     def save_choices(self):
@@ -274,7 +284,7 @@ class QuestionFormSet(forms.BaseInlineFormSet):
     def clean(self):
         super().clean()
         classes = [form.cleaned_data.get("name") or "?" for form in self.forms
-                   if form.cleaned_data.get("is_class") and not self._should_delete_form(form)]
+                   if form.cleaned_data.get("is_class") and not form.cleaned_data.get("DELETE")]
         if len(classes) > 1:
             raise ValidationError(gettext("Only one question can be the class the model predicts; ticked: %(names)s.")
                                   % {"names": ", ".join(classes)})
@@ -282,7 +292,7 @@ class QuestionFormSet(forms.BaseInlineFormSet):
 
 class QuestionInline(LockedInlineMixin, admin.StackedInline):
     """One block per question, its fields in small groups: a table of eleven columns made the survey page 2,300 px
-    wide at a 1,280 px window (issue 12). Its choices are a text box, one per line (``QuestionChoicesForm``); the
+    wide at a 1,280 px window. Its choices are a text box, one per line (``QuestionChoicesForm``); the
     question's own page has the rest (help text, the unrelated question of MRR)."""
     model = Question
     verbose_name, verbose_name_plural = _("question"), _("questions")  # the model's own would need a migration
@@ -358,7 +368,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
         if request.user.is_superuser:
-            return fieldsets + ((_("Designers"), {"fields": ("designers",), "classes": ("collapse",)}),)
+            return [*fieldsets, (_("Designers"), {"fields": ("designers",), "classes": ("collapse",)})]
         return fieldsets
 
     def save_model(self, request, obj, form, change):
@@ -437,7 +447,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         epsilon = privacy["epsilon_per_respondent"]
         notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
         if unprotected:  # the engine's verdict: the survey cannot open (survey_app.services.opening_refusal)
-            notes.insert(0, gettext(NO_PRIVACY) % {"questions": ", ".join(unprotected)})
+            notes.insert(0, str(NO_PRIVACY) % {"questions": ", ".join(unprotected)})
         if "epsilon_per_respondent_known_personal" in privacy:
             notes.append(gettext("Against someone who knows a respondent's answers to the real unrelated questions: "
                                  "ε = %(epsilon)s per respondent.")
@@ -578,7 +588,7 @@ class ChoiceInline(LockedInlineMixin, TranslatedLabelsMixin, admin.TabularInline
         return 0 if obj is not None and obj.pk and obj.choices.exists() else 2
 
 
-class OfDesignedSurveyMixin:
+class OfDesignedSurveyMixin(_ModelAdminBase):
     """For models that belong to a survey: staff see and act on the rows of the surveys they design."""
 
     def get_queryset(self, request):

@@ -34,6 +34,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.urls import reverse
@@ -66,6 +67,9 @@ from .outcomes import MESSAGES, Result, Submission
 from .protocol import get_protocol, survey_version
 from .reports import submit_report, todays_assignment
 from .surveys import find_public_survey
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 logger = logging.getLogger(__name__)
 
@@ -185,7 +189,7 @@ class StaleVersion(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "stale_model_version"
 
-    def __init__(self, message: str = MESSAGES[Result.STALE_VERSION]):
+    def __init__(self, message: StrOrPromise = MESSAGES[Result.STALE_VERSION]):
         super().__init__({"detail": message, "code": self.default_code})
 
 
@@ -195,7 +199,7 @@ class StaleProtocol(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "stale_protocol"
 
-    def __init__(self, message: str = MESSAGES[Result.STALE_PROTOCOL]):
+    def __init__(self, message: StrOrPromise = MESSAGES[Result.STALE_PROTOCOL]):
         super().__init__({"detail": message, "code": self.default_code})
 
 
@@ -372,8 +376,8 @@ def public_protocol(survey: Survey, protocol, preview: bool) -> dict:
 #: The parts of ``protocol_body`` fixed by the survey's version (``survey_version``: its row, which moves with its
 #: questions and choices) and the page's language — texts, questions, report schema, privacy figures — by
 #: (version, language), least recently used first; shared by a worker's threads and never mutated. Building them
-#: cost 10–15 ms a GET (question texts and the exact privacy figures), and the browser fetches the protocol at least
-#: twice per respondent (bench/load: "protocol GET"). The day's assignment and the active key are read every time.
+#: (question texts and the exact privacy figures) is the bulk of a GET, and the browser fetches the protocol at least
+#: twice per respondent. The day's assignment and the active key are read every time.
 _STATIC_BODIES: OrderedDict = OrderedDict()
 _STATIC_BODIES_SIZE = 512
 _STATIC_BODIES_LOCK = threading.Lock()
@@ -433,6 +437,7 @@ def protocol_body(survey: Survey, *, preview: bool = False) -> dict:
     survey_app/views.py): the same, without the model (nothing is validated) and without making a key — a token
     survey's active key only if it already has one."""
     protocol = get_protocol(survey)
+    credential: dict[str, Any]
     if preview:
         key = survey.keys.filter(active=True).first() if survey.access == Survey.Access.TOKENS else None
         credential = {"credential": {"variant": blind_rsa.VARIANT, "key_id": key.key_id, "spki": key.public_spki}} \
@@ -482,11 +487,11 @@ class ReportView(JSONBodyView):
         if outcome.stored:
             return Response({"status": "stored"}, status=status.HTTP_201_CREATED)
         if outcome.result is Result.INVALID:
-            raise ValidationError({outcome.field: [outcome.message]})
+            raise ValidationError({cast(str, outcome.field): [outcome.message]})  # INVALID names its field
         raise REFUSALS[outcome.result](outcome.message)
 
 
-# -- unlinkable invitations (issue 11; survey_app/credentials.py) ----------------------------------------------------
+# -- unlinkable invitations (survey_app/credentials.py) ----------------------------------------------------------------
 
 #: The longest value of each field of a redemption body (``RedeemSerializer``).
 REDEEM_LIMITS = {"token": 64, "blinded_msg": 2048, "key_id": 64}
@@ -549,5 +554,5 @@ class RedeemView(APIView):
         if outcome.result is Result.SIGNED:
             return Response({"blind_signature": redemption.blind_signature, "key_id": redemption.key_id})
         if outcome.result is Result.INVALID:
-            raise ValidationError({outcome.field: [outcome.message]})
+            raise ValidationError({cast(str, outcome.field): [outcome.message]})  # INVALID names its field
         raise REFUSALS[outcome.result](outcome.message)

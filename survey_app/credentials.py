@@ -1,4 +1,4 @@
-"""Unlinkable invitations (issue 11; RFC 9474 blind RSA signatures, the Privacy Pass pattern): the service.
+"""Unlinkable invitations (RFC 9474 blind RSA signatures, the Privacy Pass pattern): the service.
 
 A token survey's respondent takes part in two requests the server cannot link:
 
@@ -24,8 +24,10 @@ import functools
 import hashlib
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Field
 
 from aggregator.privacy import blind_rsa
 
@@ -33,6 +35,9 @@ from .inbox import store_report
 from .models import InvitationToken, SpentCredential, Survey, SurveyKey
 from .outcomes import TOKEN_IN_REPORT, Outcome, Result, Submission
 from .surveys import find_public_survey
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 __all__ = ["Credential", "Redemption", "active_key", "rotate_key", "public_credential", "redeem", "parse_credential",
            "admit_credential", "credential_digest", "spend_statement", "warm_keys", "PendingCredential",
@@ -84,11 +89,11 @@ def public_credential(survey: Survey) -> dict | None:
 
 # Keys are content-addressed (``key_id`` is the SHA-256 of the public key) and never change, so a process keeps the
 # keys it has read by id; whether a key is the survey's active one, or a key of the survey at all, is read from the
-# database every time (``_active_key_id``; the guarded INSERT of ``spend``). bench/load measured the ORM reads and the
-# PEM parsing these replace at a third of a redemption's CPU.
+# database every time (``_active_key_id``; the guarded INSERT of ``spend``). This spares each redemption the ORM
+# reads and the PEM parsing.
 
 def _column(model, name: str) -> str:
-    return connection.ops.quote_name(model._meta.get_field(name).column)
+    return connection.ops.quote_name(cast(Field, model._meta.get_field(name)).column)
 
 
 def _active_key_id(survey: Survey) -> str | None:
@@ -109,15 +114,15 @@ def _signing_key(key_id: str) -> blind_rsa.SigningKey:
 
 
 @functools.lru_cache(maxsize=1024)
-def _public_key(key_id: str, spki: str):
+def _public_key(key_id: str, spki: str) -> rsa.RSAPublicKey:
     return blind_rsa.public_key_from_spki(spki)
 
 
 #: Public keys read by ``spend``, by key id (content-addressed: the same id is the same key, whatever the survey).
-_PUBLIC_KEYS: dict[str, object] = {}
+_PUBLIC_KEYS: dict[str, rsa.RSAPublicKey] = {}
 
 
-def _remember_public_key(key_id: str, spki: str):
+def _remember_public_key(key_id: str, spki: str) -> rsa.RSAPublicKey:
     """The public key ``key_id`` (its SPKI ``spki``), kept where ``admit_credential`` looks (``_PUBLIC_KEYS``,
     emptied when it holds 1024)."""
     public = _public_key(key_id, spki)
@@ -308,8 +313,8 @@ def admit_credential(survey: Survey, submission: Submission, day: datetime.date)
     no_key = Outcome.invalid("credential.key_id", "No such key for this survey: the credential was not signed for it.")
     public = _PUBLIC_KEYS.get(credential.key_id)
     if public is None:
-        spki = SurveyKey.objects.filter(survey=survey, key_id=credential.key_id).values_list("public_spki", flat=True)
-        spki = spki.first()
+        spki = (SurveyKey.objects.filter(survey=survey, key_id=credential.key_id)
+                .values_list("public_spki", flat=True).first())
         if spki is None:
             return no_key, False
         public = _remember_public_key(credential.key_id, spki)
@@ -337,7 +342,7 @@ def spend_statement(survey: Survey, credential: Credential, day: datetime.date) 
     CONFLICT`` clause, and its parameters), adding the row only if the key is (still) one of the survey's: the caches
     here know keys, not their surveys. ``admit_credential`` runs it with the report's INSERT."""
     quote, meta = connection.ops.quote_name, SpentCredential._meta
-    columns = ", ".join(quote(meta.get_field(name).column) for name in ("digest", "survey", "fresh", "day"))
+    columns = ", ".join(_column(SpentCredential, name) for name in ("digest", "survey", "fresh", "day"))
     keys = quote(SurveyKey._meta.db_table)
     return (f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, true, %s WHERE EXISTS "
             f"(SELECT 1 FROM {keys} WHERE {_column(SurveyKey, 'survey')} = %s AND {_column(SurveyKey, 'key_id')} = %s)",

@@ -149,7 +149,9 @@ def build(entry: str = ENTRY) -> Randomizer:
         pending.extend(imports_of(name, data.decode("utf-8")))
     ordered = tuple(modules[name] for name in sorted(modules))
     # A relative import resolves to the module's unhashed URL (STATIC_URL + name); production serves hashed names.
-    logical = {module.name: staticfiles_storage.base_url + module.name for module in ordered}
+    # staticfiles_storage is typed as a plain Storage; the static files storage (a FileSystemStorage) has base_url.
+    base_url = staticfiles_storage.base_url  # type: ignore[attr-defined]
+    logical = {module.name: base_url + module.name for module in ordered}
     import_map = {
         "imports": {logical[m.name]: m.url for m in ordered if logical[m.name] != m.url},
         "integrity": {m.url: m.integrity for m in ordered},

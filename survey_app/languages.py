@@ -1,4 +1,4 @@
-"""A survey's own texts in several languages (issue 12 item 3).
+"""A survey's own texts in several languages.
 
 The pages are in the language Django's LocaleMiddleware chose (the language cookie of the switch at the foot of every
 page, else the browser's Accept-Language; ``settings.LANGUAGES``). A survey's title and description, a question's

@@ -14,6 +14,7 @@ import math
 import re
 import secrets
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -28,6 +29,9 @@ from aggregator.privacy.protocol import ConfigError, build, check_settings
 from . import languages, webhooks
 from .languages import PREFER_NOT_TO_SAY
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 #: A question with more choices than this is shown as a dropdown when its style is "auto".
 DROPDOWN_ABOVE = 12
 #: Between a select-all question's name and its choice's index in the names of its yes/no features.
@@ -40,7 +44,7 @@ def option_feature(name: str, index: int) -> str:
     return f"{name}{FEATURE_SEPARATOR}{index}"
 
 
-def encoding_choices() -> list[tuple[str, str]]:
+def encoding_choices() -> list[tuple[str, StrOrPromise]]:
     """(name, title) of every registered frequency oracle, in registration order; the titles are the engine's
     English, translated with the catalogue (``aggregator.mechanism_texts`` lists them for makemessages)."""
     from aggregator.privacy import oracles
@@ -95,11 +99,14 @@ class Survey(models.Model):
         TOKENS = "tokens", _("One-use invitation tokens")
 
     #: The survey modes, titled by their protocol classes (``aggregator.privacy.protocol``).
-    Mode = models.TextChoices("Mode", [(name.upper(), (name, _(title))) for name, title in mode_choices()])
+    # The functional Enum API, which django-stubs do not model for Choices (only Choices("Name") and a label).
+    Mode = models.TextChoices(  # type: ignore[call-overload]
+        "Mode", [(name.upper(), (name, _(title))) for name, title in mode_choices()])
 
     #: The frequency oracles, from the engine's registry (``aggregator.privacy.oracles``): registering an oracle adds it
     #: here, with no migration (the field's choices are the callable ``encoding_choices``).
-    Encoding = models.TextChoices("Encoding", [(name.upper(), (name, title)) for name, title in encoding_choices()])
+    Encoding = models.TextChoices(  # type: ignore[call-overload]  # the functional API (see Mode)
+        "Encoding", [(name.upper(), (name, title)) for name, title in encoding_choices()])
 
     class Strategy(models.TextChoices):
         ONE_REPORT = "one-report", _("One report per person, full ε (recommended)")
@@ -110,7 +117,7 @@ class Survey(models.Model):
         GAUSSIAN = "gaussian", _("Gaussian Naive Bayes")
 
     #: The Gaussian approaches (SPEC §5b), titled by their classes (``aggregator.privacy.continuous.approaches``).
-    GaussianApproach = models.IntegerChoices(
+    GaussianApproach = models.IntegerChoices(  # type: ignore[call-overload]  # the functional API (see Mode)
         "GaussianApproach", [(name, (number, _(title))) for name, number, title in approach_choices()])
 
     class Projection(models.TextChoices):
@@ -416,6 +423,7 @@ def frozen_errors(instance) -> ValidationError | None:
         changed = _changed(instance, (*PROTOCOL_FIELDS, "projection_params"))
         return ValidationError(SETTINGS_FROZEN, code="frozen", params={"fields": ", ".join(changed)}) if changed \
             else None
+    fields: tuple[str, ...]
     if isinstance(instance, Question):
         survey, fields, message = instance.survey, QUESTION_PROTOCOL_FIELDS, QUESTIONS_FROZEN
     else:
@@ -535,7 +543,7 @@ class Question(models.Model):
             raise ValidationError(errors)
 
     def _type_errors(self) -> dict[str, ValidationError]:
-        """The rules of the question types (issue 12 item 4): a select-all question is a set of yes/no questions, one
+        """The rules of the question types: a select-all question is a set of yes/no questions, one
         per choice, never the class; a scale is an ordered categorical question; numbers have one look only. Choice
         counts are checked once the question is saved (its choices are other rows): their errors have the code
         ``CHOICE_COUNT`` (the survey page's form, which replaces the saved choices, judges the count of its lines
@@ -761,7 +769,7 @@ class Report(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # db_index=False: the index report_survey_day (survey, received_on) serves lookups by survey as well, and each
-    # index is written for every report a fold moves (bench/load/README.md)
+    # index is written for every report a fold moves
     survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")

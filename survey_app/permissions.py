@@ -1,4 +1,4 @@
-"""Who may see and manage which survey (issue 5: designer permissions per survey).
+"""Who may see and manage which survey (designer permissions per survey).
 
 Superusers manage every survey. Other staff manage the surveys they design (``Survey.designers``); Django's model
 permissions (``survey_app.change_survey`` …, granted per user or group in the admin) still decide *what* they may do

@@ -2,7 +2,7 @@
 
 Cache: ``get_protocol`` keeps each worker process's protocols by *survey version* — the survey's id and every field
 of its row, ``updated_at`` included — so a report POST reads no question and builds nothing (the configuration
-costs two queries and the protocol a few milliseconds; this was most of a POST's time). Any change to the survey row
+costs two queries, and the protocol a construction of every mechanism). Any change to the survey row
 is a new version. Questions and choices live in other rows, so saving or deleting one (admin, inlines, ORM
 ``save``/``delete``) bumps its survey's ``updated_at`` by a post_save/post_delete receiver below: other processes see
 the new version on their next read of the survey, with no cross-process invalidation. Connected at import; this

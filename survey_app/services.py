@@ -5,6 +5,7 @@ import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -110,7 +111,7 @@ def create_survey_from_table(
     attributes = list(table.attributes) + [table.class_attribute]
     # A table's select-all column (load_table's ``multi``) is one no/yes attribute per choice: one question of kind
     # "multi" made at its first choice, whose features have the same names (``option_feature``) when the column's
-    # name is a slug; an ordered column of 3 values or more is an ordered scale (issue 12 item 4).
+    # name is a slug; an ordered column of 3 values or more is an ordered scale.
     multi_first = {option_name(column, 0): (column, options) for column, options in getattr(table, "multi", ())}
     multi_rest = {option_name(column, k) for column, options in getattr(table, "multi", ())
                   for k in range(1, len(options))}
@@ -132,13 +133,13 @@ def create_survey_from_table(
             continue
         if attr.name in multi_first:
             column, options = multi_first[attr.name]
-            labels = list(options)
+            labels: list[str] = list(options)
             q = Question(survey=survey, position=position, name=unique(slugify(column)[:100] or f"q{position}"),
                          text=readable_text(column), kind=Question.Kind.MULTI)
         elif isinstance(attr, Numeric):
             q = Question(survey=survey, position=position, name=name, text=text, kind=Question.Kind.NUMERIC,
                          low=attr.low, high=attr.high)
-            labels: list[str] = []
+            labels = []
         else:
             labels = list(attr.values)
             # The table's missing answers (an empty cell, or "?": survey_app.tables.MISSING, last) are the
@@ -150,7 +151,7 @@ def create_survey_from_table(
                 labels.remove(PREFER_NOT_TO_SAY)
                 missing = True
             if not is_class and len(labels) + missing < 2:
-                raise ValueError(gettext(SINGLE_ANSWER_COLUMN) % {"column": attr.name, "answer": ", ".join(labels)})
+                raise ValueError(str(SINGLE_ANSWER_COLUMN) % {"column": attr.name, "answer": ", ".join(labels)})
             q = Question(survey=survey, position=position, name=name, text=text, kind=Question.Kind.CATEGORICAL,
                          is_class=is_class, prefer_not_to_say=missing)
         if attr.name in getattr(table, "ordered", ()) and len(labels) >= 3:
@@ -286,7 +287,7 @@ def parse_choice_lines(text: str, *, kind: str, prefer_not_to_say: bool = False)
         if not label:
             problems.append(gettext("Line %(number)d has no label before its “=”.") % {"number": number})
             continue
-        if len(label) > label_field.max_length:
+        if len(label) > cast(int, label_field.max_length):
             problems.append(gettext("Line %(number)d: a label has at most %(max)d characters.")
                             % {"number": number, "max": label_field.max_length})
         key = " ".join(label.split()).casefold()
@@ -314,7 +315,7 @@ def parse_choice_lines(text: str, *, kind: str, prefer_not_to_say: bool = False)
                                     "would have to include it. Untick it or remove the probabilities.")
                             % {"prefer": gettext(PREFER_NOT_TO_SAY)})
         if kind == Question.Kind.CATEGORICAL and len(given) == len(parsed) and not problems:
-            total = sum(given)
+            total = sum(given, Fraction(0))
             if abs(total - 1) > SUM_TOLERANCE:
                 problems.append(gettext("The probabilities add up to %(total)s, not 1: the declared shares of all "
                                         "the answers must sum to 1.") % {"total": f"{float(total):.4g}"})
@@ -326,7 +327,7 @@ def parse_choice_lines(text: str, *, kind: str, prefer_not_to_say: bool = False)
     if problems:
         raise ValueError(problems)
     if given and kind == Question.Kind.CATEGORICAL:
-        total = sum(given)
+        total = sum(given, Fraction(0))
         shares = [float(p / total) for p in given] if total != 1 else [float(p) for p in given]
         return [ChoiceLine(label, share) for (label, _), share in zip(parsed, shares, strict=True)]
     return [ChoiceLine(label, None if p is None else float(p)) for label, p in parsed]
@@ -357,7 +358,8 @@ def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
     existing = list(question.choices.all())
     same = len(existing) == len(lines) and all(
         c.label == line.label and (c.personal_probability is None) == (line.probability is None)
-        and (line.probability is None or math.isclose(c.personal_probability, line.probability, abs_tol=1e-11))
+        and (line.probability is None
+             or math.isclose(cast(float, c.personal_probability), line.probability, abs_tol=1e-11))
         for c, line in zip(existing, lines, strict=False))
     if not same and question.survey_id is not None and (question.survey.has_opened() or question.survey.has_reports()):
         raise ValidationError(CHOICES_FROZEN, code="frozen", params={"fields": gettext("the choices")})
@@ -366,6 +368,7 @@ def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
     used = {c.pk for c in kept if c is not None}
     new = [i for i, choice in enumerate(kept) if choice is None]
     gone = [choice for choice in existing if choice.pk not in used]
+    choice: Choice | None
     if len(new) == len(gone):  # as many labels changed as disappeared: renames, in order
         for i, choice in zip(new, gone, strict=True):
             kept[i] = choice
@@ -382,7 +385,8 @@ def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
             counts["created"] += 1
             continue
         same_p = (choice.personal_probability is None) == (line.probability is None) and (
-            line.probability is None or math.isclose(choice.personal_probability, line.probability, abs_tol=1e-11))
+            line.probability is None
+            or math.isclose(cast(float, choice.personal_probability), line.probability, abs_tol=1e-11))
         if choice.label == line.label and choice.position == position and same_p:
             continue
         counts["renamed" if choice.label != line.label else "changed"] += 1

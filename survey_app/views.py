@@ -132,7 +132,7 @@ def _unprotected(survey: Survey) -> list[str]:
         return []
 
 
-# -- a designer's preview (issue 12 item 2) ---------------------------------------------------------------------------
+# -- a designer's preview ----------------------------------------------------------------------------------------------
 
 def _previewed(request, slug: str) -> Survey:
     """The survey ``slug`` — any status, drafts included — if the signed-in staff member designs it (or is a

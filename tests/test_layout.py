@@ -1,6 +1,7 @@
 """The test tree's layout: no module imports a test module (``test_*.py``). Shared surveys and reports come from
 tests/factories.py, other shared helpers from modules that are not test modules (issue 10)."""
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,44 @@ def test_no_test_module_imports_another_test_module():
         for name in sorted(imported_test_modules(path.read_text(encoding="utf-8"), package)):
             offenders.append(f"{path.relative_to(TESTS.parent)} imports {name}")
     assert offenders == [], "move what is shared to tests/factories.py or a helper module:\n" + "\n".join(offenders)
+
+
+# -- no history in product code ----------------------------------------------------------------------------------------
+ROOT = TESTS.parent
+#: The product's own modules: Python of the project and the app packages, the browser's ES modules (migrations are
+#: history and may keep it).
+PRODUCT = ("coinflip", "survey_app", "aggregator", "static/js")
+ISSUE_NUMBER = re.compile(r"\b[Ii]ssues? *#? *\d+|(?<![\w&])#\d+ item\b")
+
+
+def product_modules() -> list[Path]:
+    """Every product module: ``*.py`` and ``*.mjs`` under ``PRODUCT``, migrations and node_modules excluded."""
+    return sorted(path for top in PRODUCT for suffix in ("*.py", "*.mjs") for path in (ROOT / top).rglob(suffix)
+                  if not {"migrations", "node_modules"} & set(path.relative_to(ROOT).parts))
+
+
+def issue_numbers(source: str) -> list[tuple[int, str]]:
+    """(line number, line) of every line of ``source`` that mentions an issue number."""
+    return [(number, line.strip()) for number, line in enumerate(source.splitlines(), 1) if ISSUE_NUMBER.search(line)]
+
+
+@pytest.mark.parametrize("line, found", [
+    ("# the default since issue 13", True),
+    ('"""Unlinkable invitations (Issue 11 item 4; RFC 9474)."""', True),
+    ("// as asked in issues 5 and 6", True),
+    ("# see issue #12", True),
+    ("# the tissue 5 grams", False),
+    ("# every issue of the survey", False),
+    ("color: #123456;", False),
+])
+def test_the_issue_check_sees_every_form(line, found):
+    assert bool(issue_numbers(line)) is found
+
+
+def test_no_product_module_mentions_an_issue_number():
+    """Issue numbers go stale in code: they belong in docs/ and commit messages (BRIEF: Standards)."""
+    modules = product_modules()
+    assert len(modules) > 100 and any(path.suffix == ".mjs" for path in modules)
+    found = [f"{path.relative_to(ROOT)}:{number}: {line}" for path in modules
+             for number, line in issue_numbers(path.read_text(encoding="utf-8"))]
+    assert not found, "issue numbers in product code:\n" + "\n".join(found)

@@ -1,4 +1,4 @@
-"""The administrators' dashboard (issue 4, "Dashboard (staff only)"), mounted at ``/dashboard/``.
+"""The administrators' dashboard, mounted at ``/dashboard/``.
 
 ``views`` (pages, actions and downloads; every URL needs active staff, each survey its designer or a superuser —
 ``survey_app.permissions``), ``charts`` (pure functions: stored versions → chart JSON), ``exports`` (reports CSV,

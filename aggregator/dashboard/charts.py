@@ -1,4 +1,4 @@
-"""Chart-ready JSON for the staff dashboard (issue 4, "Dashboard"): small pure functions that turn what a survey
+"""Chart-ready JSON for the staff dashboard: small pure functions that turn what a survey
 stores — ``ModelVersion.model`` / ``privacy`` / ``metrics``, accuracy estimates, report counts per day — into the
 plain dicts the page's Chart.js code draws (``static/js/dashboard/charts.mjs``). No database access: every figure is
 unit-tested without Django (``tests/dashboard/test_charts.py``).
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, timedelta
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy.stats import norm
@@ -70,15 +70,17 @@ def reports_over_time(rows: Iterable[tuple[date, int, int]], max_daily_points: i
         first, last = min(counts), max(counts)
     else:
         step = timedelta(days=1)
-    labels, training, validation = [], [], []
+    labels: list[str] = []
+    trainings: list[int] = []
+    validations: list[int] = []
     day = first
     while day <= last:
         t, v = counts.get(day, (0, 0))
         labels.append(day.isoformat())
-        training.append(t)
-        validation.append(v)
+        trainings.append(t)
+        validations.append(v)
         day += step
-    return {"bucket": "week" if weekly else "day", "labels": labels, "training": training, "validation": validation}
+    return {"bucket": "week" if weekly else "day", "labels": labels, "training": trainings, "validation": validations}
 
 
 # -- accuracy per version --------------------------------------------------------------------------------------
@@ -86,7 +88,7 @@ def accuracy_series(versions: Sequence[int], accuracies: Mapping[int, dict]) -> 
     """One point per model version (oldest first): the accuracy estimate and its interval ``[low, high]``, or
     ``null`` where the version has no estimate (LDP: no validation respondent has evaluated it yet)."""
     versions = sorted(versions)
-    out = {"labels": [f"v{v}" for v in versions], "versions": versions,
+    out: dict[str, Any] = {"labels": [f"v{v}" for v in versions], "versions": versions,
            "estimate": [], "low": [], "high": [], "reports": [], "method": None}
     for v in versions:
         acc = accuracies.get(v)
@@ -156,7 +158,7 @@ def _epsilon(x) -> tuple[float | None, bool]:
 
 
 def privacy_per_attribute(privacy: dict) -> dict:
-    """ε per question (question order as published; exact, issue 11 item 4, unless ``epsilon_exact`` is false) with
+    """ε per question (question order as published; exact, unless ``epsilon_exact`` is false) with
     ``epsilon_infinite`` flags (∞ has no JSON number); for MRR with a real personal question also the figures
     against someone who knows the personal answers (``epsilon_known_personal``, ``None`` otherwise) and the
     ``epsilon_note`` saying which is which; PSE per question: with a uniform prior (known before any data), and

@@ -1,4 +1,4 @@
-"""The dashboard's per-version exports (issue 12 item 5; docs/dashboard.md, "Downloads"): the estimated frequency
+"""The dashboard's per-version exports (docs/dashboard.md, "Downloads"): the estimated frequency
 tables as CSV and as an Excel workbook, and the model card as an HTML page and as Markdown.
 
 Same access as every dashboard page (``views.staff_required``, then the survey's managers only: others get 404); a

@@ -1,5 +1,5 @@
 """Downloads of the staff dashboard: the randomized reports as CSV, a published model as a scikit-learn estimator, its
-estimated frequency tables as CSV and Excel, and its model card (issue 12 item 5; docs/dashboard.md).
+estimated frequency tables as CSV and Excel, and its model card (docs/dashboard.md).
 
 **Reports CSV** (``report_rows``): one row per stored report — ``id``, ``received_on`` (the coarse date),
 ``kind`` (``training`` or ``validation``) and ``payload`` (the randomized report as JSON, exactly as the browser sent
@@ -47,7 +47,9 @@ import io
 import json
 import math
 import re
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from datetime import date
+from typing import Any, Iterable, Iterator, Mapping, Sequence, cast
+from uuid import UUID
 
 import numpy as np
 from django.utils import translation
@@ -81,7 +83,7 @@ def report_kind(payload: Any) -> str:
     return "validation" if SurveyProtocol.is_validation(payload) else "training"
 
 
-def report_rows(reports: Iterable[tuple[int, Any, Any]]) -> Iterator[str]:
+def report_rows(reports: Iterable[tuple[UUID, date, Any]]) -> Iterator[str]:
     """CSV lines (header first) for ``(id, received_on, payload)`` tuples, one report each, as they come."""
     writer = csv.writer(_Echo())
     yield writer.writerow(CSV_COLUMNS)
@@ -104,7 +106,7 @@ def _categorical_nb(model: NaiveBayesModel):
     est.class_log_prior_ = np.log(np.maximum(model.prior, PROB_FLOOR))
     est.feature_log_prob_ = [np.log(np.maximum(table, PROB_FLOOR)).T for table in model.conditionals]
     est.category_count_ = [table.T * est.class_count_[:, None] for table in model.conditionals]
-    est.n_categories_ = np.asarray([a.size for a in model.attributes], dtype=np.int64)
+    est.n_categories_ = np.asarray([a.size for a in cast(Sequence[Categorical], model.attributes)], dtype=np.int64)
     est.n_features_in_ = len(model.attributes)
     return est
 
@@ -118,7 +120,7 @@ def _gaussian_nb(model: NaiveBayesModel):
     est.class_prior_ = np.maximum(model.prior, PROB_FLOOR)
     est.theta_ = np.vstack([table[0] for table in model.conditionals]).T
     sigma = [np.maximum(table[1], SIGMA_FLOOR_FRACTION * (a.high - a.low))
-             for a, table in zip(model.attributes, model.conditionals, strict=True)]
+             for a, table in zip(cast(Sequence[Numeric], model.attributes), model.conditionals, strict=True)]
     est.var_ = np.vstack(sigma).T ** 2
     est.epsilon_ = 0.0
     est.n_features_in_ = len(model.attributes)
@@ -399,8 +401,9 @@ def _mechanism(survey, protocol, privacy: dict, model: NaiveBayesModel, question
     binned = [q for q in questions if q.kind == q.Kind.NUMERIC and isinstance(attributes.get(q.name), Categorical)]
     if binned:
         sentences.append("Numeric questions are cut into equal-width bins over their public bounds before they are "
-                         "randomized: " + "; ".join(f"{q.name} ({', '.join(attributes[q.name].values)})"
-                                                    for q in binned) + ".")
+                         "randomized: " + "; ".join(
+                             f"{q.name} ({', '.join(cast(Categorical, attributes[q.name]).values)})" for q in binned)
+                         + ".")
     projected = [q for q in questions if q.kind == q.Kind.NUMERIC and not q.is_class and q.name not in attributes]
     if projected:
         sentences.append(f"The numeric answers ({', '.join(q.name for q in projected)}) are projected onto "

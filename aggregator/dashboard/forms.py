@@ -3,6 +3,8 @@ categorical questions) or a number within its public bounds (numeric questions) 
 the predict API takes it (``aggregator.api.records_to_matrix``: {question name: answer label or number})."""
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -98,8 +100,9 @@ class PlannerForm(forms.Form):
 
     def __init__(self, *args, datasets: list[str], methods: list[tuple[str, str]], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["dataset"].choices = [("", "—")] + [(d, d) for d in datasets]
-        self.fields["methods"].choices = [(m, method_label(m, label)) for m, label in methods]  # plain words
+        cast(forms.ChoiceField, self.fields["dataset"]).choices = [("", "—")] + [(d, d) for d in datasets]
+        cast(forms.ChoiceField, self.fields["methods"]).choices = [  # plain words
+            (m, method_label(m, label)) for m, label in methods]
         self.fields["methods"].initial = [m for m, _ in methods if _planned_by_default(m)]
 
     def clean_epsilons(self):
@@ -120,7 +123,8 @@ class PlannerForm(forms.Form):
             raise forms.ValidationError(_("The file is not UTF-8 text; save it as a UTF-8 CSV.")) from None
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if bool(data.get("dataset")) == bool(data.get("upload")):
             raise forms.ValidationError(_("Choose a bundled data set or upload a CSV (one of the two)."))
         chosen = data.get("methods") or []
@@ -142,15 +146,16 @@ class PlannerForm(forms.Form):
                "target": d["target"], "class_column": d["class_column"], "seed": 0,
                "respondents": d.get("respondents")}
         return out | ({"dataset": d["dataset"]} if d["dataset"]
-                      else {"csv": d["upload"], "filename": self.files["upload"].name})
+                      else {"csv": d["upload"], "filename": self.files["upload"].name})  # type: ignore[union-attr]
 
 
 class ApplySettingForm(forms.Form):
     """Which planned setting goes to which draft survey."""
 
     setting = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
-    survey = forms.ModelChoiceField(queryset=None, label=_("Draft survey"), empty_label=None)
+    survey: forms.ModelChoiceField[Survey] = forms.ModelChoiceField(queryset=None, label=_("Draft survey"),
+                                                                    empty_label=None)
 
     def __init__(self, *args, surveys, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["survey"].queryset = surveys
+        cast(forms.ModelChoiceField, self.fields["survey"]).queryset = surveys

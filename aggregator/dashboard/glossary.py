@@ -12,19 +12,23 @@ tooltip) and ``more`` (the rest, for the glossary page). Where a term comes from
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy import describe, mechanisms
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 
 @dataclass(frozen=True)
 class Entry:
     anchor: str
-    term: str
-    short: str
-    more: str = ""
+    term: StrOrPromise
+    short: StrOrPromise
+    more: StrOrPromise = ""
     spec: str = ""
 
 

@@ -1,8 +1,10 @@
-"""The planner's pages (issue 6, "The planner"; docs/dashboard.md): a form that starts a planner job, the job's page —
+"""The planner's pages (docs/dashboard.md): a form that starts a planner job, the job's page —
 its progress, then the accuracy-vs-ε/θ curves with intervals, the privacy of each setting, the respondents needed and
 the recommendation — and "apply to a draft survey". Staff only; a job is visible to its starter and superusers, and
 a setting can be applied only to a draft the user manages (``survey_app.permissions``)."""
 from __future__ import annotations
+
+from typing import cast
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -67,11 +69,11 @@ def planner_result(request, job_id: int):
     context = {"job": job, "source": job.params.get("dataset") or job.params.get("filename", "uploaded CSV"),
                "apply_form": ApplySettingForm(surveys=_drafts(request.user)), "chart_data": None}
     if job.state == Job.State.DONE:
-        result = job.result
-        recommendation = result.get("recommendation") or {}
+        result = cast(dict, job.result)  # a finished job has its result
+        recommendation: dict = result.get("recommendation") or {}
         rows = _rows(result)
         context |= {"result": result, "rows": rows, "warning": planning.usefulness_warning(result),
-                    "rec_symbol": SETTING_SYMBOLS.get(recommendation.get("parameter"), ""),
+                    "rec_symbol": SETTING_SYMBOLS.get(recommendation.get("parameter", ""), ""),
                     "edge_notes": any(row.get("epsilon_note") for row in rows),
                     "majority": (planning.percent(result["majority_accuracy"])
                                  if result.get("majority_accuracy") is not None else None)}

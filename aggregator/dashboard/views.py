@@ -1,4 +1,4 @@
-"""Pages, actions and downloads of the staff dashboard (issue 4, "Dashboard (staff only)"; docs/dashboard.md).
+"""Pages, actions and downloads of the staff dashboard (docs/dashboard.md).
 
 Access: every view needs an active staff user (``staff_required``: anonymous visitors are sent to the admin login,
 signed-in users who are not active staff get 403), and a survey's pages need a user who may manage that survey —
@@ -15,7 +15,7 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
@@ -182,8 +182,8 @@ def _allocation(survey: Survey, latest: ModelVersion | None) -> list[dict] | Non
     uniform = [1 / len(labels)] * len(labels)
     served = protocol.served_assignment(todays_assignment(survey)[0])
     today = uniform if served is None else served.tolist()
-    following = protocol.served_assignment(latest.metrics.get("assignment")) if latest else None
-    following = today if following is None else following.tolist()
+    served_next = protocol.served_assignment(latest.metrics.get("assignment")) if latest else None
+    following = today if served_next is None else served_next.tolist()
     return [{"label": label, "today": 100 * a, "next": 100 * b}
             for label, a, b in zip(labels, today, following, strict=True)]
 
@@ -289,7 +289,7 @@ def predict(request, slug: str):
 
 
 # -- downloads -------------------------------------------------------------------------------------------------
-def _attachment(response: HttpResponse, filename: str) -> HttpResponse:
+def _attachment(response: HttpResponseBase, filename: str) -> HttpResponseBase:
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["Cache-Control"] = "no-store"
     return response

@@ -1,7 +1,7 @@
 """The lab's data sets: the bundled CSV files (``DATASETS_DIR``) read as ``survey_app.tables`` reads any table, their
 named preprocessings, and stratified splits.
 
-Named variants (issue 13): ``load_dataset("adult-median")`` is ``adult.csv`` with a preprocessing applied after loading
+Named variants: ``load_dataset("adult-median")`` is ``adult.csv`` with a preprocessing applied after loading
 (``VARIANTS``): ``median`` — every numeric attribute split at its median into two categories, seed 004's "split the
 value of each attribute from the median point" (§5.1); ``midrange`` — split at the midpoint of its range
 ((min + max) / 2, i.e. 2 equal-width bins), the other reading of that sentence. The lab's default stays the plain file,
@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
 from survey_app.tables import Table, load_table
 
 from ..privacy.continuous.discretize import ewd_attribute, ewd_codes
-from ..privacy.schema import Categorical
+from ..privacy.schema import Categorical, Numeric
 
 __all__ = ["load_dataset", "discretize_table", "binarize_at_median", "binarize_at_midrange", "train_test_split",
            "DATASETS_DIR", "VARIANTS"]
@@ -30,7 +31,7 @@ def discretize_table(table: Table, bins: int = 4) -> Table:
     X = table.X.copy()
     attributes = list(table.attributes)
     for i in table.numeric_indices:
-        attr = attributes[i]
+        attr = cast(Numeric, attributes[i])
         X[:, i] = ewd_codes(attr, X[:, i], bins)
         attributes[i] = ewd_attribute(attr, bins)
     return replace(table, attributes=tuple(attributes), X=X)

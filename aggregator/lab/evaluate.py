@@ -1,4 +1,4 @@
-"""Evaluating a method on a table the way the papers do: repeated train/test splits or repeated K-fold CV (issue 6).
+"""Evaluating a method on a table the way the papers do: repeated train/test splits or repeated K-fold CV.
 
 Protocols:
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -121,7 +121,7 @@ class Evaluation:
 
     def to_dict(self) -> dict:
         """Headline figures first (method, its parameter — "epsilon" or "theta" — and the accuracies), then details."""
-        out = {"method": self.method, "parameter": self.parameter}
+        out: dict[str, Any] = {"method": self.method, "parameter": self.parameter}
         if self.parameter:
             out[self.parameter] = self.value
         out.update(accuracy_mean=self.accuracy_mean, accuracy_std=self.accuracy_std,

@@ -1,4 +1,4 @@
-"""Reproducing the papers' figures: what a figure is, how its numbers are computed, drawn and written (issue 6).
+"""Reproducing the papers' figures: what a figure is, how its numbers are computed, drawn and written.
 
 A ``Figure`` has a ``compute(reps, seed, progress) -> DataFrame`` (tidy: one row per plotted point) and a
 ``plot(frame) -> matplotlib Figure``; ``write`` stores ``<key>.csv``, ``<key>.png`` and ``<key>.md`` (the table as
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,9 @@ from survey_app.tables import load_table
 from .datasets import DATASETS_DIR
 from .evaluate import Progress, evaluate
 from .methods import get
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as Drawing
 
 __all__ = ["Figure", "Curves", "write", "markdown_table", "COLUMNS"]
 
@@ -41,7 +44,7 @@ class Figure:
     title: str
     paper: str  #: where it is in the paper, e.g. "seed 000 (Yilmaz et al.), Fig. 2"
     compute: Callable[[int, int, Progress | None], pd.DataFrame]  #: (reps, seed, progress) -> the table
-    plot: Callable[[pd.DataFrame], "object"]  #: the table -> a matplotlib Figure
+    plot: Callable[[pd.DataFrame], Drawing]  #: the table -> a matplotlib Figure
     default_reps: int
     notes: Callable[[pd.DataFrame], str] | None = None  #: markdown under the table (tests, derived tables)
 

@@ -1,4 +1,4 @@
-"""The lab's methods: every way of training a classifier the comparison lab knows, by name (issue 6).
+"""The lab's methods: every way of training a classifier the comparison lab knows, by name.
 
 A ``Method`` turns a training ``Table`` (already in the method's representation, below), its privacy parameter and a
 random generator into a *predictor*: a function from the feature matrix ``X`` of test rows (same representation) to
@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -64,6 +64,7 @@ from ..privacy.continuous.approaches import APPROACH_CLASSES
 from ..privacy.continuous.projection import fit_dca, fit_pca
 from ..privacy.naive_bayes.fit import fit_nonprivate
 from ..privacy.naive_bayes.ldp import LDPNaiveBayes
+from ..privacy.protocol.ldp import LDPProtocol
 from ..privacy.protocol.mrr import MRRProtocol
 from ..privacy.schema import Categorical, Numeric
 from ..privacy.synthetic import synthetic_from_model, synthetic_published
@@ -100,7 +101,7 @@ def binarize(table: Table, bins: int = DEFAULT_BINS) -> Table:
                          f"{table.class_attribute.size} values")
     table = discretize_table(table, bins)
     attributes, columns = [], []
-    for j, attr in enumerate(table.attributes):
+    for j, attr in enumerate(cast(Sequence[Categorical], table.attributes)):  # discretized: all categorical
         if attr.size == 2:
             attributes.append(attr)
             columns.append(table.X[:, j])
@@ -152,7 +153,7 @@ class Method:
 
     name: str
     summary: str
-    fit: Callable[[Table, float | None, np.random.Generator], Predictor]
+    fit: Callable[[Table, Any, np.random.Generator], Predictor]  # value: a float, None when parameter is None
     parameter: str | None = None
     features: Features = DISCRETE
     #: For a method a live survey can run: its protocol configuration at a privacy value, without the questions
@@ -239,7 +240,7 @@ def _nonprivate(alpha: float):
     return fit
 
 
-def _survey(config: Callable[[float], dict]):
+def _survey(config: Callable[..., dict]):
     """A fit through a survey protocol: each training row is one respondent whose browser half (``encode``) sends a
     wire report; the server folds and estimates as for a live survey (``privacy.protocol``)."""
 
@@ -277,7 +278,8 @@ def survey_method(name: str, summary: str, config: Callable[[float], dict], para
 
 def _fit_warner(table: Table, theta: float, rng: np.random.Generator) -> Predictor:
     """Du & Zhan's related-question MRR (SPEC §2, ``privacy.warner``): each record kept w.p. θ, else negated."""
-    scheme = WarnerScheme(table.attributes + (table.class_attribute,), class_index=len(table.attributes), theta=theta)
+    binary = cast(tuple[Categorical, ...], table.attributes)  # one-hot binary attributes (features=BINARY)
+    scheme = WarnerScheme(binary + (table.class_attribute,), class_index=len(table.attributes), theta=theta)
     reports = scheme.perturb(np.column_stack([table.X, table.y]).astype(np.int64), rng)
     return scheme.estimate(scheme.aggregate(reports)).to_model().predict
 
@@ -303,7 +305,7 @@ for _name in oracles.names(sort=False):  # registration order: SPEC §3's table,
     register(oracle_method(_name))
 # The estimators the default (empirical-Bayes shrinkage toward the marginal, ``privacy.shrinkage``) replaced, for the
 # comparison (docs/results/): seed 000's post-processing (estimates below 1 become 1; "-neg1") and the simplex
-# projection alone (Norm-Sub, the default before issue 13; "-normsub"); and THE at seed 000's threshold 0.25 instead
+# projection alone (Norm-Sub, the earlier default; "-normsub"); and THE at seed 000's threshold 0.25 instead
 # of the variance-optimal one.
 _POSTPROCESS_VARIANTS = (("neg1", "neg-to-one", "seed 000's post-processing (negative counts → 1)"),
                          ("normsub", "norm-sub", "the simplex projection alone (Norm-Sub), no shrinkage"))
@@ -329,7 +331,7 @@ for _name, _approach, _label, _features in (
                   features=_features, mechanism=APPROACH_CLASSES[_approach])
 
 
-# -- adaptive allocation of respondents (issue 13 item 3; privacy.allocation, docs/results/013-allocation.md) --------
+# -- adaptive allocation of respondents (privacy.allocation, docs/results/013-allocation.md) ---------------------------
 #: Rows of the training part held out as a public pilot sample (the reference sample a designer may upload): they set
 #: the assignment and do not report.
 PILOT_ROWS = 100
@@ -346,7 +348,7 @@ def _fit_allocated(encoding: str, how: str):
         protocol = survey_protocol.build({
             "class": table.class_attribute.to_dict(), "features": [a.to_dict() for a in table.attributes],
             "mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": encoding, "allocation": "adaptive"}})
-        nb = protocol.nb
+        nb = cast(LDPProtocol, protocol).nb
         X, y = table.X.astype(np.int64), table.y
         rows = rng.permutation(table.n)
         if how == "pilot":
@@ -364,6 +366,7 @@ def _fit_allocated(encoding: str, how: str):
                     weights = protocol.next_assignment(nb.estimate(total), total)
                 except ValueError:  # an input without reports yet: stay uniform
                     pass
+        assert total is not None  # at least one wave
         return nb.estimate(total).predict
 
     return fit
@@ -437,7 +440,8 @@ def _train_on(synthetic) -> Predictor:
 
 
 def _fit_synthetic_em(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
-    return _train_on(synthetic_published(table.class_attribute, table.attributes, table.X, table.y, epsilon,
+    discrete = cast(Sequence[Categorical], table.attributes)  # features=DISCRETE
+    return _train_on(synthetic_published(table.class_attribute, discrete, table.X, table.y, epsilon,
                                          size=table.n, rng=rng))
 
 
@@ -452,7 +456,7 @@ register(Method("central-smooth",
                 "central ε-DP Naive Bayes, smooth sensitivity (Cauchy) for μ and σ (SPEC §6, seed 002)",
                 _central(fit_smooth_nb), parameter="epsilon", features=MIXED))
 register(Method("central-robust", "central ε-DP Naive Bayes that degrades to the prior: budget split favouring the "
-                "class counts, noise-aware shrinkage, variance floor (issue 13; privacy.central.robust_nb)",
+                "class counts, noise-aware shrinkage, variance floor (privacy.central.robust_nb)",
                 _central(fit_robust_nb), parameter="epsilon", features=MIXED))
 register(Method("synthetic-em", "NB trained on the seed 001 exponential-mechanism synthetic data, as published — not "
                                 "proven ε-DP (SPEC §8)", _fit_synthetic_em, parameter="epsilon", features=DISCRETE))

@@ -1,4 +1,4 @@
-"""The papers' figures and tables that ``manage.py reproduce`` regenerates (issue 6; docs/results/ compares them).
+"""The papers' figures and tables that ``manage.py reproduce`` regenerates (docs/results/ compares them).
 
 Data sets are the bundled ones (data/datasets/, with their provenance): where a paper used a data set we do not
 have, the figure runs on the ones we have (each figure's ``paper`` says which). Grids are the papers' own unless
@@ -47,7 +47,7 @@ class DatasetCurves(Curves):
         return load_dataset(name)
 
 
-#: Seed 004 on Adult (issue 13): the paper's preprocessing (numeric attributes split at the median; ``midrange``, the
+#: Seed 004 on Adult: the paper's preprocessing (numeric attributes split at the median; ``midrange``, the
 #: other reading of §5.1's "median point of the range") beside ours (4 equal-width bins, the lab's default).
 ADULT_004 = ("adult-median", "adult-midrange", "adult")
 ADULT_004_FIG7 = ("adult-median", "adult")
@@ -120,7 +120,7 @@ def notes_003(frame: pd.DataFrame) -> str:
     ])
 
 
-# -- issue 13: the Naive Bayes estimator under noise -----------------------------------------------------------------
+# -- the Naive Bayes estimator under noise -----------------------------------------------------------------------------
 def estimators(base: str) -> dict[str, str]:
     """The three NB estimators of a mechanism (``base``: "oue", "mrr", …) and their labels."""
     return {base: "bayes (new default)", f"{base}-normsub": "norm-sub (old default)", f"{base}-neg1": "neg1 (seed 000)"}
@@ -167,7 +167,7 @@ def notes_estimators(frame: pd.DataFrame) -> str:
 
 PARAMETER_SYMBOLS = {"epsilon": "ε", "theta": "θ"}
 
-#: Issue 13 item 4: a survey mixing categorical and numeric questions (``MixedProtocol``, Gaussian Approach 3 for the
+#: Beyond the seeds: a survey mixing categorical and numeric questions (``MixedProtocol``, Gaussian Approach 3 for the
 #: numbers) against the discretized frequency-oracle survey, on adult (8 categorical + 5 numeric questions).
 EPSILONS_MIXED = (0.5, 1.0, 2.0, 4.0)
 MIXED_METHODS = ("gauss-sample", "oue", "adaptive")
@@ -205,8 +205,8 @@ FIGURES: list[Figure] = [
             "seed 000 (Yilmaz, Al-Rubaie & Chang), Fig. 2 — on mushroom (as the paper), vote and breast_cancer (the "
             "paper's Car, Chess and Connect-4 are not bundled)",
             Curves(("mushroom", "vote", "breast_cancer"), LDP_ORACLES, EPSILONS_000), reps=100),
-    _curves("000-defaults", "Our defaults against seed 000's own choices: the posterior-mean estimator (our default "
-            "since issue 13) vs the simplex projection alone (the default before, \"-normsub\") vs the paper's "
+    _curves("000-defaults", "Our defaults against seed 000's own choices: the posterior-mean estimator (our default) "
+            "vs the simplex projection alone (the default before, \"-normsub\") vs the paper's "
             "negative→1 post-processing (\"-neg1\") for DE, OUE and OLH, and THE's variance-optimal threshold vs "
             "its 0.25",
             "seed 000, §2.2 and §4 (its post-processing and THE threshold) — on mushroom and vote",
@@ -215,25 +215,25 @@ FIGURES: list[Figure] = [
     _curves("013-allocation", "Adaptive allocation of respondents: OUE with the uniform assignment, with the "
             "assignment a held-out public pilot of 100 rows sets, and with the one re-estimated after a first wave "
             "(privacy.allocation)",
-            "issue 13 item 3 (beyond the seeds): at a fixed number of respondents, spend them where they reduce the "
+            "beyond the seeds: at a fixed number of respondents, spend them where they reduce the "
             "classification error most",
             Curves(("mushroom", "vote", "breast_cancer"), ("oue", "oue-pilot", "oue-rounds"), EPSILONS_000), reps=100),
     _curves("000-fig2-adult", "LDP Naive Bayes on adult (13 questions + class, numeric ones in 4 equal-width bins): "
             "accuracy over ε per frequency oracle",
-            "seed 000, Fig. 2 — on adult (issue 13; a separate key, adult having 48,842 rows)",
+            "seed 000, Fig. 2 — on adult (a separate key, adult having 48,842 rows)",
             Curves(("adult",), LDP_ORACLES, EPSILONS_000), reps=100),
     _curves("000-defaults-adult", "Our defaults against seed 000's own choices on adult: our estimator vs its "
             "negative→1 post-processing (DE, OUE, OLH) and THE's variance-optimal threshold vs its 0.25",
-            "seed 000, §2.2 and §4 — on adult (issue 13)",
+            "seed 000, §2.2 and §4 — on adult",
             Curves(("adult",), ("de", "de-neg1", "oue", "oue-neg1", "olh", "olh-neg1", "the", "the-0.25"),
                    EPSILONS_000), reps=100),
-    _curves("nb-estimators", "LDP Naive Bayes estimators under noise (issue 13): posterior means from each "
+    _curves("nb-estimators", "LDP Naive Bayes estimators under noise: posterior means from each "
             "estimate's standard error (bayes, the default) against Norm-Sub alone (the old default) and seed 000's "
             "negative→1, all with OUE, one report per respondent",
             "seed 000's grid and protocol (80/20 splits, 100 repetitions) — on mushroom, vote, breast_cancer and adult",
             Curves(("mushroom", "vote", "breast_cancer", "adult"), tuple(ESTIMATORS), EPSILONS_000), reps=100,
             notes=notes_estimators),
-    _curves("nb-estimators-mrr", "MRR Naive Bayes estimators under noise (issue 13): posterior means (bayes, the "
+    _curves("nb-estimators-mrr", "MRR Naive Bayes estimators under noise: posterior means (bayes, the "
             "default) against Norm-Sub alone and seed 000's negative→1, over θ",
             "seed 004's grid and protocol (80/20 splits; 100 repetitions here, the paper used 1,000) — on mushroom, "
             "vote, breast_cancer and adult",
@@ -242,7 +242,7 @@ FIGURES: list[Figure] = [
     _curves("mixed", "A survey mixing categorical and numeric questions on adult: LDP Naive Bayes with the numeric "
             "questions kept as numbers (Gaussian Approach 3, gauss-sample; one report per respondent) against the "
             "numeric questions cut into 4 equal-width bins (OUE, and the adaptive oracle choice)",
-            "issue 13 item 4 (beyond the seeds): seed 000's protocol (80/20 splits) on adult, 8 categorical + 5 "
+            "beyond the seeds: seed 000's protocol (80/20 splits) on adult, 8 categorical + 5 "
             "numeric questions; 100 repetitions",
             Curves(("adult",), MIXED_METHODS, EPSILONS_MIXED), reps=100, notes=notes_mixed),
     _curves("000-fig3", "LDP Naive Bayes on continuous data, discretized into 4 bins: DE and OUE on the original "
@@ -267,14 +267,14 @@ FIGURES: list[Figure] = [
     _curves("004-fig2-3-adult", "MRR (unrelated question) on adult: mean accuracy over θ, with the paper's "
             "preprocessing (numeric attributes split at the median; or at the midpoint of the range) and ours (4 "
             "equal-width bins)",
-            "seed 004, Fig. 2 — on adult, as the paper (issue 13; 40 repetitions by default, the paper used 1,000)",
+            "seed 004, Fig. 2 — on adult, as the paper (40 repetitions by default, the paper used 1,000)",
             DatasetCurves(ADULT_004, ("mrr",), THETAS_004), reps=40),
     Figure("004-fig4-5-adult", "MRR (unrelated question) on adult: variance of the accuracy over θ",
-           "seed 004, Fig. 4 — on adult (issue 13; 40 repetitions by default; the same points as 004-fig2-3-adult)",
+           "seed 004, Fig. 4 — on adult (40 repetitions by default; the same points as 004-fig2-3-adult)",
            DatasetCurves(ADULT_004, ("mrr",), THETAS_004).compute, _plot_variance, 40),
     _curves("004-fig7-adult", "Unrelated-question (MRR) vs related-question (Warner) model on adult: mean accuracy "
             "over θ, the paper's preprocessing (median) and ours (4 equal-width bins)",
-            "seed 004, Fig. 7 — on adult, as the paper (issue 13; 20 repetitions by default, the paper used 1,000)",
+            "seed 004, Fig. 7 — on adult, as the paper (20 repetitions by default, the paper used 1,000)",
             DatasetCurves(ADULT_004_FIG7, ("mrr", "warner"), THETAS_004, skip=_is_warner_at_half), reps=20),
     _curves("003-fig2", "Central ε-DP Naive Bayes, SVM and decision tree over seed 003's ε grid (10-fold CV), with "
             "the non-private counterparts; Table 2, Fig. 3 and the Wilcoxon tests below",

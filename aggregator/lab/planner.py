@@ -1,4 +1,4 @@
-"""The planner: the accuracy to expect from each privacy setting before a survey launches (issue 6, "The planner").
+"""The planner: the accuracy to expect from each privacy setting before a survey launches.
 
 Given a public reference table shaped like the survey's answers, ``plan`` runs the lab (``evaluate``: repeated
 stratified 80/20 splits, every training row one simulated respondent through the survey's own client halves) for
@@ -18,7 +18,7 @@ of the reference table (``SIZES`` of its rows); the answer is the smallest train
 reaches the target on average — or none within the reference table's rows (more respondents may still reach it; the
 table cannot tell).
 
-Usefulness (issue 13 item 7). The plan carries the majority rule — always guessing the reference table's most frequent
+Usefulness. The plan carries the majority rule — always guessing the reference table's most frequent
 class, whose accuracy is that class's share of the rows (``majority_accuracy``, ``Table.majority_accuracy``). It has no
 interval of the kind the settings have: the stratified splits give every repetition's test rows the same class counts,
 so the rule scores the same on every repetition. A setting *beats the majority rule* (``beats_majority``) when the
@@ -34,7 +34,7 @@ than its training rows and the expectation is the full table's (``expected["simu
 curve comes the smallest number of respondents from which every larger size beats the majority rule
 (``respondents_to_beat_majority``).
 
-Mixed reference data (issue 13 item 4): when the table mixes categorical and numeric columns, ``gauss-sample`` plans
+Mixed reference data: when the table mixes categorical and numeric columns, ``gauss-sample`` plans
 a survey that mixes them (``protocol.mixed``: Gaussian Approach 3 for the numbers, the class-joint frequency oracles
 for the other questions, one report per respondent; ``Plan.mixed``); ``gauss-laplace`` and ``gauss-onebit`` refuse
 such a table (they report every numeric answer at once), and the discrete methods plan the numbers in bins.
@@ -207,6 +207,8 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
     for i, (name, value) in enumerate(points):
         method = registry.get(name)
         e = evaluate(table, method, value, reps=reps, seed=seed)
+        if method.survey is None or method.parameter is None or e.value is None:
+            raise ValueError(f"{name!r} does not run as a survey: the planner plans survey methods")
         mean, low, high = interval(e.accuracies)
         config = method.survey(e.value)
         privacy = _privacy(method.prepare(table), config)
@@ -230,7 +232,7 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
                                          progress)
     out.respondents_needed = respondents_needed(out.learning_curve, target)
     out.respondents_to_beat_majority = respondents_to_beat_majority(out.learning_curve)
-    out.expected = _expected(out.learning_curve, out.respondents if respondents is not None else out.n_train)
+    out.expected = _expected(out.learning_curve, out.respondents if out.respondents is not None else out.n_train)
     return out
 
 

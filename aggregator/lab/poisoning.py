@@ -1,5 +1,5 @@
 """Data poisoning by fake users (Cao, Jia & Gong, "Data Poisoning Attacks to Local Differential Privacy Protocols",
-USENIX Security 2021) against DE (their kRR), OUE/SUE and OLH, for the lab and the plausibility tests (issue 5).
+USENIX Security 2021) against DE (their kRR), OUE/SUE and OLH, for the lab and the plausibility tests.
 
 An attacker controls m fake users, a share β = m/(n + m) of all reports, and wants to raise the estimated
 frequencies of r target values T. Fake users skip the client half and send crafted *perturbed* reports:

@@ -1,4 +1,4 @@
-"""Adaptive allocation of respondents to inputs (issue 13 item 3; docs/allocation.md).
+"""Adaptive allocation of respondents to inputs (docs/allocation.md).
 
 One-report LDP Naive Bayes (SPEC §4) assigns every respondent one input by public probabilities. Which input a
 respondent reports does not depend on their answers, so the assignment costs no privacy as long as it is computed

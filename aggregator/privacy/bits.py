@@ -33,8 +33,8 @@ def column_counts(packed: np.ndarray, domain: int) -> np.ndarray:
 
     Never unpacks: per byte column, one ``bincount`` of its 256 possible values, multiplied by the byte→bits
     table (8× fewer element operations than unpacking and summing). Rows are processed in blocks of
-    ``_BLOCK_ROWS`` so each block stays in cache while its columns are counted (≈ 0.06 µs per report at
-    d = 256; one global ``bincount`` over n·d/8 keys was ≈ 35× slower from cache misses).
+    ``_BLOCK_ROWS`` so each block stays in cache while its columns are counted (one global ``bincount`` over
+    n·d/8 keys would miss the cache).
     """
     packed = np.asarray(packed)
     if packed.dtype != np.uint8:

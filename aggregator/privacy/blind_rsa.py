@@ -219,8 +219,8 @@ def _rsasp1_gmp(private_key: rsa.RSAPrivateKey, m: int) -> int:
 
 
 class SigningKey:
-    """A private key made ready for ``blind_sign``: RSASP1 by OpenSSL (``openssl_rsa``, 0.31 against 0.79 ms here
-    for 2,048 bits) when a libcrypto of OpenSSL 3 is found, else by GMP. Build one per key and keep it
+    """A private key made ready for ``blind_sign``: RSASP1 by OpenSSL (``openssl_rsa``; docs/benchmarks.md)
+    when a libcrypto of OpenSSL 3 is found, else by GMP. Build one per key and keep it
     (``survey_app.credentials`` does, per key id); ``openssl=False`` forces GMP."""
 
     def __init__(self, private_key: rsa.RSAPrivateKey, *, openssl: bool = True):

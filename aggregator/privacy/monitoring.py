@@ -1,4 +1,4 @@
-"""Plausibility checks on published models: signs of poisoning or of a broken client (issue 4 dashboard warnings).
+"""Plausibility checks on published models: signs of poisoning or of a broken client (the dashboard's warnings).
 
 Two checks on the unbiased raw estimates a model carries in its ``metadata`` (``raw_parameters``):
 

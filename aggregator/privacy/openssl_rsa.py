@@ -1,5 +1,5 @@
 """RSASP1 (RFC 8017 §5.2.1) by the system's OpenSSL 3 libcrypto, reached through ``ctypes``: the blind signature's
-private-key operation at a third of GMP's cost here (docs/benchmarks.md, "Load").
+private-key operation, cheaper than GMP's (docs/benchmarks.md).
 
 ``cryptography`` offers no raw RSA operation, so ``blind_rsa`` would otherwise exponentiate itself (``gmpy2``). This
 module asks OpenSSL for exactly that operation: ``EVP_PKEY_decrypt`` with ``RSA_NO_PADDING`` is m^d mod n, computed

@@ -1,4 +1,4 @@
-"""Per-report plausibility statistics: signs of fake users in the reports themselves (issue 5; data poisoning after
+"""Per-report plausibility statistics: signs of fake users in the reports themselves (data poisoning after
 Cao, Jia & Gong, "Data Poisoning Attacks to Local Differential Privacy Protocols", USENIX Security 2021).
 
 Fake users send crafted *perturbed* reports: the maximal gain attack (MGA) supports every target value in each fake
@@ -18,9 +18,9 @@ noise N (``privacy.noise``). Hence S has a mean, variance and fourth cumulant in
   difference of two geometric variables, whose cumulants add).
 
 OLH's hash family h_{a,b}(v) = ((av + b) mod P) mod g is only *pairwise* independent: E[S] = p + (d−1)/g holds (up
-to O(1/P)), but collisions of three values are correlated — the honest variance of S is 1.1× (d = 6, ε = 1) to
-2.0× (d = 24, ε = 3) the independent formula, measured on 200,000 reports. So OLH gets the mass check only, with the
-sample variance in its standard error.
+to O(1/P)), but collisions of three values are correlated — the honest variance of S exceeds the independent formula
+(docs/engine.md, "Choices beyond the papers"). So OLH gets the mass check only, with the sample variance in its
+standard error.
 
 Checks (``check``), each a z-score; a finding is a ``warning`` beyond ``monitoring.Z_WARN`` = 4 standard errors:
 

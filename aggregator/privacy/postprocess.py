@@ -6,7 +6,7 @@
 * ``negative_to_one`` — the seed's rule (seed 000): negative counts become 1, then normalise. Kept so the
   paper's figures can be reproduced.
 
-Names (``METHODS``): "bayes" (the default, issue 13), "norm-sub", "neg-to-one". For a single distribution "bayes" is
+Names (``METHODS``): "bayes" (the default), "norm-sub", "neg-to-one". For a single distribution "bayes" is
 Norm-Sub; for Naive Bayes conditionals it selects ``shrinkage.posterior_conditionals`` (posterior means from each
 estimate's own standard error, degrading to the majority rule as noise grows), chosen in ``naive_bayes.ldp`` and
 ``mrr``. "norm-sub" was the default before.
@@ -46,7 +46,7 @@ def negative_to_one(estimates) -> np.ndarray:
     return x / x.sum()
 
 
-#: Post-processing methods by name. "bayes" (the default since issue 13, ``shrinkage``) makes a single distribution
+#: Post-processing methods by name. "bayes" (the default, ``shrinkage``) makes a single distribution
 #: (a class prior) by Norm-Sub; under that name the Naive Bayes estimators (LDP, MRR) take every conditional's
 #: posterior mean given its own standard error (``shrinkage.posterior_conditionals``) instead.
 METHODS = {"bayes": project_simplex, "norm-sub": project_simplex, "neg-to-one": negative_to_one}

@@ -1,4 +1,4 @@
-"""Bayesian shrinkage of Naive Bayes conditionals under perturbation noise (issue 13): estimates that degrade to
+"""Bayesian shrinkage of Naive Bayes conditionals under perturbation noise: estimates that degrade to
 the prior, never below it.
 
 Beyond the papers. SPEC §3 ("Negative estimates") turns raw unbiased estimates into distributions by Norm-Sub, seed

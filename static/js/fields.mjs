@@ -1,4 +1,4 @@
-// The answer controls of questions with choices beyond plain buttons (issue 12 item 4): a dropdown for long lists, an
+// The answer controls of questions with choices beyond plain buttons: a dropdown for long lists, an
 // ordered scale (Likert) and "select all that apply". How a question looks never changes what is randomized: a
 // dropdown and a scale answer with one choice's code, as buttons do; a select-all question answers each of its
 // no/yes features (./questions.mjs). The style comes resolved from the server (``Question.resolved_style``).

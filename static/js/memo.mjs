@@ -2,7 +2,7 @@
 // localStorage under "coinflip:report:<slug>" so that a retry after a network failure sends the SAME randomized
 // report — a fresh randomization of the same answers would tell the collector more if the first one did arrive.
 // It holds only the randomized report (never a true answer, never the invitation token itself) and, for a survey by
-// invitation, the credential that report goes with (issue 11, ./credentials/blind.mjs): first the pending state
+// invitation, the credential that report goes with (./credentials/blind.mjs): first the pending state
 // (the random value, the blinding inverse, the blinded message and the key) and, once the invitation is redeemed,
 // the finished credential {value, signature, key_id}, so that a retry sends the same report with the same
 // credential and never needs the token again; and the report's nonce (reportNonce), so that a resend of a report

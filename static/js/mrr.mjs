@@ -112,7 +112,7 @@ export function describe(protocol, privacy, questions = []) {
     ? t("In the terms of local differential privacy, the whole record has {epsilon} against someone who does not know your answers to the unrelated questions (smaller is more private); against someone who does know them, no finite ε holds.", { epsilon: epsilonText(eps) })
     : t("In the terms of local differential privacy, the whole record has {epsilon} (smaller is more private).", { epsilon: epsilonText(eps) }));
   if (privacy && privacy.groups) {
-    // ε per question (issue 11 item 4): changing one answer moves its whole group, so an answer has its group's ε
+    // ε per question: changing one answer moves its whole group, so an answer has its group's ε
     overview.push(oneGroup
       ? t("A single answer has the same ε as the whole record, because the record is sent true or replaced as a whole.")
       : t("A single answer has the ε of its group, because a group is sent true or replaced as a whole: {groups}{against}.", {

@@ -10,6 +10,7 @@ import datetime
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -24,9 +25,9 @@ from survey_app.models import Question, Survey
 from survey_app.services import create_survey_from_table, open_survey
 from survey_app.tables import MULTI_SEPARATOR, load_table, read_csv
 
-#: Titles in plain words (respondents read them; issue 12 item 6): the settings are on the survey's dashboard page.
+#: Titles in plain words (respondents read them): the settings are on the survey's dashboard page.
 #: A demo survey that already exists keeps its title (the command only creates what is missing).
-DEMOS = (
+DEMOS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("demo-ldp", "Mushroom foraging survey (answers disguised in your browser)",
      dict(mode="ldp", encoding="oue", epsilon=2.0)),
     ("demo-mrr", "Mushroom foraging survey (your answers or stand-ins, by a secret coin flip)",

@@ -85,7 +85,7 @@ class Command(BaseCommand):
                 takes = f"--{method.parameter}" if method.parameter else "no privacy parameter"
                 raise CommandError(f"method {method.name!r} takes {takes}, not --{parameter}")
         try:
-            value = method.check(given.get(method.parameter))
+            value = method.check(given.get(method.parameter or ""))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         try:
@@ -114,7 +114,7 @@ class Command(BaseCommand):
     def table(r: Evaluation) -> str:
         name = r.method + (f" ({methods.PARAMETERS[r.parameter]} = {r.value:g})" if r.parameter else "")
         protocol = (f"{r.reps} × stratified {r.folds}-fold cross-validation" if r.folds
-                    else f"{r.reps} × stratified split, {100 * r.test_size:g} % tested")
+                    else f"{r.reps} × stratified split, {100 * (r.test_size or 0):g} % tested")
         rows = [
             ("method", name),
             ("data", f"{r.dataset} ({r.n_rows} rows; {r.n_train} train / {r.n_test} test per fit)"),

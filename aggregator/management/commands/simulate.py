@@ -25,11 +25,13 @@ import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
+from typing import cast
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
+from aggregator.privacy.schema import Categorical
 from survey_app import inbox
 from survey_app.models import PREFER_NOT_TO_SAY, Question, Survey
 from survey_app.protocol import get_protocol
@@ -90,14 +92,15 @@ def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
     for j, (q, attribute) in enumerate(sources):
         attr_index = index[attribute]
         column = table.X[:, attr_index]
-        X[:, j] = column if q.kind == Question.Kind.NUMERIC else codes(q, table.attributes[attr_index].values, column)
+        X[:, j] = column if q.kind == Question.Kind.NUMERIC else codes(
+            q, cast(Categorical, table.attributes[attr_index]).values, column)
     y = codes(class_q, table.class_attribute.values, table.y)
     return X, y
 
 
 def published_model(survey: Survey):
     """(version, NaiveBayesModel) of the version validation respondents evaluate, as a browser fetches it
-    (``GET …/model/?for=validation``: the newest published before the current UTC day, issue 11); ``None`` if none."""
+    (``GET …/model/?for=validation``: the newest published before the current UTC day); ``None`` if none."""
     from aggregator.privacy.naive_bayes.model import NaiveBayesModel
     from aggregator.services import validation_version
 
@@ -179,7 +182,7 @@ class Command(BaseCommand):
         step = max(1, len(reports) // 10)
         for i, report in enumerate(reports, 1):
             body = {"report": report, "nonce": report_nonce()}
-            if key is not None:
+            if key is not None and tokens is not None:
                 blinded, pending = start_credential(key)
                 answer = client.request("POST", f"/api/surveys/{slug}/invitations/redeem/",
                                         {"token": tokens[i - 1], "blinded_msg": blinded, "key_id": pending.key_id},

@@ -3,7 +3,7 @@
 ``fit_laplace_nb`` — Naive Bayes with global-sensitivity grid Laplace noise (seed 003 Algorithm 1);
 ``fit_smooth_nb`` — the same counts, numeric means and standard deviations with smooth-sensitivity noise (seed 002),
 computed by ``smooth_sensitivity``;
-``fit_robust_nb`` — beyond the papers (issue 13): the same Laplace releases with a budget split favouring the class
+``fit_robust_nb`` — beyond the papers: the same Laplace releases with a budget split favouring the class
 counts, sums with public sensitivities for numeric attributes, noise-aware shrinkage toward the class-independent
 marginals and a variance floor, so that at small n·ε it degrades to the prior instead of flipping (``robust_nb``).
 Synthetic data built on these models: ``aggregator.privacy.synthetic`` (SPEC §8).

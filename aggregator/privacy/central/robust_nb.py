@@ -1,12 +1,12 @@
-"""Central ε-DP Naive Bayes that degrades to the prior instead of flipping (issue 13 item 5; beyond the papers).
+"""Central ε-DP Naive Bayes that degrades to the prior instead of flipping (beyond the papers).
 
 Seed 003's Algorithm 1 (SPEC §6, ``laplace_nb.fit_laplace_nb``, unchanged and still the default ``central-laplace``)
 splits ε evenly, floors every noisy count at α = 1e-5 and every noisy σ at α too. At small n·ε a count that noise
 pushed to α makes log P(v | c) ≈ −12 and vetoes its class; a σ floored near 0 does the same for a numeric attribute;
 and the even split gives the class counts — whose error moves *every* prediction at once — only 1/(1 + m) of ε.
-The model then flips between classes from split to split (issue 13: 53 % at ε = 1 on 800 rows, majority 70 %,
-standard deviation 0.21). This variant keeps SPEC §6's mechanism (Laplace noise on counts and sums, on a grid,
-``laplace_nb.grid_laplace``) and changes what is released and how it is post-processed:
+The model then flips between classes from split to split (docs/results/central-robust.md). This variant keeps
+SPEC §6's mechanism (Laplace noise on counts and sums, on a grid, ``laplace_nb.grid_laplace``) and changes what is
+released and how it is post-processed:
 
 Neighbouring data sets: one record added or removed (the accounting is then exact, see below).
 
@@ -43,7 +43,7 @@ variance s² (delta method where a ratio is involved):
 2. categorical: raw r_{a,c} = N_{a,c}/ñ_c with s² = v_i/ñ_c²; the class-independent marginal
    m_a = Norm-Sub(Σ_c N_{a,c}) (k times less noisy than any column); r is shrunk toward m by the Bayes-linear
    (James–Stein) weight w = ρ̂·m(1 − m)/(ρ̂·m(1 − m) + s²) and each column projected onto the simplex — the
-   estimator of ``privacy.shrinkage`` (issue 13 item 1), restated here on central counts so that the central model
+   estimator of ``privacy.shrinkage``, restated here on central counts so that the central model
    does not move with that module's experiments;
 3. numeric: μ_c = T1_c/ñ_c, V_c = T2_c/ñ_c − μ_c² with delta-method s²; μ_c is shrunk toward the pooled mean
    μ̄ = ΣT1/Σñ, V_c toward the pooled within-class variance V̄, with weights τ²/(τ² + s²), τ² = ρ̂_μ·(total
@@ -308,7 +308,7 @@ def fit_robust_nb(
     metadata = {
         "mechanism": "central-robust",
         "spec": "beyond the papers: SPEC §6's Laplace releases with the budget split, shrinkage and variance floor "
-                "of privacy.central.robust_nb (issue 13 item 5)",
+                "of privacy.central.robust_nb",
         "epsilon": float(epsilon),
         "epsilon_class": eps_0,
         "epsilon_attribute": eps_i[0] if eps_i else None,

@@ -1,86 +1,14 @@
 """Smooth sensitivity of the mean and of the standard deviation on a trimmed sample, and the noise it is paired with
-(SPEC §6, smooth-sensitivity variant; seed 002 §3–§4, after Nissim, Raskhodnikova & Smith, STOC 2007 — "NRS").
+(SPEC §6, smooth-sensitivity variant; seed 002 §3–§4, after Nissim, Raskhodnikova & Smith, STOC 2007).
 
-Release (SPEC §6): f(x) + (2(γ+1)/ε')·S*_β(x)·Z with β = ε'/(2(γ+1)) and Z of density ∝ 1/(1 + |z|^γ), γ > 1
-(``noise_multiplier``, ``smooth_beta``, ``sample_admissible_noise``). NRS (Lemma 2.10 with Theorem 2.7) show this
-density is (ε/(2(γ+1)), ε/(2(γ+1)))-admissible, so the release is ε-DP whenever S is a β-smooth upper bound on the
-local sensitivity. γ = 2 is the Cauchy distribution, the seed's choice. Z is drawn in floating point: unlike the grid
-Laplace of ``noise.py`` it is not protected against Mironov's floating-point attack (stated, not repaired).
+Release (SPEC §6): f(x) + (2(γ+1)/ε)·S*_β(x)·Z with β = ε/(2(γ+1)) and Z of density ∝ 1/(1 + |z|^γ), γ > 1
+(``noise_multiplier``, ``smooth_beta``, ``sample_admissible_noise``); γ = 2 is the Cauchy distribution, the seed's
+choice. Z is drawn in floating point: unlike the grid Laplace of ``noise.py`` it is not protected against Mironov's
+floating-point attack. The mean's smooth sensitivity has a closed form (``smooth_sensitivity_mean``); the standard
+deviation's is computed exactly, on the sample rounded to a grid (``quantised``), by a branch and bound over windows
+of the sorted sample (``smooth_sd``) — not by the seed's Theorem 7, whose candidates under-estimate A⁽ᵏ⁾.
 
-Definitions (seed 002 §2.2 and §3; SPEC §6)
--------------------------------------------
-* **Data and neighbours.** A sample is a multiset t of n values in the public interval [l, u] (values are clipped to it
-  first). Two samples of the same size are neighbours when they differ in one record (replacement, Hamming distance
-  1 — the seed's d(x, y) = 1); d(t, y) = the number of records in which they differ.
-* **Trimmed sample** (seed 002 Definition 4.1, whose formula the extraction lost; restored as its text describes —
-  "a window on the sorted data", as in Bun & Steinke, whom the seed compares against): with x₍₁₎ ≤ … ≤ x₍ₙ₎ the
-  sorted sample and trimming parameter m ≥ 0, trim(x) = (x₍ₘ₊₁₎, …, x₍ₙ₋ₘ₎), the window of the n − 2m middle values
-  (``trimmed``). Trimming maps neighbours to neighbours or to equal samples: with z = x minus the replaced record,
-  both trim(x) and trim(x') consist of z₍ₘ₊₁₎…z₍ₙ₋ₘ₋₁₎ plus one value in [l, u] (the replaced record itself, z₍ₘ₎ or
-  z₍ₙ₋ₘ₎, depending on where it falls). So noise calibrated to the smooth sensitivity of f on the trimmed sample, as a
-  sample of its own with the neighbour notion above, is ε-DP for the untrimmed sample (seed: "neighboring databases
-  result in (at worst) training on a different subset"). Everything below acts on the trimmed sample t, n = |t|.
-* **Local sensitivity** LS(y) = max over neighbours y' of |f(y) − f(y')|; **sensitivity at distance k**
-  A⁽ᵏ⁾(t) = max over y with d(t, y) ≤ k of LS(y) (seed Definition 3.4); **smooth sensitivity**
-  S*_β(t) = max_{k ≥ 0} e^(−kβ)·A⁽ᵏ⁾(t) (seed Definition 3.3). A⁽ᵏ⁾ is constant (the global sensitivity) for k ≥ n,
-  so k = 0..n suffices.
-
-The mean (seed Theorem 4, O(n))
-------------------------------
-LS(y) = max_i max(u − yᵢ, yᵢ − l)/n, so A⁽⁰⁾ = max(u − t₍₁₎, t₍ₙ₎ − l)/n and A⁽ᵏ⁾ = (u − l)/n for every k ≥ 1 (the
-seed's "replace the k smallest by u, then change one last element to its extreme"). Hence
-S*_β = max(A⁽⁰⁾, e^(−β)(u − l)/n): on bounded data the mean's smooth sensitivity is within a factor e^(−β) of its global
-sensitivity (u − l)/n, and with the multiplier 2(γ+1) = 6 and Cauchy tails the smooth release of a mean is noisier
-than the Laplace one. (The seed reports gains; they can only come from the standard deviation.)
-
-The standard deviation (seed Theorems 5–7; ddof 0, as ``fit_nonprivate``)
------------------------------------------------------------------------
-Write N = n − 1, κ = N/n, and for a pair (y, y') differing in record i let O = y minus record i (the "others", mean
-m, sum of squared deviations Q). Then n·sd² = Q + κ(v − m)² for the value v of record i, so
-|sd(y) − sd(y')| = |√(Q + κ(v − m)²) − √(Q + κ(v' − m)²)|/√n. Over v' ∈ [l, u] the largest change moves record i
-to the far end (R = max(u − m, m − l)) or to m. Three families of pairs make up A⁽ᵏ⁾:
-
-* G(r): record i changed in y already, r = k − 1 others replaced: √(Q + κR²) − √Q (v = m, v' = far end);
-* H1(k): record i original (v = tᵢ), r = k others replaced, moved to the far end: √(Q + κR²) − √(Q + κ(tᵢ − m)²);
-* H2(k): the same, moved to m: √(Q + κ(tᵢ − m)²) − √Q.
-
-A⁽ᵏ⁾ = max(G(k−1), H1(k), H2(k)) (pairs with i original and fewer replacements are G pairs). Exact reductions:
-
-1. **Equal replacements.** For a fixed m every objective decreases with Q, and replacing values with a fixed sum
-   minimises Q when they are equal: all r replaced others take one value w ∈ [l, u].
-2. **Consecutive windows** (the seed's Corollary 5.1 and Theorem 6, generalised). For a fixed pivot, the kept others F
-   can be taken consecutive in the sorted pool: swapping a kept x for a dropped y and re-solving w for the same m
-   changes Q by (y − x)(x + y − 2w + (y − x)/r); for a < b < c with a, c kept and b dropped, one of the swaps c→b,
-   a→b has this ≤ 0 and keeps w in [l, u], and it shrinks the window's span. So G uses the r + 2 windows of t of
-   size n − 1 − r; H1/H2 use the windows of t minus the pivot.
-3. **Pivot.** For H2 the pivot is t₍₁₎ or t₍ₙ₎ (swapping a pivot above m with a larger value lowers m and Q). For H1
-   the pivot is the dropped value nearest m (else trade it for that one), and — viewing y = F ∪ {tᵢ} ∪ {w × k} as
-   fixed — the value of y nearest e* = (sum(y) + far end)/(n + 1), the vertex of the (concave) gain of moving a
-   value to the far end. Both conditions cut the range of w for a (pivot, window) pair to an interval.
-4. **One-dimensional maximisation.** With F, r and the pivot fixed, Q(w) and (c − m(w))² are quadratics in w, so each
-   objective is √A(w) − √B(w) with quadratics A ≥ B. Its maximum over an interval lies at an end, at a vertex of A
-   or B (where a square root may kink), or at a real root of the quartic A'²B − B'²A (stationary points); all are
-   evaluated (``_max_root_difference``).
-
-Numerics. The standard deviation is computed, and released, for the sample rounded to a grid of 2^−B of [l, u]
-(``quantised``, B ≤ 26): window sums and sums of squares are then exact 64-bit integers, so Q is exact (zero on
-ties) instead of the remainder of a cancellation, and every quadratic is kept in vertex form h + c(w − a)² with
-h, c ≥ 0, so evaluating it cancels nothing.
-
-Cost. Distance k has O(k) windows for G and H2 and O(k·#distinct values) (pivot, window) pairs for H1.
-``smooth_sd`` runs a branch and bound: cheap upper bounds U(k) ≥ A⁽ᵏ⁾ (``_SdProblem.upper``) and G(k) ≥ A⁽ᵏ⁾
-discard most k, and every one-dimensional maximisation whose own bound cannot beat the best e^(−kβ)·A⁽ᵏ⁾ so far is
-skipped. Measured on diabetes (classes of 500 and 268 rows, 8 numeric attributes): 0.06–1.7 s for all 16 samples
-together at ε = 0.1–2 (one shared core). (The seed states O(n²).)
-
-What differs from the seed's procedure. The seed's Theorem 7 tries, for each k, the maximal-variance neighbour (k
-values set to l or u) and the minimal-variance one (k values set to the mean) and moves one value to l, u or the
-mean. The exact maximiser generally sets the replaced values to an interior w (neither l, u nor a mean) and moves an
-original value near the mean, so that candidate set falls short of A⁽ᵏ⁾ — an under-estimate breaks the privacy
-proof. Measured on samples of 30 Beta(4, 6) values: the seed's candidates reach 98.2–99.7 % of A⁽ᵏ⁾ (k = 1..10) and
-98.7–99.8 % of S*_β (β = 0.05). This module computes A⁽ᵏ⁾ exactly, up to floating-point rounding;
-``tests/engine/test_smooth_sensitivity.py`` checks it against brute force (every dataset within distance k on small
-grids, and an exhaustive search over every pivot and every subset of kept values).
+Definitions, proofs and the exact reductions: docs/proofs/smooth-sensitivity.md.
 """
 from __future__ import annotations
 

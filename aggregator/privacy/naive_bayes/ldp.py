@@ -10,7 +10,7 @@ Strategies:
   composition).
 
 Estimation: P̂(c) = Ê_c / Σ Ê, made a distribution by Norm-Sub. Conditionals by ``postprocess``:
-* "bayes" (the default since issue 13): every P(a | c) is the posterior mean given its raw estimate
+* "bayes" (the default): every P(a | c) is the posterior mean given its raw estimate
   Ê_{a,c} / (N_i·P̂(c)) and that estimate's perturbation standard error (the oracle's exact count variance), under the
   flat Dirichlet prior (``shrinkage.posterior_conditionals``): Norm-Sub's conditionals when the noise vanishes, the
   uniform column — so the majority rule of P̂(c) — when it swamps the data;

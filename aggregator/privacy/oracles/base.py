@@ -12,7 +12,7 @@ A ``FrequencyOracle`` is configured by ``epsilon`` and ``domain`` (d) and offers
   standard errors, the estimated) counts; ``count_covariance(n, counts)`` — the (d, d) covariance of the estimates.
 * wire codec (``oracles/wire.py``): ``to_wire(reports) -> list`` (one JSON value per respondent) and
   ``from_wire(values) -> reports`` (checked, then ``validate``d; ``ValueError`` with a readable message);
-  ``wire_schema()`` — the JSON Schema of one wire value (the API's typed report schema, issue 14).
+  ``wire_schema()`` — the JSON Schema of one wire value (the API's typed report schema).
 * plausibility (``privacy/plausibility.py``): ``support_blocks(reports, rows)`` — the 0/1 sets of values each report
   supports, ``report_totals(reports)`` — each report's total S_r, ``honest_moments()`` — (μ, σ², κ₄) of an honest
   S_r, ``estimate_sum(mean_total)`` — Σ_v f̂_v from the mean total, and the flags ``honest_variance_exact`` (the
@@ -165,8 +165,8 @@ class FrequencyOracle(ABC):
 
     def no_reports(self) -> Any:
         """``from_wire([])``, made once per oracle: a one-report payload leaves every input but one empty, and
-        decoding nothing cost 22 calls' overhead per report POST of a 22-question survey (bench/load/README.md).
-        Shared, so never written to (it has no entries to write)."""
+        decoding nothing would cost one call's overhead per empty input per report POST. Shared, so never written to
+        (it has no entries to write)."""
         empty = self.__dict__.get("_no_reports")
         if empty is None:
             empty = self.__dict__["_no_reports"] = self.from_wire([])

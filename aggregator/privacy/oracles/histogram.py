@@ -19,8 +19,8 @@ independently, so the count estimates are uncorrelated (``count_covariance``'s 0
   Wang et al. show it lies there; seed 000 used t = 0.25 (pass ``threshold=0.25`` to reproduce it).
 
 Server cost: ``aggregate`` folds the reports in blocks of 2¹⁸ components (cache-sized), validating finiteness
-with one BLAS matrix–vector product per block instead of a full ``isfinite`` pass; ≈ 0.18 µs (SHE) and
-0.35 µs (THE) per report at d = 256, i.e. the cost of reading the 2 KiB report once.
+with one BLAS matrix–vector product per block instead of a full ``isfinite`` pass: about the cost of reading each
+report once.
 """
 from __future__ import annotations
 

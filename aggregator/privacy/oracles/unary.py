@@ -91,7 +91,7 @@ class UnaryEncoding(PureProtocol):
 
     def from_wire(self, values: list) -> np.ndarray:
         """``validate``'s array from the wire values, each row checked as it is decoded (``check_row``): a report
-        POST holds one, and numpy's per-call cost on a one-row array was most of the check (bench/load)."""
+        POST holds one, and numpy's per-call cost on a one-row array would dominate the check."""
         check_list(values)
         name, width = self.name.upper(), bits.packed_width(self.domain)
         rows = []

@@ -14,7 +14,7 @@ raising ``ValueError`` with a readable message, and then runs the oracle's own `
 holds the number checks they share and the module-level ``to_wire(oracle, reports)`` / ``from_wire(oracle,
 values)``, which delegate to the oracle.
 
-Hostile input (issue 5): integers must fit int64 (``is_int``; larger ones cannot be in any domain and would overflow
+Hostile input: integers must fit int64 (``is_int``; larger ones cannot be in any domain and would overflow
 numpy), numbers must be finite float64 (``is_number``; booleans and strings are never numbers). SHE/THE components
 (and the Gaussian vectors of ``privacy.protocol``) are noisy values on the 2⁻¹⁰ grid of ``privacy.noise``
 (SPEC §3, §5b), so ``check_grid_values`` rejects components off the grid or beyond ``grid_noise_bound``: one plus
@@ -22,7 +22,7 @@ numpy), numbers must be finite float64 (``is_number``; booleans and strings are 
 (P(|γK| > t) = 2α^(⌊t/γ⌋+1)/(1+α) < 2e^(−t/b), ``noise.discrete_laplace_tail``). Without the bound one report
 holding 1e300 would wipe out every estimate of a summing protocol.
 
-JSON Schema (issue 14): each oracle's ``wire_schema()`` is the JSON Schema (2020-12) of one wire value, built from
+JSON Schema: each oracle's ``wire_schema()`` is the JSON Schema (2020-12) of one wire value, built from
 the helpers below with the same bounds as its ``from_wire`` checks, so that a value the schema admits is one
 ``from_wire`` accepts and the other way round (``integer_schema``, ``grid_numbers_schema``, ``tuple_schema``,
 ``base64_schema``; the survey protocols compose them, ``protocol.schemas``). The base class's default, any JSON

@@ -29,7 +29,7 @@ respondent). A protocol offers:
   (``report_keys``, ``validation_keys``: the API stores the payload verbatim, so nothing else may ride along);
 * ``fold(payloads)`` → additive statistics; ``stats_to_dict`` / ``stats_from_dict``; ``zero_stats()``;
 * ``estimate(stats)`` → ``NaiveBayesModel``; ``privacy()`` → ε per question and per respondent (and PSE for MRR);
-* ``report_schema()`` → the JSON Schema of one report (issue 14; ``schemas``: built from the oracles'
+* ``report_schema()`` → the JSON Schema of one report (``schemas``: built from the oracles'
   ``wire_schema()``), and ``report_shapes()`` (per class, and for all in this package) → the generic shapes the
   OpenAPI document types the report body with.
 

@@ -1,6 +1,6 @@
 """What every survey protocol shares (``aggregator.privacy.protocol``): the questions and their projection, folding,
 the validation share's bookkeeping and client draws, ``ReportError``, and the capabilities the web app asks for
-instead of comparing mode strings (issue 10)."""
+instead of comparing mode strings."""
 from __future__ import annotations
 
 import hashlib
@@ -304,7 +304,7 @@ class SurveyProtocol(ABC):
         """Generic shapes (OpenAPI 3.0 schemas by component name) of this mechanism's reports, whatever the survey."""
 
     def report_schema(self) -> dict:
-        """The JSON Schema (2020-12) of one report this survey accepts (issue 14; ``protocol.schemas``): a training
+        """The JSON Schema (2020-12) of one report this survey accepts (``protocol.schemas``): a training
         report, or with a validation share either kind — served with the protocol so that clients and fuzzers can
         build valid reports."""
         validation = validation_shape(self.validation_schema()) if self.validation_share > 0 else None
@@ -339,6 +339,16 @@ class SurveyProtocol(ABC):
 
     def next_assignment(self, model, stats) -> list[float] | None:
         """The assignment probabilities a newly published ``model`` sets for the respondents to come (adaptive
+        allocation, ``LDPProtocol``); ``None``: no assignment to publish."""
+        return None
+
+    def served_assignment(self, stored) -> np.ndarray | None:
+        """A stored assignment (a version's ``next_assignment``, a reference sample's ``pilot_assignment``) as the
+        browser runs it (adaptive allocation, ``LDPProtocol``); ``None``: the uniform assignment."""
+        return None
+
+    def pilot_assignment(self, X, y, respondents: int | None = None) -> list[float] | None:
+        """The assignment a public sample (records ``X``, class codes ``y``) sets before the first model (adaptive
         allocation, ``LDPProtocol``); ``None``: no assignment to publish."""
         return None
 

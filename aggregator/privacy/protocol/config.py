@@ -1,4 +1,4 @@
-"""The rules of a survey configuration, in one place (issue 10): ``check_settings`` validates everything that does
+"""The rules of a survey configuration, in one place: ``check_settings`` validates everything that does
 not need the questions and names the offending field; the protocol classes check the rest (class and feature
 questions, MRR groups and personal distributions, the projection's fit) with the same ``ConfigError``. The web app's
 ``Survey.clean`` calls ``check_settings`` and maps ``ConfigError.field`` onto its form fields.
@@ -21,7 +21,7 @@ from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..postprocess import METHODS
 
 #: How one-report respondents are assigned their input: uniformly, or by weights the server recomputes from each
-#: published model (``privacy.allocation``; issue 13 item 3).
+#: published model (``privacy.allocation``).
 ALLOCATIONS = ("uniform", "adaptive")
 
 

@@ -1,5 +1,5 @@
-"""The LDP Naive Bayes protocol of a survey that mixes categorical and numeric questions (SPEC §4 + §5b, issue 13
-item 4): one report per respondent, categorical questions through the class-joint frequency oracles (SPEC §4),
+"""The LDP Naive Bayes protocol of a survey that mixes categorical and numeric questions (SPEC §4 + §5b):
+one report per respondent, categorical questions through the class-joint frequency oracles (SPEC §4),
 numeric ones through Approach 3's class-hiding vectors (SPEC §5b), the class through its own oracle.
 
 Inputs (public, drawn by the browser): 0 the class; 1 … p the categorical features jointly with the class (feature

@@ -162,7 +162,7 @@ class MRRProtocol(SurveyProtocol):
         })
         return model
 
-    #: Which ε figure is which (shown beside them when a group holds a real personal question, issue 11 item 4).
+    #: Which ε figure is which (shown beside them when a group holds a real personal question).
     KNOWN_PERSONAL_NOTE = ("“known personal” figures are against someone who knows the respondent's answers to the "
                            "real unrelated questions: a group holding one is then sent true detectably (ε = ∞); the "
                            "other figures are against someone who does not know them")

@@ -1,4 +1,4 @@
-"""JSON Schemas of report bodies (issue 14): one survey's exact schema, and the mechanisms' generic shapes.
+"""JSON Schemas of report bodies: one survey's exact schema, and the mechanisms' generic shapes.
 
 * ``SurveyProtocol.report_schema()`` — the JSON Schema (2020-12) of one report a survey accepts, training or
   validation: composed by each protocol from its oracles' ``wire_schema()`` (``oracles.wire``) with the builders

@@ -211,7 +211,7 @@ function epsilonBars(values, infinite, cap) {
 
 /** ε per question (horizontal bars: question names are long); null without privacy figures. ∞ reaches the edge of
  * the chart and says so in its tooltip; with a real personal question (MRR) a second bar per question gives the ε
- * against someone who knows the personal answers, and the subtitle says which is which (issue 11 item 4). */
+ * against someone who knows the personal answers, and the subtitle says which is which. */
 export function epsilonConfig(privacy) {
   if (!privacy || privacy.labels.length === 0) return null;
   const known = privacy.epsilon_known_personal;
