@@ -49,7 +49,8 @@ def negative_to_one(estimates) -> np.ndarray:
 #: Post-processing methods by name. "bayes" (the default since issue 13, ``shrinkage``) makes a single distribution
 #: (a class prior) by Norm-Sub; under that name the Naive Bayes estimators (LDP, MRR) take every conditional's
 #: posterior mean given its own standard error (``shrinkage.posterior_conditionals``) instead.
-METHODS = {"bayes": project_simplex, "norm-sub": project_simplex, "neg-to-one": negative_to_one}
+METHODS = {"bayes": project_simplex, "posterior-mean": project_simplex, "marginal-mean": project_simplex,
+           "norm-sub": project_simplex, "neg-to-one": negative_to_one}
 DEFAULT = "bayes"
 
 

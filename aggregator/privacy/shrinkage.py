@@ -34,11 +34,19 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["posterior_conditionals", "posterior_mean", "NAME", "LABEL"]
+__all__ = ["posterior_conditionals", "posterior_mean", "NAME", "LABEL", "FLAT", "MARGINAL", "CENTRES"]
 
-#: The name of this estimator where post-processing methods are chosen (``postprocess.METHODS``).
+#: The default's name where post-processing methods are chosen (``postprocess.METHODS``): posterior means centred on
+#: the answer's marginal, and the floor of ``dependence`` on top (applied by the estimators).
 NAME = "bayes"
-LABEL = "posterior mean under the flat Dirichlet prior, from each estimate's own standard error"
+LABEL = ("posterior mean centred on the answer's marginal, from each estimate's own standard error; questions whose "
+         "class dependence the noise could have produced left out")
+#: The posterior means under the flat Dirichlet prior, without the floor (the default of issue 13).
+FLAT = "posterior-mean"
+#: The posterior means centred on the marginal, without the floor.
+MARGINAL = "marginal-mean"
+#: Which prior centre each shrinking post-processing uses (``posterior_conditionals``' ``centre``).
+CENTRES = {NAME: "marginal", MARGINAL: "marginal", FLAT: "uniform"}
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(64)
 #: Half-width of the integration window in standard errors; beyond it the likelihood is below e^{-50}.
@@ -56,9 +64,10 @@ def _window(r: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def posterior_mean(r, s, size: int) -> np.ndarray:
+def posterior_mean(r, s, size: int, centre=None) -> np.ndarray:
     """E[θ | r] for θ ~ Beta(1, size − 1) (the flat Dirichlet's marginal over ``size`` values) and r ~ N(θ, s²);
-    elementwise over arrays ``r`` and ``s`` (s = 0: r clipped to [0, 1])."""
+    elementwise over arrays ``r`` and ``s`` (s = 0: r clipped to [0, 1]). ``centre`` (broadcast like ``r``, values in
+    (0, 1)): θ ~ Beta(size·centre, size·(1 − centre)) instead, the marginal of Dirichlet(size·m) centred on m."""
     r, s = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(s, dtype=np.float64))
     if size < 1:
         raise ValueError("size must be ≥ 1")
@@ -73,14 +82,19 @@ def posterior_mean(r, s, size: int) -> np.ndarray:
     half = 0.5 * (hi - lo)
     theta = (lo + hi)[:, None] * 0.5 + half[:, None] * _NODES[None, :]  # (cells, 64)
     with np.errstate(divide="ignore"):
-        log_prior = (size - 2) * np.log1p(-np.minimum(theta, 1.0)) if size > 2 else np.zeros_like(theta)
+        if centre is not None:
+            m = np.broadcast_to(np.asarray(centre, dtype=np.float64), r.shape)[noisy][:, None]
+            log_prior = ((size * m - 1) * np.log(np.maximum(theta, 1e-300))
+                         + (size * (1 - m) - 1) * np.log1p(-np.minimum(theta, 1.0)))
+        else:
+            log_prior = (size - 2) * np.log1p(-np.minimum(theta, 1.0)) if size > 2 else np.zeros_like(theta)
     log_w = np.log(_WEIGHTS)[None, :] + log_prior - 0.5 * ((rr[:, None] - theta) / ss[:, None]) ** 2
     norm = logsumexp(log_w, axis=1, keepdims=True)
     out[noisy] = np.clip((np.exp(log_w - norm) * theta).sum(axis=1), 0.0, 1.0)
     return out
 
 
-def posterior_conditionals(joint, variances, prior) -> np.ndarray:
+def posterior_conditionals(joint, variances, prior, centre: str = "uniform") -> np.ndarray:
     """P̃(a | c), an (n_i, k) array whose columns are distributions (module docstring), from the raw unbiased joint
     estimates ``joint`` (n_i, k; fractions P̂(a ∧ c)), their perturbation variances ``variances`` (n_i, k) and the
     published class prior ``prior`` (k,)."""
@@ -98,7 +112,12 @@ def posterior_conditionals(joint, variances, prior) -> np.ndarray:
     safe = np.where(valid, prior, 1.0)
     r = joint / safe
     s = np.sqrt(np.minimum(var, 1e300)) / safe
-    mean = posterior_mean(r, s, size)
+    m = None
+    if centre == "marginal":
+        # The answer's marginal P(a) = Σ_c P(a ∧ c): class-independent, itself a posterior mean under the flat prior.
+        m = posterior_mean(joint.sum(axis=1), np.sqrt(np.minimum(var.sum(axis=1), 1e300)), size)
+        m = np.clip(m / m.sum(), 1e-6, 1 - 1e-6)[:, None]
+    mean = posterior_mean(r, s, size, centre=m)
     mean = np.where(valid[None, :], mean, 1.0 / size)
     total = mean.sum(axis=0)
     # A column whose every mean is 0 (only when s = 0 and every raw value ≤ 0) carries no information.

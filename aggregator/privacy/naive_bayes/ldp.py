@@ -43,10 +43,11 @@ import numpy as np
 
 from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
+from ..dependence import apply_floor, independence_statistic, null_joint
 from ..postprocess import DEFAULT, to_distribution
 from ..schema import Categorical
+from ..shrinkage import CENTRES, posterior_conditionals
 from ..shrinkage import NAME as BAYES
-from ..shrinkage import posterior_conditionals
 from ..stats import Additive, Counts, parts
 from .model import NaiveBayesModel
 
@@ -271,20 +272,29 @@ class LDPNaiveBayes:
             var = (w**2 * pert).sum(axis=0) + p * (1 - p) / n.max()
         return prior_raw, np.sqrt(var), w, src["inputs"]
 
-    def estimate(self, stats: LDPNBStats) -> NaiveBayesModel:
+    def estimate(self, stats: LDPNBStats, gate: bool = True) -> NaiveBayesModel:
         """The NB model; raw estimates, standard errors and the prior's pooling weights in ``metadata`` (SPEC §4).
 
         Metadata: ``prior_raw`` (pooled, unbiased), ``prior_standard_errors``, ``prior_inputs`` and ``prior_weights``
         (rows = inputs used), ``joint_raw[i]`` ((n_i, k) raw P̂(a ∧ c), unbiased), ``joint_standard_errors[i]``,
         ``conditional_raw[i]`` ((n_i, k) Ê_{a,c} / Σ_h Ê_{h,c} before post-processing — a ratio, so only
         approximately unbiased; NaN, serialised as null, where the class's raw total Σ_h Ê_{h,c} ≤ 0),
-        ``conditional_standard_errors[i]`` (of the published P̂(a | c)), ``reports_per_input``.
+        ``conditional_standard_errors[i]`` (of the published P̂(a | c)), ``reports_per_input``,
+        ``independence`` (per question the Wald statistic of class–answer independence and its df,
+        ``dependence.independence_statistic``).
+
+        Under the default post-processing ("bayes") and ``gate``, the questions whose dependence the noise could have
+        produced are made class-independent (``dependence.apply_floor``; ``metadata["dependence"]``): the model never
+        falls below the private majority rule beyond the test's error rate. ``gate=False`` leaves that to the caller
+        (a mixed survey tests its categorical and numeric questions together).
         """
         self._check_stats(stats)
         k = self.k
         prior_raw, prior_se, weights, prior_inputs = self._prior(stats)
         prior = to_distribution(prior_raw, self.postprocess)
         conditionals, cond_se, cond_raw, joint_raw, joint_se = [], [], [], [], []
+        statistics, dfs = [], []
+        prior_cov = np.diag(prior_se**2)
         for i, attr in enumerate(self.attributes):
             fo, counts = self.oracles[i + 1], stats.per_input[i + 1]
             N = counts.n
@@ -294,9 +304,10 @@ class LDPNaiveBayes:
             cov = count_covariance(fo, N, np.clip(est, 0, N))
             joint = to_distribution(est, self.postprocess).reshape(attr.size, k)
             col = joint.sum(axis=0)
-            if self.postprocess == BAYES:  # posterior means from each estimate's own noise (``shrinkage``)
+            if self.postprocess in CENTRES:  # posterior means from each estimate's own noise (``shrinkage``)
                 cond = posterior_conditionals((est / N).reshape(attr.size, k),
-                                              (np.diag(cov) / N**2).reshape(attr.size, k), prior)
+                                              (np.diag(cov) / N**2).reshape(attr.size, k), prior,
+                                              centre=CENTRES[self.postprocess])
             else:
                 # A class whose whole column was projected away gets a uniform conditional (no information).
                 cond = np.where(col > 0, joint / np.where(col > 0, col, 1.0), 1.0 / attr.size)
@@ -311,6 +322,13 @@ class LDPNaiveBayes:
                 var = (np.diag(block) - 2 * r * block.sum(axis=1) + r**2 * block.sum()) / T**2
                 se[:, c] = np.sqrt(np.maximum(var, 0.0) + r * (1 - r) / T)
             f = np.clip(est / N, 0.0, 1.0)
+            # The estimates' covariance under independence (as Pearson's test takes its expected counts): the
+            # oracle's at the fitted joint f0 = P̂(a)·P̂(c), plus the multinomial sampling of the N respondents.
+            f0 = null_joint((est / N).reshape(attr.size, k), prior).ravel()
+            total_cov = count_covariance(fo, N, N * f0) / N**2 + (np.diag(f0) - np.outer(f0, f0)) / N
+            T, df = independence_statistic((est / N).reshape(attr.size, k), total_cov, prior, prior_cov=prior_cov)
+            statistics.append(T)
+            dfs.append(df)
             raw = est.reshape(attr.size, k)
             raw_total = raw.sum(axis=0)
             cond_raw.append(np.where(raw_total > 0, raw / np.where(raw_total > 0, raw_total, 1.0), np.nan))
@@ -335,8 +353,12 @@ class LDPNaiveBayes:
             "joint_standard_errors": joint_se,
             "conditional_raw": cond_raw,
             "conditional_standard_errors": cond_se,
+            "independence": {"statistics": statistics, "df": dfs},
         }
-        return NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
+        model = NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
+        if gate and self.postprocess == BAYES:
+            return apply_floor(model, statistics, dfs)
+        return model
 
     def params(self) -> dict:
         """What the browser needs."""

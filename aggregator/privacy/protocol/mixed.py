@@ -28,6 +28,7 @@ from ..assignment import assign, cdf, check_probabilities
 from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_oracle_epsilon
 from ..continuous.approaches import OneVector
 from ..continuous.gaussian import GROUP_LABELS, MEAN, SQUARE, GaussianStats, LDPGaussianNB, MomentSums
+from ..dependence import apply_floor
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
 from ..naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
@@ -238,12 +239,13 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         order too, ``None`` where a list does not apply to a feature's kind."""
         if not isinstance(stats, MixedStats):
             raise ValueError("stats must be MixedStats")
-        discrete = self.nb.estimate(stats.categorical)
+        discrete = self.nb.estimate(stats.categorical, gate=False)
         # μ̃ = m / P̂(c) with the published (pooled) prior: estimated from the oracle inputs, independent of the
         # mean and square groups, and less noisy than the class input alone.
         gaussian = self.gnb.estimate(GaussianStats(stats.categorical.per_input[0], stats.mean, stats.square),
                                      prior=discrete.prior,
-                                     prior_variance=np.asarray(discrete.metadata["prior_standard_errors"]) ** 2)
+                                     prior_variance=np.asarray(discrete.metadata["prior_standard_errors"]) ** 2,
+                                     gate=False)
         conditionals: list = [None] * len(self.features)
         for position, table in zip(self.categorical, discrete.conditionals, strict=True):
             conditionals[position] = table
@@ -270,7 +272,16 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
             **{key: in_order(gmeta[key], self.numeric)
                for key in ("mean_standard_errors", "variance_floor", "mean_moments", "square_moments")},
         }
-        return NaiveBayesModel(self.class_attribute, self.features, discrete.prior, conditionals, metadata=metadata)
+        independence = {key: in_order(dmeta["independence"][key], self.categorical)
+                        for key in ("statistics", "df")}
+        for key in ("statistics", "df"):
+            for position, value in zip(self.numeric, gmeta["independence"][key], strict=True):
+                independence[key][position] = value
+        metadata["independence"] = independence
+        model = NaiveBayesModel(self.class_attribute, self.features, discrete.prior, conditionals, metadata=metadata)
+        if self.nb.postprocess == DEFAULT_POSTPROCESS:  # the floor over every question at once (``dependence``)
+            return apply_floor(model, independence["statistics"], independence["df"])
+        return model
 
     # -- report schemas -------------------------------------------------------------------------------------
     def training_schema(self) -> dict:

@@ -1,0 +1,163 @@
+"""The floor: a Naive Bayes model trusts only the questions whose class dependence the noise could not have produced
+(SPEC §4, "The private majority rule"; beyond the papers).
+
+The private majority rule predicts argmax_c P̂(c) for every record. A question whose conditionals are noise adds to
+Σ_i log P(x_i | c) a term that depends on c by chance alone, and enough such terms push the model below that rule.
+So before publishing, every question is tested for class–answer dependence against the noise's own variance, which
+the mechanism knows, and a question that fails is given a class-independent table, which cannot move the argmax.
+When no question passes, the model predicts exactly the private majority rule.
+
+The test (``independence_statistic``): with J the raw unbiased estimates of one question's P(a ∧ c) (n_i × k; for a
+numeric question the class-hiding vector's means m_c = P(c)·E[x | c], 1 × k, one row per moment) and p the
+published class prior, independence says J = m·pᵀ with m = J·1 the answer's marginal. The residual
+R = J − (J·1)·pᵀ is linear in J; its covariance G·Cov(J)·Gᵀ (+ (m·mᵀ) ⊗ Cov(p̂) when p̂ comes from other reports)
+is the mechanism's exact covariance of the estimates (perturbation and sampling; SPEC §2, §3, §5b) pushed through.
+The Wald statistic T = Rᵀ·Cov(R)⁺·R is χ² with df = rank Cov(R) under independence (by the central limit theorem
+over the reports). When p is the column sums of J itself (MRR, where every report carries the class and the
+answer), the gradient of R includes p's dependence on J and this is the classical Wald test of independence.
+
+The selection (``select``), at family-wise level ``ALPHA`` under the complete null (no question depends on the class):
+a question is kept when T_i exceeds the χ²_{df_i} quantile at 1 − α/(2m) (Bonferroni over the m questions), or when
+the pooled statistic Σ T_i exceeds the χ²_{Σ df} quantile at 1 − α/2 and T_i > df_i (its estimated non-centrality
+T_i − df_i is positive). The pooled branch is what lets many weak but real questions count together. Under the
+complete null each branch fires with probability ≤ α/2 (asymptotically), so the model is the private majority rule
+with probability ≥ 1 − α at every n, and as n → ∞ a question with a fixed real dependence has T_i → ∞ and is kept
+with probability → 1. Only the statistics of the additive sums are used: O(Σ_i (n_i·k)³), independent of n.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import chi2
+
+__all__ = ["ALPHA", "independence_statistic", "select", "flatten", "dependence_metadata", "apply_floor", "null_joint"]
+
+#: Family-wise probability that a model whose questions are all independent of the class keeps any of them.
+ALPHA = 0.05
+#: Eigenvalues of Cov(R) below this fraction of the largest are treated as zero (the residual's linear constraints).
+RANK_TOLERANCE = 1e-9
+
+
+def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_joint: bool = False) -> tuple[float, int]:
+    """(T, df): the Wald statistic of class–answer independence of one question and its degrees of freedom (module
+    docstring).
+
+    Parameters
+    ----------
+    joint : (n_i, k) raw unbiased estimates of P(a ∧ c) (or, for a numeric question, of P(c)·E[moment | c], one row).
+    cov : (n_i·k, n_i·k) covariance of ``joint`` flattened row by row (perturbation and sampling).
+    prior : (k,) the class prior the residual is taken against (summing to 1).
+    prior_cov : (k, k) covariance of ``prior`` when it comes from reports independent of ``joint``; None: exact.
+    prior_from_joint : ``prior`` is ``joint``'s column sums (the same reports); its variation is then part of the
+        gradient and ``prior`` and ``prior_cov`` are ignored.
+    """
+    J = np.asarray(joint, dtype=np.float64)
+    if J.ndim != 2:
+        raise ValueError("joint must be an (answers, classes) array")
+    n_i, k = J.shape
+    C = np.asarray(cov, dtype=np.float64)
+    if C.shape != (n_i * k, n_i * k) or not np.all(np.isfinite(C)) or not np.all(np.isfinite(J)):
+        raise ValueError(f"cov must be a finite ({n_i * k}, {n_i * k}) matrix and joint finite")
+    eye_a, eye_c = np.eye(n_i), np.eye(k)
+    m = J.sum(axis=1)
+    if prior_from_joint:
+        p = J.sum(axis=0)
+        # R_ac = J_ac − m_a·p_c with m = J·1, p = 1ᵀ·J: ∂R_ac/∂J_bd = δ_ab δ_cd − δ_ab p_c − m_a δ_cd.
+        G = (np.einsum("ab,cd->acbd", eye_a, eye_c) - np.einsum("ab,c->acb", eye_a, p)[..., None]
+             - np.einsum("a,cd->acd", m, eye_c)[:, :, None, :])
+    else:
+        p = np.asarray(prior, dtype=np.float64)
+        if p.shape != (k,) or not np.all(np.isfinite(p)):
+            raise ValueError(f"prior must hold {k} finite probabilities")
+        G = np.einsum("ab,cd->acbd", eye_a, eye_c) - np.einsum("ab,c->acb", eye_a, p)[..., None]
+    G = G.reshape(n_i * k, n_i * k)
+    R = (J - np.outer(m, p)).ravel()
+    V = G @ C @ G.T
+    if not prior_from_joint and prior_cov is not None:
+        P = np.asarray(prior_cov, dtype=np.float64)
+        if P.shape != (k, k) or not np.all(np.isfinite(P)):
+            raise ValueError(f"prior_cov must be a finite ({k}, {k}) matrix")
+        # Only the prior's error within the simplex moves R (its rows sum to 0 whenever Σ p = 1).
+        centre = np.eye(k) - 1.0 / k
+        V = V + np.kron(np.outer(m, m), centre @ P @ centre)
+    V = 0.5 * (V + V.T)
+    w, U = np.linalg.eigh(V)
+    top = w.max() if w.size else 0.0
+    if top <= 0:
+        return 0.0, 0
+    keep = w > RANK_TOLERANCE * top
+    z = U[:, keep].T @ R
+    return float(np.sum(z**2 / w[keep])), int(keep.sum())
+
+
+def null_joint(joint, prior) -> np.ndarray:
+    """The joint under independence fitted to raw estimates: P̂(a)·P̂(c), P̂(a) the row sums clipped at 0 and
+    normalised (uniform when none is positive). The estimates' covariance is evaluated here, as Pearson's χ² takes
+    its expected counts under the null."""
+    J = np.asarray(joint, dtype=np.float64)
+    m = np.clip(J.sum(axis=1), 0.0, None)
+    m = m / m.sum() if m.sum() > 0 else np.full(J.shape[0], 1.0 / J.shape[0])
+    p = np.clip(np.asarray(prior, dtype=np.float64), 0.0, None)
+    p = p / p.sum() if p.sum() > 0 else np.full(J.shape[1], 1.0 / J.shape[1])
+    return np.outer(m, p)
+
+
+def select(statistics: Sequence[float], dfs: Sequence[int], alpha: float = ALPHA) -> np.ndarray:
+    """Which questions to keep (module docstring): per-question Bonferroni at α/2, or the pooled test at α/2 with a
+    positive estimated non-centrality. A question with df = 0 (no variation to test) is left out."""
+    T = np.asarray(statistics, dtype=np.float64)
+    df = np.asarray(dfs, dtype=np.int64)
+    if T.shape != df.shape or T.ndim != 1:
+        raise ValueError("one statistic and one df per question")
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must lie in (0, 1)")
+    testable = df > 0
+    m = int(testable.sum())
+    if m == 0:
+        return np.zeros(T.shape, dtype=bool)
+    alone = testable & (T > chi2.isf(alpha / (2 * m), np.maximum(df, 1)))
+    pooled = T[testable].sum() > chi2.isf(alpha / 2, df[testable].sum())
+    return alone | (pooled & testable & (T > df))
+
+
+def flatten(table, prior, numeric: bool = False) -> np.ndarray:
+    """A class-independent table of the same shape: every column the model's own marginal Σ_c P(c)·P(a | c)
+    (categorical), or every class the mixture's mean and standard deviation (numeric [μ; σ]); adds the same
+    log-likelihood to every class."""
+    t = np.asarray(table, dtype=np.float64)
+    p = np.asarray(prior, dtype=np.float64)
+    p = p / p.sum()
+    k = t.shape[1]
+    if not numeric:
+        marginal = t @ p
+        return np.repeat(marginal[:, None], k, axis=1)
+    mu, sigma = t[0], t[1]
+    mean = float(p @ mu)
+    sd = float(np.sqrt(max(p @ (sigma**2 + mu**2) - mean**2, 0.0)))
+    return np.vstack([np.full(k, mean), np.full(k, sd)])
+
+
+def dependence_metadata(statistics, dfs, kept) -> dict:
+    """What the model publishes about the floor: per question T, df, its p-value and whether it was kept."""
+    T = np.asarray(statistics, dtype=np.float64)
+    df = np.asarray(dfs, dtype=np.int64)
+    pvalues = np.where(df > 0, chi2.sf(T, np.maximum(df, 1)), 1.0)
+    return {"alpha": ALPHA, "statistics": T.tolist(), "df": df.tolist(), "p_values": pvalues.tolist(),
+            "kept": [bool(x) for x in kept]}
+
+
+def apply_floor(model, statistics: Sequence[float], dfs: Sequence[int], alpha: float = ALPHA):
+    """``model`` with every question that ``select`` leaves out made class-independent (``flatten``), and the
+    test's figures in ``metadata["dependence"]``. With none kept it predicts argmax P̂(c): the private majority
+    rule."""
+    from .naive_bayes.model import NaiveBayesModel
+    from .schema import Numeric
+
+    if len(statistics) != len(model.attributes):
+        raise ValueError("one statistic per question")
+    kept = select(statistics, dfs, alpha)
+    tables = [table if keep else flatten(table, model.prior, numeric=isinstance(attr, Numeric))
+              for attr, table, keep in zip(model.attributes, model.conditionals, kept, strict=True)]
+    metadata = {**model.metadata, "dependence": dependence_metadata(statistics, dfs, kept)}
+    return NaiveBayesModel(model.class_attribute, model.attributes, model.prior, tables, metadata=metadata)

@@ -1,0 +1,242 @@
+"""The floor (``privacy.dependence``, SPEC §4 "The private majority rule"): independent questions give the private
+majority rule, dependent ones are kept — for every mechanism.
+
+Error rates. Each "null" test draws R data sets whose questions are all independent of the class and counts those in
+which any question was kept. The test is built at family-wise level ALPHA = 0.05, so that count is at most
+Binomial(R, 0.05); the assertion allows up to ``null_limit(R)``, which that binomial exceeds with probability below
+0.2 %. Each "power" test uses a dependence so strong that the statistic's expected non-centrality is in the
+hundreds; missing it even once in R draws would be a defect. Seeds are fixed, so the outcomes are deterministic.
+"""
+import numpy as np
+import pytest
+from scipy.stats import binom, chi2
+
+from aggregator.privacy import survey_protocol
+from aggregator.privacy.dependence import ALPHA, apply_floor, flatten, independence_statistic, select
+from aggregator.privacy.naive_bayes.ldp import LDPNaiveBayes
+from aggregator.privacy.naive_bayes.model import NaiveBayesModel
+from aggregator.privacy.schema import Categorical, Numeric
+from aggregator.privacy.shrinkage import posterior_conditionals
+
+K = 3
+SIZES = (2, 3, 5, 4)
+PRIOR = np.array([0.5, 0.3, 0.2])
+
+
+def cat(name, n):
+    return Categorical(name, tuple(f"v{i}" for i in range(n)))
+
+
+CLASS = cat("c", K)
+FEATURES = [cat(f"a{i}", s) for i, s in enumerate(SIZES)]
+
+
+def null_limit(reps: int) -> int:
+    """The largest count of false keeps a Binomial(reps, ALPHA) reaches with probability ≥ 0.998."""
+    return int(binom.ppf(0.998, reps, ALPHA))
+
+
+def independent(n, rng):
+    y = rng.choice(K, n, p=PRIOR)
+    X = np.column_stack([rng.integers(0, s, n) for s in SIZES])
+    return X, y
+
+
+def dependent(n, rng):
+    """Every answer equals the class (mod its size) with probability 0.8."""
+    y = rng.choice(K, n, p=PRIOR)
+    X = np.column_stack([np.where(rng.random(n) < 0.8, y % s, rng.integers(0, s, n)) for s in SIZES])
+    return X, y
+
+
+def config(mode, **extra):
+    out = {"mode": mode, "class": CLASS.to_dict(), "features": [a.to_dict() for a in FEATURES]}
+    out.update(extra)
+    return out
+
+
+def predicts_private_majority(model, X) -> bool:
+    return bool(np.all(model.predict(X) == np.argmax(model.prior)))
+
+
+# -- the statistic itself ---------------------------------------------------------------------------------------
+def test_statistic_is_chi_square_with_known_covariance():
+    """With Gaussian estimates of known covariance and an exact prior, T is exactly χ² with n_i·(k − 1) df."""
+    rng = np.random.default_rng(0)
+    m, p = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.6, 0.4])
+    truth = np.outer(m, p).ravel()
+    A = rng.normal(size=(8, 8)) * 0.01
+    cov = A @ A.T + 1e-4 * np.eye(8)
+    L = np.linalg.cholesky(cov)
+    draws = [independence_statistic((truth + L @ rng.normal(size=8)).reshape(4, 2), cov, p) for _ in range(4000)]
+    T = np.array([t for t, _ in draws])
+    assert {df for _, df in draws} == {4}
+    # Mean of 4,000 χ²₄ draws: sd √(8/4000) ≈ 0.045; 4 ± 0.2 is 4.5 sd.
+    assert abs(T.mean() - 4) < 0.2
+    # Rejections at 5 %: Binomial(4000, 0.05), sd ≈ 14; ±60 is 4.3 sd.
+    assert abs(np.sum(T > chi2.isf(0.05, 4)) - 200) < 60
+
+
+def test_statistic_grows_with_dependence_and_is_zero_for_exact_independence():
+    p = np.array([0.5, 0.5])
+    cov = 1e-4 * np.eye(4)
+    assert independence_statistic(np.outer([0.3, 0.7], p), cov, p)[0] == pytest.approx(0.0, abs=1e-12)
+    weak = independence_statistic(np.array([[0.16, 0.14], [0.34, 0.36]]), cov, p)[0]
+    strong = independence_statistic(np.array([[0.25, 0.05], [0.25, 0.45]]), cov, p)[0]
+    assert 0 < weak < strong
+
+
+def test_statistic_with_the_prior_from_the_joint_is_the_classical_test_of_independence():
+    """Multinomial counts, prior and marginal from the same table: T matches Pearson's χ² in large samples."""
+    from scipy.stats import chi2_contingency
+
+    rng = np.random.default_rng(1)
+    n = 20000
+    counts = rng.multinomial(n, np.outer([0.2, 0.3, 0.5], [0.7, 0.3]).ravel()).reshape(3, 2)
+    f = counts / n
+    f0 = np.outer(f.sum(axis=1), f.sum(axis=0)).ravel()
+    cov = (np.diag(f0) - np.outer(f0, f0)) / n
+    T, df = independence_statistic(f, cov, None, prior_from_joint=True)
+    pearson, _, dof, _ = chi2_contingency(counts, correction=False)
+    assert df == dof == 2
+    assert T == pytest.approx(pearson, rel=1e-6)
+
+
+def test_select_bonferroni_pooled_and_empty():
+    df = [2] * 10
+    assert not select([3.0] * 10, df).any()  # nothing anywhere
+    one = select([100.0] + [1.0] * 9, df)
+    assert one[0] and not one[1:].any()  # one strong question alone (the rest below their df)
+    pooled = select([6.0] * 10, df)  # none alone (χ²₂ at 1 − 0.0025 is 12.0), pooled 60 > χ²₂₀ at 0.975 (34.2)
+    assert pooled.all()
+    assert not select([50.0], [0]).any()  # nothing to test: left out
+    with pytest.raises(ValueError):
+        select([1.0], [1, 2])
+
+
+def test_flatten_makes_every_class_score_the_same():
+    categorical = np.array([[0.7, 0.1, 0.3], [0.3, 0.9, 0.7]])
+    flat = flatten(categorical, PRIOR)
+    assert np.allclose(flat, flat[:, :1]) and np.allclose(flat.sum(axis=0), 1)
+    assert np.allclose(flat[:, 0], categorical @ PRIOR)
+    numeric = np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]])
+    fn = flatten(numeric, PRIOR, numeric=True)
+    assert np.allclose(fn, fn[:, :1])
+    assert fn[0, 0] == pytest.approx(PRIOR @ numeric[0])
+    assert fn[1, 0] ** 2 == pytest.approx(PRIOR @ (1 + numeric[0] ** 2) - (PRIOR @ numeric[0]) ** 2)
+
+
+def test_apply_floor_with_nothing_kept_is_the_private_majority_rule():
+    rng = np.random.default_rng(2)
+    attrs = [cat("a", 3), Numeric("x", 0.0, 10.0)]
+    model = NaiveBayesModel(CLASS, attrs, PRIOR, [rng.dirichlet(np.ones(3), K).T,
+                                                  np.vstack([[1.0, 5.0, 9.0], [1.0, 2.0, 0.5]])])
+    X = np.column_stack([rng.integers(0, 3, 500), rng.uniform(0, 10, 500)])
+    assert not predicts_private_majority(model, X)
+    floored = apply_floor(model, [0.5, 0.5], [2, 4])
+    assert predicts_private_majority(floored, X)
+    assert floored.metadata["dependence"]["kept"] == [False, False]
+    kept = apply_floor(model, [500.0, 0.5], [2, 4])
+    assert np.array_equal(kept.conditionals[0], model.conditionals[0])
+    assert kept.metadata["dependence"]["kept"] == [True, False]
+
+
+# -- every mechanism: the null and the power ---------------------------------------------------------------------
+MECHANISMS = [
+    ("ldp-oue", config("ldp", ldp={"epsilon": 1.0, "encoding": "oue"})),
+    ("ldp-de", config("ldp", ldp={"epsilon": 1.0, "encoding": "de"})),
+    ("ldp-sue-large-eps", config("ldp", ldp={"epsilon": 8.0, "encoding": "sue"})),
+    ("ldp-olh", config("ldp", ldp={"epsilon": 2.0, "encoding": "olh"})),
+    ("ldp-adaptive-split", config("ldp", ldp={"epsilon": 4.0, "encoding": "adaptive", "strategy": "split"})),
+    ("mrr", config("mrr", mrr={"theta": 0.5})),
+    ("mrr-near-truth", config("mrr", mrr={"theta": 0.95})),
+]
+
+
+@pytest.mark.parametrize("n", [300, 5000])
+@pytest.mark.parametrize("name, cfg", MECHANISMS, ids=[m[0] for m in MECHANISMS])
+def test_independent_questions_give_the_private_majority_rule(name, cfg, n):
+    protocol = survey_protocol.build(cfg)
+    reps, kept_any = 100, 0
+    for seed in range(reps):
+        rng = np.random.default_rng(seed)
+        X, y = independent(n, rng)
+        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        kept = model.metadata["dependence"]["kept"]
+        if any(kept):
+            kept_any += 1
+        else:
+            assert predicts_private_majority(model, protocol.to_model_input(X))
+    assert kept_any <= null_limit(reps)
+
+
+@pytest.mark.parametrize("name, cfg", MECHANISMS, ids=[m[0] for m in MECHANISMS])
+def test_strongly_dependent_questions_are_kept(name, cfg):
+    protocol = survey_protocol.build(cfg)
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        X, y = dependent(5000, rng)
+        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        assert all(model.metadata["dependence"]["kept"]), (seed, model.metadata["dependence"])
+
+
+def test_old_rules_stay_without_the_floor():
+    """Norm-Sub, negative→1 and the flat posterior means reproduce the figures before the floor: nothing left out."""
+    rng = np.random.default_rng(3)
+    X, y = independent(300, rng)
+    for postprocess in ("norm-sub", "neg-to-one", "posterior-mean", "marginal-mean"):
+        nb = LDPNaiveBayes(CLASS, FEATURES, 1.0, postprocess=postprocess)
+        model = nb.estimate(nb.aggregate(nb.perturb(X, y, rng)))
+        assert "dependence" not in model.metadata
+        assert len(model.metadata["independence"]["statistics"]) == len(FEATURES)
+
+
+GAUSS_FEATURES = [Numeric("x0", 0.0, 1.0), Numeric("x1", -5.0, 5.0)]
+
+
+def gaussian_config(mixed: bool):
+    features = GAUSS_FEATURES + ([cat("a", 3)] if mixed else [])
+    return {"mode": "ldp", "class": CLASS.to_dict(), "features": [a.to_dict() for a in features],
+            "ldp": {"epsilon": 2.0}, "numeric": {"handling": "gaussian", "approach": 3}}
+
+
+def gaussian_rows(n, rng, mixed, dependent_rows):
+    y = rng.choice(K, n, p=PRIOR)
+    shift = y if dependent_rows else np.zeros(n)
+    x0 = np.clip(rng.normal(0.2 + 0.3 * shift, 0.1), 0, 1)
+    x1 = np.clip(rng.normal(-3 + 3 * shift, 1.0), -5, 5)
+    cols = [x0, x1]
+    if mixed:
+        cols.append(np.where(rng.random(n) < 0.8, y, rng.integers(0, 3, n)) if dependent_rows
+                    else rng.integers(0, 3, n))
+    return np.column_stack(cols), y
+
+
+@pytest.mark.parametrize("mixed", [False, True], ids=["gaussian", "mixed"])
+def test_gaussian_and_mixed_surveys_floor_and_keep(mixed):
+    protocol = survey_protocol.build(gaussian_config(mixed))
+    reps, kept_any = 60, 0
+    for seed in range(reps):
+        rng = np.random.default_rng(seed)
+        X, y = gaussian_rows(3000, rng, mixed, dependent_rows=False)
+        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        if any(model.metadata["dependence"]["kept"]):
+            kept_any += 1
+        else:
+            assert predicts_private_majority(model, protocol.to_model_input(X))
+    assert kept_any <= null_limit(reps)
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        X, y = gaussian_rows(20000, rng, mixed, dependent_rows=True)
+        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        assert all(model.metadata["dependence"]["kept"])
+
+
+def test_marginal_centred_means_tend_to_one_class_independent_column():
+    """In the limit of noise the default's posterior means give every class the same column: the prior exactly."""
+    joint = np.array([[0.30, 0.02], [0.10, 0.08], [0.10, 0.40]])
+    for s in (1e2, 1e4):
+        out = posterior_conditionals(joint, np.full(joint.shape, s**2), np.array([0.5, 0.5]), centre="marginal")
+        assert np.allclose(out[:, 0], out[:, 1], atol=1e-3)
+    noiseless = posterior_conditionals(joint, np.full(joint.shape, 1e-12), np.array([0.5, 0.5]), centre="marginal")
+    assert np.allclose(noiseless, joint / joint.sum(axis=0), atol=1e-4)
