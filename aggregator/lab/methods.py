@@ -298,7 +298,9 @@ _POSTPROCESS_VARIANTS = (("neg1", "neg-to-one", "seed 000's post-processing (neg
                          ("normsub", "norm-sub", "the simplex projection alone (Norm-Sub), no shrinkage"),
                          ("postmean", "posterior-mean", "posterior means under the flat Dirichlet prior, no floor "
                                                         "(the default of issue 13)"),
-                         ("marginal", "marginal-mean", "posterior means centred on the answer's marginal, no floor"))
+                         ("marginal", "marginal-mean", "posterior means centred on the answer's marginal, no floor"),
+                         ("mle", "mle", "the closed-form MLE of k-RR frequencies (Pinzón et al.) where the input is "
+                                        "DE, Norm-Sub elsewhere"))
 for _encoding in ("de", "sue", "oue", "olh", "ss", "adaptive"):
     for _suffix, _postprocess, _label in _POSTPROCESS_VARIANTS:
         register(Method(f"{_encoding}-{_suffix}", f"{_encoding} with {_label}",

@@ -130,8 +130,8 @@ def regret_table(frame: pd.DataFrame) -> pd.DataFrame:
             for value in sorted(part[part["dataset"] == dataset]["value"]):
                 default = _accuracies(frame, dataset, family.default, value)
                 majority = _accuracies(frame, dataset, family.majority, value)
-                rivals = {m: _accuracies(frame, dataset, m, value) for m in (family.majority, *family.rivals)}
-                rivals = {m: a for m, a in rivals.items() if a is not None}
+                found = {m: _accuracies(frame, dataset, m, value) for m in (family.majority, *family.rivals)}
+                rivals = {m: a for m, a in found.items() if a is not None}
                 if default is None or majority is None or not rivals:
                     continue
                 best = max(rivals, key=lambda m: rivals[m].mean())

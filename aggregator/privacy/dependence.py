@@ -26,12 +26,14 @@ with probability → 1. Only the statistics of the additive sums are used: O(Σ_
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
 from scipy.stats import chi2
 
-__all__ = ["ALPHA", "independence_statistic", "select", "flatten", "dependence_metadata", "apply_floor", "null_joint"]
+__all__ = ["ALPHA", "independence_statistic", "select", "flatten", "dependence_metadata", "apply_floor", "null_joint",
+           "concentration", "KAPPA_MIN"]
 
 #: Family-wise probability that a model whose questions are all independent of the class keeps any of them.
 ALPHA = 0.05
@@ -39,7 +41,8 @@ ALPHA = 0.05
 RANK_TOLERANCE = 1e-9
 
 
-def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_joint: bool = False) -> tuple[float, int]:
+def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_joint: bool = False,
+                           centre=None) -> tuple:
     """(T, df): the Wald statistic of class–answer independence of one question and its degrees of freedom (module
     docstring).
 
@@ -51,6 +54,9 @@ def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_join
     prior_cov : (k, k) covariance of ``prior`` when it comes from reports independent of ``joint``; None: exact.
     prior_from_joint : ``prior`` is ``joint``'s column sums (the same reports); its variation is then part of the
         gradient and ``prior`` and ``prior_cov`` are ignored.
+    centre : (n_i,) the answer's marginal m; when given, also returns A = tr(Cov(R)⁺·S), S the covariance of R when
+        every class's column is drawn from Dirichlet(κ·m) with κ + 1 = 1 (``concentration``), so that
+        E[T] = df + A/(κ + 1) under that prior.
     """
     J = np.asarray(joint, dtype=np.float64)
     if J.ndim != 2:
@@ -79,16 +85,52 @@ def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_join
         if P.shape != (k, k) or not np.all(np.isfinite(P)):
             raise ValueError(f"prior_cov must be a finite ({k}, {k}) matrix")
         # Only the prior's error within the simplex moves R (its rows sum to 0 whenever Σ p = 1).
-        centre = np.eye(k) - 1.0 / k
-        V = V + np.kron(np.outer(m, m), centre @ P @ centre)
+        simplex = np.eye(k) - 1.0 / k
+        V = V + np.kron(np.outer(m, m), simplex @ P @ simplex)
     V = 0.5 * (V + V.T)
     w, U = np.linalg.eigh(V)
     top = w.max() if w.size else 0.0
     if top <= 0:
-        return 0.0, 0
+        return (0.0, 0) if centre is None else (0.0, 0, 0.0)
     keep = w > RANK_TOLERANCE * top
     z = U[:, keep].T @ R
-    return float(np.sum(z**2 / w[keep])), int(keep.sum())
+    T, df = float(np.sum(z**2 / w[keep])), int(keep.sum())
+    if centre is None:
+        return T, df
+    mc = np.asarray(centre, dtype=np.float64)
+    # R_·c = p_c (θ_c − Σ_c' p_c' θ_c') with θ_c i.i.d., covariance (diag m − m·mᵀ)/(κ + 1).
+    Gp = np.outer(p, p) * (np.eye(k) - p[:, None] - p[None, :] + np.sum(p**2))
+    S = np.kron(np.diag(mc) - np.outer(mc, mc), Gp)
+    Uk = U[:, keep]
+    A = float(np.sum(np.einsum("ij,ik,kj->j", Uk, S, Uk) / w[keep]))
+    return T, df, A
+
+
+def null_positive_excess(df) -> np.ndarray:
+    """E[(X − ν)⁺] for X ~ χ²_ν: ν·(P(χ²_{ν+2} > ν) − P(χ²_ν > ν)) (from x·f_ν(x) = ν·f_{ν+2}(x)); 0 at ν = 0."""
+    nu = np.asarray(df, dtype=np.float64)
+    safe = np.maximum(nu, 1.0)
+    return np.where(nu > 0, safe * (chi2.sf(safe, safe + 2) - chi2.sf(safe, safe)), 0.0)
+
+
+#: The least concentration ``concentration`` returns: Dirichlet(κ·m) with κ < 1 puts most of its mass near the
+#: simplex's corners, whose near-zero posterior means would veto classes.
+KAPPA_MIN = 1.0
+
+
+def concentration(statistics: Sequence[float], dfs: Sequence[int], signals: Sequence[float],
+                  minimum: float = KAPPA_MIN) -> float:
+    """κ of the columns' common prior Dirichlet(κ·m), by the method of moments on the pooled Wald statistics:
+    Σ_i (T_i − df_i) estimates Σ_i A_i/(κ + 1) (``independence_statistic`` with ``centre``). No excess (Σ T ≤ Σ df):
+    κ = ∞, every column is the marginal, and the model is the private majority rule exactly; a large excess: κ at
+    ``minimum``."""
+    T = np.asarray(statistics, dtype=np.float64)
+    df = np.asarray(dfs, dtype=np.float64)
+    excess = float(np.sum(np.maximum(T - df, 0.0) - null_positive_excess(df)))
+    total = float(np.sum(signals))
+    if excess <= 0 or total <= 0:
+        return math.inf
+    return max(total / excess - 1.0, minimum)
 
 
 def null_joint(joint, prior) -> np.ndarray:
@@ -147,16 +189,19 @@ def dependence_metadata(statistics, dfs, kept) -> dict:
             "kept": [bool(x) for x in kept]}
 
 
-def apply_floor(model, statistics: Sequence[float], dfs: Sequence[int], alpha: float = ALPHA):
+def apply_floor(model, statistics: Sequence[float], dfs: Sequence[int], alpha: float = ALPHA, tested=None):
     """``model`` with every question that ``select`` leaves out made class-independent (``flatten``), and the
     test's figures in ``metadata["dependence"]``. With none kept it predicts argmax P̂(c): the private majority
-    rule."""
+    rule. ``tested`` (a mask, default all): only these questions are tested; the others are kept as they are."""
     from .naive_bayes.model import NaiveBayesModel
     from .schema import Numeric
 
     if len(statistics) != len(model.attributes):
         raise ValueError("one statistic per question")
-    kept = select(statistics, dfs, alpha)
+    mask = np.ones(len(statistics), dtype=bool) if tested is None else np.asarray(tested, dtype=bool)
+    kept = np.ones(len(statistics), dtype=bool)
+    if mask.any():
+        kept[mask] = select(np.asarray(statistics, dtype=np.float64)[mask], np.asarray(dfs)[mask], alpha)
     tables = [table if keep else flatten(table, model.prior, numeric=isinstance(attr, Numeric))
               for attr, table, keep in zip(model.attributes, model.conditionals, kept, strict=True)]
     metadata = {**model.metadata, "dependence": dependence_metadata(statistics, dfs, kept)}

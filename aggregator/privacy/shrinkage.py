@@ -34,7 +34,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["posterior_conditionals", "posterior_mean", "NAME", "LABEL", "FLAT", "MARGINAL", "CENTRES"]
+__all__ = ["posterior_conditionals", "posterior_mean", "answer_marginal", "NAME", "LABEL", "FLAT", "MARGINAL",
+           "CENTRES"]
 
 #: The default's name where post-processing methods are chosen (``postprocess.METHODS``): posterior means centred on
 #: the answer's marginal, and the floor of ``dependence`` on top (applied by the estimators).
@@ -64,10 +65,11 @@ def _window(r: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def posterior_mean(r, s, size: int, centre=None) -> np.ndarray:
+def posterior_mean(r, s, size: int, centre=None, concentration: float | None = None) -> np.ndarray:
     """E[θ | r] for θ ~ Beta(1, size − 1) (the flat Dirichlet's marginal over ``size`` values) and r ~ N(θ, s²);
     elementwise over arrays ``r`` and ``s`` (s = 0: r clipped to [0, 1]). ``centre`` (broadcast like ``r``, values in
-    (0, 1)): θ ~ Beta(size·centre, size·(1 − centre)) instead, the marginal of Dirichlet(size·m) centred on m."""
+    (0, 1)): θ ~ Beta(κ·centre, κ·(1 − centre)) instead, the marginal of Dirichlet(κ·m) centred on m, with
+    κ = ``concentration`` (default ``size``)."""
     r, s = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(s, dtype=np.float64))
     if size < 1:
         raise ValueError("size must be ≥ 1")
@@ -83,9 +85,10 @@ def posterior_mean(r, s, size: int, centre=None) -> np.ndarray:
     theta = (lo + hi)[:, None] * 0.5 + half[:, None] * _NODES[None, :]  # (cells, 64)
     with np.errstate(divide="ignore"):
         if centre is not None:
+            kappa = float(size if concentration is None else concentration)
             m = np.broadcast_to(np.asarray(centre, dtype=np.float64), r.shape)[noisy][:, None]
-            log_prior = ((size * m - 1) * np.log(np.maximum(theta, 1e-300))
-                         + (size * (1 - m) - 1) * np.log1p(-np.minimum(theta, 1.0)))
+            log_prior = ((kappa * m - 1) * np.log(np.maximum(theta, 1e-300))
+                         + (kappa * (1 - m) - 1) * np.log1p(-np.minimum(theta, 1.0)))
         else:
             log_prior = (size - 2) * np.log1p(-np.minimum(theta, 1.0)) if size > 2 else np.zeros_like(theta)
     log_w = np.log(_WEIGHTS)[None, :] + log_prior - 0.5 * ((rr[:, None] - theta) / ss[:, None]) ** 2
@@ -94,10 +97,22 @@ def posterior_mean(r, s, size: int, centre=None) -> np.ndarray:
     return out
 
 
-def posterior_conditionals(joint, variances, prior, centre: str = "uniform") -> np.ndarray:
+def answer_marginal(joint, variances) -> np.ndarray:
+    """P̃(a) = Σ_c P(a ∧ c), class-independent: the posterior mean of the raw row sums under the flat prior, normalised
+    and kept inside (0, 1) (the centre of ``posterior_conditionals(..., centre="marginal")``)."""
+    joint = np.asarray(joint, dtype=np.float64)
+    var = np.asarray(variances, dtype=np.float64)
+    m = posterior_mean(joint.sum(axis=1), np.sqrt(np.minimum(var.sum(axis=1), 1e300)), joint.shape[0])
+    return np.clip(m / m.sum(), 1e-6, 1 - 1e-6)
+
+
+def posterior_conditionals(joint, variances, prior, centre: str = "uniform",
+                           concentration: float | None = None) -> np.ndarray:
     """P̃(a | c), an (n_i, k) array whose columns are distributions (module docstring), from the raw unbiased joint
     estimates ``joint`` (n_i, k; fractions P̂(a ∧ c)), their perturbation variances ``variances`` (n_i, k) and the
-    published class prior ``prior`` (k,)."""
+    published class prior ``prior`` (k,). ``centre="marginal"``: every column's prior is Dirichlet(κ·P̃(a)) centred
+    on the answer's marginal (``answer_marginal``), κ = ``concentration`` (default n_i; ∞: every column is
+    P̃(a), so the question no longer moves the prediction)."""
     joint = np.asarray(joint, dtype=np.float64)
     var = np.asarray(variances, dtype=np.float64)
     prior = np.asarray(prior, dtype=np.float64)
@@ -114,10 +129,13 @@ def posterior_conditionals(joint, variances, prior, centre: str = "uniform") -> 
     s = np.sqrt(np.minimum(var, 1e300)) / safe
     m = None
     if centre == "marginal":
-        # The answer's marginal P(a) = Σ_c P(a ∧ c): class-independent, itself a posterior mean under the flat prior.
-        m = posterior_mean(joint.sum(axis=1), np.sqrt(np.minimum(var.sum(axis=1), 1e300)), size)
-        m = np.clip(m / m.sum(), 1e-6, 1 - 1e-6)[:, None]
-    mean = posterior_mean(r, s, size, centre=m)
+        m = answer_marginal(joint, var)
+        if concentration is not None and np.isinf(concentration):
+            return np.repeat((m / m.sum())[:, None], joint.shape[1], axis=1)
+        m = m[:, None]
+    elif centre != "uniform":
+        raise ValueError("centre must be 'uniform' or 'marginal'")
+    mean = posterior_mean(r, s, size, centre=m, concentration=concentration)
     mean = np.where(valid[None, :], mean, 1.0 / size)
     total = mean.sum(axis=0)
     # A column whose every mean is 0 (only when s = 0 and every raw value ≤ 0) carries no information.

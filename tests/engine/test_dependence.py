@@ -12,7 +12,16 @@ import pytest
 from scipy.stats import binom, chi2
 
 from aggregator.privacy import survey_protocol
-from aggregator.privacy.dependence import ALPHA, apply_floor, flatten, independence_statistic, select
+from aggregator.privacy.dependence import (
+    ALPHA,
+    KAPPA_MIN,
+    apply_floor,
+    concentration,
+    flatten,
+    independence_statistic,
+    null_positive_excess,
+    select,
+)
 from aggregator.privacy.naive_bayes.ldp import LDPNaiveBayes
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.schema import Categorical, Numeric
@@ -141,21 +150,88 @@ def test_apply_floor_with_nothing_kept_is_the_private_majority_rule():
     assert kept.metadata["dependence"]["kept"] == [True, False]
 
 
-# -- every mechanism: the null and the power ---------------------------------------------------------------------
-MECHANISMS = [
-    ("ldp-oue", config("ldp", ldp={"epsilon": 1.0, "encoding": "oue"})),
-    ("ldp-de", config("ldp", ldp={"epsilon": 1.0, "encoding": "de"})),
-    ("ldp-sue-large-eps", config("ldp", ldp={"epsilon": 8.0, "encoding": "sue"})),
-    ("ldp-olh", config("ldp", ldp={"epsilon": 2.0, "encoding": "olh"})),
-    ("ldp-adaptive-split", config("ldp", ldp={"epsilon": 4.0, "encoding": "adaptive", "strategy": "split"})),
+# -- LDP (every oracle): one concentration for the whole model -----------------------------------------------------
+LDP = [
+    ("oue", config("ldp", ldp={"epsilon": 1.0, "encoding": "oue"})),
+    ("de", config("ldp", ldp={"epsilon": 1.0, "encoding": "de"})),
+    ("sue-large-eps", config("ldp", ldp={"epsilon": 8.0, "encoding": "sue"})),
+    ("olh", config("ldp", ldp={"epsilon": 2.0, "encoding": "olh"})),
+    ("adaptive-split", config("ldp", ldp={"epsilon": 4.0, "encoding": "adaptive", "strategy": "split"})),
+]
+def exact_prior_rate(dfs, draws: int = 200000) -> float:
+    """P(κ = ∞) when every T_i is an independent χ²_{df_i}: P(Σ (T_i − df_i)⁺ ≤ Σ E[(T_i − df_i)⁺]), by Monte
+    Carlo (200,000 draws: standard error below 0.0012)."""
+    rng = np.random.default_rng(11)
+    T = np.column_stack([rng.chisquare(d, draws) for d in dfs])
+    return float(np.mean(np.maximum(T - np.asarray(dfs), 0).sum(axis=1) <= null_positive_excess(dfs).sum()))
+
+
+def exact_prior_floor(reps: int) -> int:
+    """The least count of exactly-prior models (κ = ∞) that Binomial(reps, ``exact_prior_rate``) reaches with
+    probability ≥ 0.998, less 0.01·reps for the Monte Carlo rate. Under independence each T_i is χ²_{df_i} or
+    smaller (its covariance includes the prior's error), so the true rate is at least that."""
+    rate = exact_prior_rate([s * (K - 1) for s in SIZES]) - 0.01
+    return int(binom.ppf(0.002, reps, rate))
+
+
+@pytest.mark.parametrize("n", [300, 5000])
+@pytest.mark.parametrize("name, cfg", LDP, ids=[m[0] for m in LDP])
+def test_ldp_independent_questions_give_the_private_majority_rule(name, cfg, n):
+    """κ = ∞ (the private majority rule exactly) at least as often as the χ² null says; otherwise the model still
+    predicts the private majority class for nearly every record (the columns are shrunk to the marginal)."""
+    protocol = survey_protocol.build(cfg)
+    reps, exact, agreement = 100, 0, []
+    for seed in range(reps):
+        rng = np.random.default_rng(seed)
+        X, y = independent(n, rng)
+        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        agree = np.mean(model.predict(protocol.to_model_input(X)) == np.argmax(model.prior))
+        if np.isinf(model.metadata["concentration"]):
+            exact += 1
+            assert agree == 1.0
+        agreement.append(agree)
+    assert exact >= exact_prior_floor(reps)
+    assert np.mean(agreement) >= 0.9
+
+
+@pytest.mark.parametrize("name, cfg", LDP, ids=[m[0] for m in LDP])
+def test_ldp_strongly_dependent_questions_are_kept(name, cfg):
+    """A dependence whose non-centrality is in the hundreds: κ at its least value and the model far above the
+    majority rule (every answer agrees with the class 80 % of the time)."""
+    protocol = survey_protocol.build(cfg)
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        X, y = dependent(5000, rng)
+        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        assert model.metadata["concentration"] == KAPPA_MIN
+        assert model.accuracy(protocol.to_model_input(X), y) > 0.8
+
+
+def test_ldp_concentration_grows_with_n_under_independence():
+    """In the limit: with independent questions Σ T − Σ df stays O(1) while the signal scale A grows like n, so κ
+    grows without bound (or is ∞) and the model tends to the private majority rule."""
+    protocol = survey_protocol.build(LDP[0][1])
+    medians = []
+    for n in (1000, 100000):
+        kappas = []
+        for seed in range(20):
+            rng = np.random.default_rng(seed)
+            X, y = independent(n, rng)
+            kappas.append(protocol.estimate(protocol.fold(protocol.encode(X, y, rng))).metadata["concentration"])
+        medians.append(np.median(kappas))
+    assert medians[1] > 10 * medians[0] or np.isinf(medians[1])
+
+
+# -- MRR: the test of every question at level ALPHA ----------------------------------------------------------------
+MRR = [
     ("mrr", config("mrr", mrr={"theta": 0.5})),
     ("mrr-near-truth", config("mrr", mrr={"theta": 0.95})),
 ]
 
 
 @pytest.mark.parametrize("n", [300, 5000])
-@pytest.mark.parametrize("name, cfg", MECHANISMS, ids=[m[0] for m in MECHANISMS])
-def test_independent_questions_give_the_private_majority_rule(name, cfg, n):
+@pytest.mark.parametrize("name, cfg", MRR, ids=[m[0] for m in MRR])
+def test_mrr_independent_questions_give_the_private_majority_rule(name, cfg, n):
     protocol = survey_protocol.build(cfg)
     reps, kept_any = 100, 0
     for seed in range(reps):
@@ -170,8 +246,8 @@ def test_independent_questions_give_the_private_majority_rule(name, cfg, n):
     assert kept_any <= null_limit(reps)
 
 
-@pytest.mark.parametrize("name, cfg", MECHANISMS, ids=[m[0] for m in MECHANISMS])
-def test_strongly_dependent_questions_are_kept(name, cfg):
+@pytest.mark.parametrize("name, cfg", MRR, ids=[m[0] for m in MRR])
+def test_mrr_strongly_dependent_questions_are_kept(name, cfg):
     protocol = survey_protocol.build(cfg)
     for seed in range(10):
         rng = np.random.default_rng(seed)
@@ -187,7 +263,7 @@ def test_old_rules_stay_without_the_floor():
     for postprocess in ("norm-sub", "neg-to-one", "posterior-mean", "marginal-mean"):
         nb = LDPNaiveBayes(CLASS, FEATURES, 1.0, postprocess=postprocess)
         model = nb.estimate(nb.aggregate(nb.perturb(X, y, rng)))
-        assert "dependence" not in model.metadata
+        assert "dependence" not in model.metadata and "concentration" not in model.metadata
         assert len(model.metadata["independence"]["statistics"]) == len(FEATURES)
 
 
@@ -220,9 +296,10 @@ def test_gaussian_and_mixed_surveys_floor_and_keep(mixed):
         rng = np.random.default_rng(seed)
         X, y = gaussian_rows(3000, rng, mixed, dependent_rows=False)
         model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
-        if any(model.metadata["dependence"]["kept"]):
+        kept = model.metadata["dependence"]["kept"]
+        if any(kept[:2]):  # the numeric questions
             kept_any += 1
-        else:
+        elif not mixed or np.isinf(model.metadata["concentration"]):
             assert predicts_private_majority(model, protocol.to_model_input(X))
     assert kept_any <= null_limit(reps)
     for seed in range(5):
@@ -230,13 +307,50 @@ def test_gaussian_and_mixed_surveys_floor_and_keep(mixed):
         X, y = gaussian_rows(20000, rng, mixed, dependent_rows=True)
         model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
         assert all(model.metadata["dependence"]["kept"])
+        if mixed:
+            assert model.metadata["concentration"] == KAPPA_MIN
+
+
+def test_concentration_by_the_method_of_moments():
+    bias = float(null_positive_excess([3])[0])
+    assert bias == pytest.approx(3 * (chi2.sf(3, 5) - chi2.sf(3, 3)))
+    assert np.isinf(concentration([2.0, 3.0], [3, 3], [10.0, 10.0]))  # no excess: the prior exactly
+    assert np.isinf(concentration([3.0 + bias, 0.0], [3, 3], [10.0, 10.0]))  # no more than the null's own excess
+    excess = 10.0 - 2 * bias
+    assert concentration([13.0, 3.0], [3, 3], [50.0, 50.0]) == pytest.approx(100 / excess - 1)
+    assert concentration([300.0], [3], [10.0]) == KAPPA_MIN  # more dependence than κ = 1 explains
+    x = np.random.default_rng(0).chisquare(36, 400000)
+    assert null_positive_excess([36])[0] == pytest.approx(np.maximum(x - 36, 0).mean(), rel=0.01)
+
+
+def test_signal_scale_predicts_the_excess_of_the_statistic():
+    """E[T] = df + A/(κ + 1) when every class's column is drawn from Dirichlet(κ·m) and the estimates have known
+    Gaussian noise: checked by simulation (4,000 draws; the mean's sd is about 0.1, the tolerance 0.5)."""
+    rng = np.random.default_rng(5)
+    m, p, kappa = np.array([0.5, 0.3, 0.2]), np.array([0.6, 0.4]), 4.0
+    cov = 0.002 * np.eye(6)
+    L = np.linalg.cholesky(cov)
+    T, A = [], None
+    for _ in range(4000):
+        theta = rng.dirichlet(kappa * m, size=2).T  # (3, 2): a column per class
+        joint = theta * p
+        t, df, a = independence_statistic((joint.ravel() + L @ rng.normal(size=6)).reshape(3, 2), cov, p, centre=m)
+        T.append(t)
+        A = a
+    assert df == 3
+    assert np.mean(T) == pytest.approx(df + A / (kappa + 1), abs=0.5)
 
 
 def test_marginal_centred_means_tend_to_one_class_independent_column():
     """In the limit of noise the default's posterior means give every class the same column: the prior exactly."""
     joint = np.array([[0.30, 0.02], [0.10, 0.08], [0.10, 0.40]])
     for s in (1e2, 1e4):
-        out = posterior_conditionals(joint, np.full(joint.shape, s**2), np.array([0.5, 0.5]), centre="marginal")
-        assert np.allclose(out[:, 0], out[:, 1], atol=1e-3)
+        for kappa in (None, KAPPA_MIN):
+            out = posterior_conditionals(joint, np.full(joint.shape, s**2), np.array([0.5, 0.5]), centre="marginal",
+                                         concentration=kappa)
+            assert np.allclose(out[:, 0], out[:, 1], atol=1e-3)
+    flat = posterior_conditionals(joint, np.full(joint.shape, 1e-4), np.array([0.5, 0.5]), centre="marginal",
+                                  concentration=np.inf)
+    assert np.array_equal(flat[:, 0], flat[:, 1])
     noiseless = posterior_conditionals(joint, np.full(joint.shape, 1e-12), np.array([0.5, 0.5]), centre="marginal")
     assert np.allclose(noiseless, joint / joint.sum(axis=0), atol=1e-4)

@@ -239,7 +239,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         order too, ``None`` where a list does not apply to a feature's kind."""
         if not isinstance(stats, MixedStats):
             raise ValueError("stats must be MixedStats")
-        discrete = self.nb.estimate(stats.categorical, gate=False)
+        discrete = self.nb.estimate(stats.categorical)
         # μ̃ = m / P̂(c) with the published (pooled) prior: estimated from the oracle inputs, independent of the
         # mean and square groups, and less noisy than the class input alone.
         gaussian = self.gnb.estimate(GaussianStats(stats.categorical.per_input[0], stats.mean, stats.square),
@@ -274,13 +274,18 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         }
         independence = {key: in_order(dmeta["independence"][key], self.categorical)
                         for key in ("statistics", "df")}
+        if "concentration" in dmeta:
+            metadata["concentration"] = dmeta["concentration"]
         for key in ("statistics", "df"):
             for position, value in zip(self.numeric, gmeta["independence"][key], strict=True):
                 independence[key][position] = value
         metadata["independence"] = independence
         model = NaiveBayesModel(self.class_attribute, self.features, discrete.prior, conditionals, metadata=metadata)
-        if self.nb.postprocess == DEFAULT_POSTPROCESS:  # the floor over every question at once (``dependence``)
-            return apply_floor(model, independence["statistics"], independence["df"])
+        if self.nb.postprocess == DEFAULT_POSTPROCESS:
+            # The floor (``dependence``): the categorical questions' shrinkage already has it (``LDPNaiveBayes``);
+            # the numeric ones are tested.
+            numeric = [isinstance(a, Numeric) for a in self.features]
+            return apply_floor(model, independence["statistics"], independence["df"], tested=numeric)
         return model
 
     # -- report schemas -------------------------------------------------------------------------------------
