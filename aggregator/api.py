@@ -88,9 +88,10 @@ class ModelView(APIView):
                    responses={200: ModelVersionSchema,
                               400: OpenApiResponse(ErrorSchema, description="Unknown value of for, or an unknown "
                                                                             "query parameter"),
+                              204: OpenApiResponse(description="for=validation: no model was published before "
+                                                               "today (UTC) yet, so there is nothing to evaluate"),
                               404: OpenApiResponse(ErrorSchema,
-                                                   description="Unknown survey or no model published yet (with "
-                                                               "for=validation: none before today, UTC)")})
+                                                   description="Unknown survey, or no model published yet")})
     def get(self, request, slug: str):
         unknown = sorted(k for k in request.query_params if k != "for")
         if unknown:
@@ -101,8 +102,8 @@ class ModelView(APIView):
         survey = public_survey(slug)
         if purpose == "validation":
             version = validation_version(survey)
-            if version is None:
-                raise NotFound("No model was published for this survey before today (UTC).")
+            if version is None:  # not an error: every respondent of a new survey asks (static/js/survey.mjs)
+                return Response(status=204)
         else:
             version = published(survey)
         accuracy = latest_accuracy(survey)

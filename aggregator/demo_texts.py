@@ -46,7 +46,7 @@ LABELS = {
     "bulbous": "knollig", "chocolate": "schokoladenbraun", "cinnamon": "zimtfarben", "close": "eng",
     "club": "keulenförmig", "clustered": "in Büscheln", "conical": "kegelig", "convex": "gewölbt",
     "creosote": "Teer", "crowded": "gedrängt", "edible": "essbar", "enlarging": "sich verdickend",
-    "equal": "gleichmäßig", "evanescent": "vergänglich", "fibrous": "faserig", "ibrous": "faserig",
+    "equal": "gleichmäßig", "evanescent": "vergänglich", "fibrous": "faserig",
     "fishy": "fischig", "flaring": "ausgestellt", "flat": "flach", "foul": "faulig", "free": "frei",
     "grasses": "Gras", "gray": "grau", "green": "grün", "grooves": "gefurcht", "knobbed": "gebuckelt",
     "large": "groß", "leaves": "Laub", "meadows": "Wiesen", "musty": "muffig", "narrow": "schmal",
@@ -60,6 +60,9 @@ LABELS = {
     "a tapering stalk": "einen sich verjüngenden Stiel",
 }
 
+#: Labels whose German depends on the question: the select-all question's "bruises" is a feature, not a yes.
+QUESTION_LABELS = {"features": {"bruises": "Druckstellen"}}
+
 
 def add_german(survey) -> None:
     """Give ``survey`` (a demo) its German texts, keeping any translation a designer already gave."""
@@ -72,7 +75,8 @@ def add_german(survey) -> None:
         if question.name in QUESTIONS and "de" not in (question.translations or {}):
             question.translations = {**(question.translations or {}), "de": {"text": QUESTIONS[question.name]}}
             question.save(update_fields=["translations"])
+        labels = {**LABELS, **QUESTION_LABELS.get(question.name, {})}
         for choice in question.choices.all():
-            if choice.label in LABELS and "de" not in (choice.translations or {}):
-                choice.translations = {**(choice.translations or {}), "de": LABELS[choice.label]}
+            if choice.label in labels and "de" not in (choice.translations or {}):
+                choice.translations = {**(choice.translations or {}), "de": labels[choice.label]}
                 choice.save(update_fields=["translations"])

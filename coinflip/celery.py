@@ -30,9 +30,9 @@ class RestoreUnacked(bootsteps.StartStopStep):
         self.timer = None
 
     def start(self, parent):
+        if parent.connection.transport.driver_type != "redis":
+            return  # the embedded filesystem broker has no visibility timeout
         channel = parent.connection.default_channel
-        if not hasattr(channel, "qos") or not hasattr(channel.qos, "restore_visible"):
-            return  # not Redis (the embedded filesystem broker has no visibility timeout)
         self.timer = parent.timer.call_repeatedly(RESTORE_INTERVAL, self.restore, (channel,), priority=10)
 
     def restore(self, channel):

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",  # the management API's tokens (survey_app/manage_api.py)
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from our static files, not a CDN
     "django_celery_beat",
@@ -186,6 +187,7 @@ COINFLIP_VISIBILITY_TIMEOUT = COINFLIP_TASK_TIME_LIMIT + max(10, COINFLIP_TASK_T
 CELERY_BEAT_SCHEDULE = {
     "reap stale jobs": {"task": "aggregator.tasks.reap_stale_jobs", "schedule": 60.0},
     "settle closed surveys": {"task": "aggregator.tasks.settle_closed_surveys", "schedule": 600.0},
+    "survey calendars": {"task": "survey_app.tasks.apply_survey_calendars", "schedule": 60.0},
 }
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

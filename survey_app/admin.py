@@ -26,9 +26,11 @@ from .protocol import get_protocol
 from .services import (
     choice_lines,
     clone_survey,
+    close_survey,
     create_survey_from_table,
     fit_projection,
     generate_tokens,
+    open_survey,
     parse_choice_lines,
     read_table,
     sync_choices,
@@ -273,7 +275,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [QuestionInline]
-    readonly_fields = ("privacy_report", "invitation_key")
+    readonly_fields = ("privacy_report", "invitation_key", "webhook_secret")
     change_list_template = "admin/survey_app/survey/change_list.html"
 
     class Media:
@@ -281,6 +283,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "retrain_minutes")}),
+        (_("Schedule and quota"), {"fields": ("opens_at", "closes_at", "quota")}),
+        (_("Webhook"), {"fields": ("webhook_url", "webhook_secret"), "classes": ("collapse",)}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
         (_("Privacy"), {
             "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "allocation",
@@ -452,21 +456,20 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         """Open only surveys whose protocol the engine accepts (a class question with ≥ 2 answers, features, …)."""
         for survey in queryset:
             try:
-                get_protocol(survey)
+                open_survey(survey)
             except ValueError as exc:
                 self.message_user(request, gettext("%(slug)s cannot open: %(reason)s")
                                   % {"slug": survey.slug, "reason": reason(exc)}, messages.ERROR)
                 continue
-            survey.status = Survey.Status.OPEN
-            survey.save(update_fields=["status"])
             self.message_user(request, gettext("%(slug)s is open: %(link)s")
                               % {"slug": survey.slug, "link": f"/s/{survey.slug}/"}, messages.SUCCESS)
 
     @admin.action(description=_("Close the selected surveys"))
     def close_surveys(self, request, queryset):
-        for survey in queryset:  # one save each, so the retraining schedule follows (aggregator.schedules)
-            survey.status = Survey.Status.CLOSED
-            survey.save(update_fields=["status"])
+        for survey in queryset:
+            close_survey(survey)
+            self.message_user(request, gettext("%(slug)s is closed: it takes no more reports.")
+                              % {"slug": survey.slug}, messages.SUCCESS)
 
     @admin.action(description=_("Clone (a draft copy whose privacy settings can be changed)"))
     def clone(self, request, queryset):

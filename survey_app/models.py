@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from . import languages
+from . import languages, webhooks
 
 PREFER_NOT_TO_SAY = "Prefer not to say"
 
@@ -117,6 +117,22 @@ class Survey(models.Model):
                   "{\"de\": {\"title\": \"…\", \"description\": \"…\"}}."))
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
+
+    opens_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text=_("A draft opens by itself at this time (checked every minute), if the survey can run by then."))
+    closes_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("An open survey closes by itself at this time (checked every minute)."))
+    quota = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text=_("An open survey closes by itself once it has this many reports (checked every minute, so a few "
+                    "more may arrive in the last minute)."))
+
+    webhook_url = models.URLField(
+        blank=True, help_text=_("Hears a signed POST when a new model version is published (https; "
+                                "docs/management-api.md)."))
+    webhook_secret = models.CharField(max_length=64, blank=True, editable=False,
+                                      help_text=_("Signs the webhook's requests (HMAC-SHA256)."))
 
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
     theta = models.FloatField(
@@ -227,6 +243,11 @@ class Survey(models.Model):
                 errors["reference_sample"] = _("PCA/DCA needs a public reference sample.")
         if self.projection != self.Projection.NONE and not self.projection_components:
             errors["projection_components"] = _("Say how many components to keep.")
+        if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
+            errors["closes_at"] = _("The survey must close after it opens.")
+        if self.webhook_url and webhooks.check_url(self.webhook_url):
+            errors["webhook_url"] = _("A webhook address must use https (plain http only to this machine: "
+                                      "localhost or 127.0.0.1).")
         if self.pk and self.has_reports():
             previous = Survey.objects.get(pk=self.pk)
             changed = [f for f in PROTOCOL_FIELDS if getattr(previous, f) != getattr(self, f)]
@@ -261,6 +282,14 @@ class Survey(models.Model):
     def has_reports(self) -> bool:
         """Whether any report arrived (folded or still in the inbox)."""
         return self.pk is not None and (self.reports.exists() or self.pending_reports.exists())
+
+    def save(self, *args, **kwargs):
+        """Saved; a webhook address gets its signing secret the first time it is set."""
+        if self.webhook_url and not self.webhook_secret:
+            self.webhook_secret = webhooks.new_secret()
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "webhook_secret"}
+        super().save(*args, **kwargs)
 
     def report_total(self) -> int:
         """How many reports arrived: folded (``Report``) and still in the inbox (``PendingReport``)."""

@@ -15,12 +15,14 @@ def fit_pilot(survey: Survey) -> list[float] | None:
     “Prefer not to say” when it offers one."""
     from aggregator.lab.datasets import read_csv
 
-    protocol = get_protocol(survey)
     assignment = None
     if survey.pilot_assignment is not None:  # a sample that no longer fits must not leave the old assignment behind
         survey.pilot_assignment = None
         survey.save(update_fields=["pilot_assignment"])
-    if protocol.publishes_assignment and survey.reference_sample:
+    if not survey.reference_sample or survey.allocation != Survey.Allocation.ADAPTIVE:
+        return None  # nothing to fit: an incomplete draft is not an error here
+    protocol = get_protocol(survey)
+    if protocol.publishes_assignment:
         survey.reference_sample.open("rb")
         try:
             frame = read_csv(survey.reference_sample)

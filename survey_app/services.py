@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
@@ -37,6 +38,8 @@ def clone_survey(survey: Survey) -> Survey:
     copy.slug = unique_slug(f"{survey.slug}-copy")
     copy.title = f"{survey.title} (copy)"
     copy.status = Survey.Status.DRAFT
+    copy.opens_at = copy.closes_at = None  # a copy opens when its designer says, not on the original's dates
+    copy.webhook_url = copy.webhook_secret = ""  # and tells no one of its models until given an address
     copy.save()
     for q in questions:
         choices = list(q.choices.all())
@@ -368,3 +371,47 @@ def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
             choice.personal_probability = line.probability
         choice.save(update_fields=["label", "position", "personal_probability", "translations"])
     return counts
+
+
+def open_survey(survey: Survey) -> None:
+    """Open ``survey`` for reports; ``ValueError`` (the engine's reason) when its settings cannot run yet."""
+    from .protocol import get_protocol
+
+    get_protocol(survey)  # a class question with ≥ 2 answers, features, settings the browser can honour, …
+    survey.status = Survey.Status.OPEN
+    survey.save(update_fields=["status"])  # one save each: the retraining schedule follows (aggregator.schedules)
+
+
+def close_survey(survey: Survey) -> None:
+    """Close ``survey``: it takes no more reports; what arrived is still folded and published."""
+    survey.status = Survey.Status.CLOSED
+    survey.save(update_fields=["status"])
+
+
+@dataclass
+class CalendarRun:
+    """What ``apply_calendars`` did: the slugs opened and closed, and the drafts due that could not open (slug,
+    reason)."""
+    opened: list[str]
+    closed: list[str]
+    not_opened: list[tuple[str, str]]
+
+
+def apply_calendars(now=None) -> CalendarRun:
+    """Open the drafts whose ``opens_at`` has come (and whose ``closes_at`` has not), close the open surveys whose
+    ``closes_at`` has come or whose reports reached their ``quota``. Run every minute by Celery beat."""
+    now = now or timezone.now()
+    run = CalendarRun([], [], [])
+    due = Survey.objects.filter(status=Survey.Status.DRAFT, opens_at__lte=now).exclude(closes_at__lte=now)
+    for survey in due:
+        try:
+            open_survey(survey)
+            run.opened.append(survey.slug)
+        except ValueError as exc:
+            run.not_opened.append((survey.slug, str(exc)))
+    for survey in Survey.objects.filter(status=Survey.Status.OPEN).exclude(closes_at=None, quota=None):
+        ended = survey.closes_at is not None and survey.closes_at <= now
+        if ended or (survey.quota is not None and survey.report_total() >= survey.quota):
+            close_survey(survey)
+            run.closed.append(survey.slug)
+    return run

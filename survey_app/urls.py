@@ -1,11 +1,16 @@
-from django.urls import path
+from django.urls import include, path
+from rest_framework.routers import SimpleRouter
 
-from . import api, views
+from . import api, manage_api, views
+
+manage = SimpleRouter()
+manage.register("surveys", manage_api.SurveyViewSet, basename="manage-survey")
 
 urlpatterns = [
     path("api/surveys/<slug:slug>/protocol/", api.ProtocolView.as_view(), name="api-protocol"),
     path("api/surveys/<slug:slug>/reports/", api.ReportView.as_view(), name="api-reports"),
     path("api/surveys/<slug:slug>/invitations/redeem/", api.RedeemView.as_view(), name="api-redeem"),
+    path("api/manage/", include(manage.urls)),  # the management API (token authentication)
     path("s/<slug:slug>/", views.survey_page, name="survey"),
     path("s/<slug:slug>/t/<str:token>/", views.survey_page, name="survey-token"),
     path("s/<slug:slug>/thanks/", views.thanks_page, name="survey-thanks"),

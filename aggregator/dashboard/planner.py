@@ -66,7 +66,9 @@ def planner_result(request, job_id: int):
                "apply_form": ApplySettingForm(surveys=_drafts(request.user)), "chart_data": None}
     if job.state == Job.State.DONE:
         result = job.result
-        context |= {"result": result, "rows": _rows(result), "warning": planning.usefulness_warning(result),
+        rows = _rows(result)
+        context |= {"result": result, "rows": rows, "warning": planning.usefulness_warning(result),
+                    "edge_notes": any(row.get("epsilon_note") for row in rows),
                     "majority": (planning.percent(result["majority_accuracy"])
                                  if result.get("majority_accuracy") is not None else None)}
         context["chart_data"] = {"settings": result["settings"], "nonprivate": result["nonprivate_accuracy"],

@@ -94,6 +94,18 @@ class Setting:
     min_pse: float | None  #: MRR: the smallest PSE of any question (uniform priors); None for LDP
     config: dict  #: the survey protocol configuration of this setting (``Method.survey``)
     beats_majority: bool = False  #: the interval's lower end lies above the majority rule (``beats_majority``)
+    #: The engine's ``epsilon_note`` where the pure ε is ∞ only through outputs of negligible probability (grid
+    #: Laplace: docs/privacy-figures.md), and the ε the setting asks for, by which the planner then ranks it.
+    epsilon_note: str | None = None
+    epsilon_configured: float | None = None
+
+    @property
+    def epsilon_for_ranking(self) -> float:
+        """The ε that orders settings by privacy: the exact figure, or, where the engine notes that its ∞ comes only
+        from outputs of negligible probability, the configured ε."""
+        if math.isinf(self.epsilon_per_respondent) and self.epsilon_note and self.epsilon_configured is not None:
+            return self.epsilon_configured
+        return self.epsilon_per_respondent
 
 
 @dataclass
@@ -129,16 +141,21 @@ class Plan:
         return asdict(self)
 
 
-def _privacy(table: Table, config: dict) -> tuple[float, float | None]:
+def _privacy(table: Table, config: dict) -> dict:
+    """The privacy figures of ``config`` on ``table``'s questions, as ``Setting`` takes them."""
     protocol = survey_protocol.build({"class": table.class_attribute.to_dict(),
                                       "features": [a.to_dict() for a in table.attributes], **config})
     privacy = protocol.privacy()
     pse = privacy.get("pse_per_question")
-    return float(privacy["epsilon_per_respondent"]), (float(min(pse.values())) if pse else None)
+    configured = privacy.get("epsilon_configured")
+    return {"epsilon_per_respondent": float(privacy["epsilon_per_respondent"]),
+            "min_pse": float(min(pse.values())) if pse else None,
+            "epsilon_note": privacy.get("epsilon_note") or None,
+            "epsilon_configured": None if configured is None else float(configured)}
 
 
 def _more_private(setting: Setting) -> tuple:
-    return (setting.epsilon_per_respondent, -setting.accuracy)
+    return (setting.epsilon_for_ranking, -setting.accuracy)
 
 
 def beats_majority(accuracy: float, low: float | None, majority: float) -> bool:
@@ -191,10 +208,10 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
         e = evaluate(table, method, value, reps=reps, seed=seed)
         mean, low, high = interval(e.accuracies)
         config = method.survey(e.value)
-        epsilon, pse = _privacy(method.prepare(table), config)
+        privacy = _privacy(method.prepare(table), config)
         # every evaluation uses the same splits (one seed): the majority rule on its test rows is the same for all
-        settings.append(Setting(name, method.parameter, e.value, mean, low, high, epsilon, pse, config,
-                                beats_majority(mean, low, e.majority_accuracy)))
+        settings.append(Setting(name, method.parameter, e.value, mean, low, high, config=config,
+                                beats_majority=beats_majority(mean, low, e.majority_accuracy), **privacy))
         evaluations.append(e)
         if progress is not None:
             progress(i + 1, total)

@@ -167,7 +167,7 @@ async function main() {
     const validationUrl = new URL(modelUrl, window.location.href);
     validationUrl.searchParams.set("for", "validation");
     const modelResponse = await fetch(validationUrl, { headers: { Accept: "application/json" }, credentials: "omit" });
-    if (!modelResponse.ok) return null;
+    if (!modelResponse.ok || modelResponse.status === 204) return null;  // 204: none published before today yet
     const { version, model } = await modelResponse.json();
     return { version, model };
   }
@@ -193,7 +193,8 @@ async function main() {
     });
   }
   const steps = pages.length + 1;  // the pages of questions, then the review
-  const progress = el("progress", { max: steps, value: 1, "aria-label": t("Progress") });
+  // Progress counts the pages of questions done: none on the first, all of them on the review.
+  const progress = el("progress", { max: pages.length, value: 0, "aria-label": t("Progress") });
   const status = el("p", { class: "progress-text", "aria-live": "polite" });
   const errors = el("div", { class: "errors", role: "alert" });
   const pageNodes = pages.map(([title, qs], p) => {
@@ -218,7 +219,10 @@ async function main() {
   const mechanismBox = document.getElementById("mechanism-words");
   if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
   const memoBox = document.getElementById("memo-words");
-  if (memoBox) memoBox.replaceChildren(el("p", { text: memos.words(bind) }));
+  // A preview keeps nothing, but shows what the real page tells a respondent whose browser can keep a copy.
+  const memoWords = preview ? `${t("In this preview nothing is kept. On the survey's page:")} ${memos.words({ invited: Boolean(surveyKey) })}`
+    : memos.words(bind);
+  if (memoBox) memoBox.replaceChildren(el("p", { text: memoWords }));
   const { memo: kept, discarded } = memos.read(storage, bind);
   let memo = kept;
   // A survey by invitation: this page's credential state, {pending?} before the token is redeemed, {credential?}
@@ -237,7 +241,9 @@ async function main() {
   let body = null;
   let answered = false;  // the answers are in this page (not only a kept report restored from an earlier visit)
 
-  function show(p) {
+  /** Show step `p`; `settle` (the page as it opens) focuses the first question without scrolling to it, so the
+   * survey's title and privacy explanation stay in view. */
+  function show(p, { settle = false } = {}) {
     page = p;
     pageNodes.forEach((node, i) => { node.hidden = i !== p; });
     review.hidden = p !== pages.length;
@@ -245,12 +251,12 @@ async function main() {
     next.textContent = p === pages.length ? t("Send the randomized report") : p === pages.length - 1 ? t("Review what will be sent") : t("Next");
     next.disabled = preview && p === pages.length;  // a preview's review step: the button that would send, disabled
     if (next.disabled) next.textContent = t("Preview: nothing is sent");
-    progress.value = p + 1;
+    progress.value = p;
     status.textContent = p === pages.length ? t("Step {n} of {total}: check what leaves your browser.", { n: steps, total: steps })
       : t("Step {n} of {total}: {title}", { n: p + 1, total: steps, title: pages[p][0] || t("the questions") });
     // The review starts with its heading (focusable by script only), so a second Enter does not send at once.
     const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector("input, select");
-    if (focusable) focusable.focus();
+    if (focusable) focusable.focus({ preventScroll: settle });
   }
 
   /** Check the answers on this page: each unanswered question marked where it is, the summary above, and the
@@ -493,7 +499,7 @@ async function main() {
     showReview(memo.report);
     show(pages.length);
   } else {
-    show(0);
+    show(0, { settle: true });
   }
 }
 

@@ -19,13 +19,17 @@ export function decimal(text) {
   return currentLanguage() === "de" ? text.replace(".", ",") : text;
 }
 
-/** A probability as a percentage with up to 3 significant digits (0.731 → "73.1 %", 0.5 → "50 %"). */
+/** The space before "%": a no-break space, so that a narrow screen never wraps "73.1" and "%" apart. */
+const BEFORE_PERCENT = "\u00a0";
+
+/** A probability as a percentage with up to 3 significant digits (0.731 → "73.1 %", 0.5 → "50 %", with
+ * `BEFORE_PERCENT`). */
 export function percent(x) {
-  if (x >= 1) return "100 %";
-  if (x <= 0) return "0 %";
+  if (x >= 1) return `100${BEFORE_PERCENT}%`;
+  if (x <= 0) return `0${BEFORE_PERCENT}%`;
   const text = Number((x * 100).toPrecision(3)).toString();
-  if (text === "100") return t("more than {figure} %", { figure: decimal("99.9") });
-  return `${decimal(text)} %`;
+  if (text === "100") return t("more than {figure} %", { figure: decimal("99.9") }).replace(/ %$/, `${BEFORE_PERCENT}%`);
+  return `${decimal(text)}${BEFORE_PERCENT}%`;
 }
 
 /** A number with up to 3 significant digits (1 → "1", 1/3 → "0.333", 4.0430 → "4.04"). */

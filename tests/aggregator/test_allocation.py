@@ -254,3 +254,14 @@ def test_without_adaptive_allocation_the_reference_sample_sets_nothing(rng):
     survey = make_survey(validation_share=0.0)
     survey.reference_sample.save("sample.csv", ContentFile(_sample(50, rng).encode()))
     assert fit_pilot(survey) is None
+
+
+@pytest.mark.parametrize("mode, allocation", [("ldp", "uniform"), ("ldp", "adaptive"), ("mrr", "uniform")])
+def test_an_incomplete_draft_without_a_sample_needs_no_assignment_and_raises_nothing(mode, allocation):
+    """Saving a draft that cannot run yet (no class question) fits nothing and warns of nothing: without a reference
+    sample (or without adaptive allocation) there is no assignment to set."""
+    from survey_app.models import Survey
+    from survey_app.pilot import fit_pilot
+
+    survey = Survey.objects.create(title="Draft", slug="draft", mode=mode, epsilon=1.0, allocation=allocation)
+    assert fit_pilot(survey) is None

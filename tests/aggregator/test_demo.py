@@ -31,3 +31,21 @@ def test_demo_titles_are_plain_words():
     for _, title, _ in DEMOS:
         for jargon in ("LDP", "MRR", "OUE", "ε", "θ", "unrelated question"):
             assert jargon not in title
+
+
+def test_demo_texts_read_right_in_english_and_german():
+    """Every demo has a description in English as in German; no respondent reads the data's "ibrous" artefact; the
+    select-all question's "bruises" is a feature in German ("Druckstellen"), the yes/no question's a yes ("ja")."""
+    from survey_app.models import Choice
+
+    call_command("demo", "--respondents", "200")
+    for survey in Survey.objects.filter(slug__in=("demo-ldp", "demo-mrr")):
+        assert survey.description and survey.translations["de"]["description"]
+        assert not Choice.objects.filter(question__survey=survey, label="ibrous").exists()
+        assert Choice.objects.filter(question__survey=survey, label="fibrous").count() >= 2
+    mrr = Survey.objects.get(slug="demo-mrr")
+    feature = Choice.objects.get(question__survey=mrr, question__name="features", label="bruises")
+    assert feature.translations["de"] == "Druckstellen"
+    ldp = Survey.objects.get(slug="demo-ldp")
+    answer = Choice.objects.get(question__survey=ldp, question__name="bruises", label="bruises")
+    assert answer.translations["de"] == "ja"

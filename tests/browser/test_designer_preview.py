@@ -67,6 +67,10 @@ def test_a_designer_types_choices_inline_previews_the_draft_and_cannot_send(brow
     preview.locator("#privacy-figure").wait_for()
     banner = preview.locator(".preview-banner")
     assert banner.is_visible() and "Preview — nothing is sent." in banner.inner_text()
+    # What is kept: nothing here, and what the survey's own page keeps on Send (never "nothing" for the real page).
+    kept = preview.locator("#memo-words").inner_text()
+    assert kept.startswith("In this preview nothing is kept. On the survey's page: What this browser keeps: when you "
+                           "press “Send”, your browser saves a copy of the randomized report")
 
     preview.get_by_role("group", name="How do you get to work?").get_by_label("Bus or train").check()
     preview.get_by_role("group", name="Were you late this week?").get_by_label("yes").check()

@@ -108,24 +108,34 @@ def progress_shown(page) -> tuple[str, float, float]:
 
 
 def test_the_progress_text_and_bar_agree(browser, live_server):
-    """A one-section survey is step 1 of 2 (the questions, then the review): never "Part 1 of 1" with the bar at
-    50 %; a two-section survey counts its sections and the review the same way."""
+    """A one-section survey is step 1 of 2 (the questions, then the review): never "Part 1 of 1"; the bar counts the
+    sections done — empty before any answer, full at the review; a two-section survey counts the same way."""
     context, page, _ = open_page(browser, live_server, one_section_survey(1))
     for expected in ("Step 1 of 2: the questions", "Step 2 of 2: check what leaves your browser."):
         text, value, maximum = progress_shown(page)
         assert text == expected and "Part 1 of 1" not in page.content()
         step, steps = map(int, re.match(r"Step (\d+) of (\d+)", text).groups())
-        assert (value, maximum) == (step, steps)
+        assert (value, maximum) == (step - 1, steps - 1)
         if step == 1:
             page.get_by_label("yes").first.check()
             page.get_by_label("no").last.check()
             page.get_by_role("button", name="Review what will be sent").click()
     context.close()
     context, page, _ = open_page(browser, live_server, make_habits_survey("ldp"))
-    assert progress_shown(page) == ("Step 1 of 3: Habits", 1, 3)
+    assert progress_shown(page) == ("Step 1 of 3: Habits", 0, 2)
     page.get_by_label("daily").check()
     page.get_by_role("button", name="Next").click()
-    assert progress_shown(page) == ("Step 2 of 3: About you", 2, 3)
+    assert progress_shown(page) == ("Step 2 of 3: About you", 1, 2)
+    context.close()
+
+
+def test_the_page_opens_at_its_title_with_the_focus_on_the_first_question(browser, live_server):
+    """On a desktop the survey's title and privacy explanation stay in view as the page opens (it is not scrolled to
+    the first question), while the keyboard starts at the first question."""
+    context, page, errors = open_page(browser, live_server, make_habits_survey("ldp"))
+    assert page.evaluate("window.scrollY") == 0 and page.locator("h1").is_visible()
+    assert page.evaluate("document.activeElement.closest('fieldset, .question') !== null")
+    assert errors == []
     context.close()
 
 

@@ -46,13 +46,13 @@ def test_mrr_review_page_says_theta_stand_ins_and_what_is_kept(browser, live_ser
     survey = make_survey("mrr")  # θ = 0.6, one group, simulated stand-ins
     context, page, posts, errors = open_survey(browser, live_server, survey)
     explain = page.locator("details.explain").first.inner_text()
-    assert "with probability 60 % the record it sends holds your true answers" in explain
+    assert "with probability 60\xa0% the record it sends holds your true answers" in explain
     assert "nobody — not even the survey's organisers — can tell whether the record sent is your true one" in explain
     assert "only that report, never your true answers" in explain  # the memo's purpose and limits
-    assert "holds your true answers with probability 60 %" in page.locator("#privacy-figure").inner_text()
+    assert "holds your true answers with probability 60\xa0%" in page.locator("#privacy-figure").inner_text()
     answer_daily_73_yes(page)
     review = page.locator("section.review").inner_text()
-    assert "With probability 60 % these 3 codes are your true answers; otherwise they are stand-ins" in review
+    assert "With probability 60\xa0% these 3 codes are your true answers; otherwise they are stand-ins" in review
     assert "“Do you smoke?”, “Your age” and “Have you been ill this year?”" in review
     assert "null" not in review_text_nodes(page)
     for phrase in FORBIDDEN:
@@ -251,7 +251,7 @@ def test_mrr_summary_says_the_whole_record_is_true_with_probability_theta(browse
     answer_daily_73_yes(page)
     summary, report = summary_and_report(page)
     assert len(report["answers"]) == 3
-    assert summary == ("In short: Your whole record of 3 answers is sent: with probability 60 % it is your true "
+    assert summary == ("In short: Your whole record of 3 answers is sent: with probability 60\xa0% it is your true "
                        "answers, otherwise answers drawn at random; nobody, the survey included, can tell which.")
     assert errors == []
     context.close()

@@ -105,11 +105,11 @@ def test_mixed_report_is_the_python_reference_and_the_page_names_the_part_sent(b
     # The overview lists every part that can be sent, with its chance (1/7 each; 2/7 for a group of two numbers).
     page.get_by_role("group", name=TEXTS["smoker"]).wait_for()  # the survey has loaded: its words are in the box
     overview = page.locator("#mechanism-words").inner_text()
-    assert f"your answer to “{TEXTS['sick']}” alone (a 14.3 % chance)" in overview
+    assert f"your answer to “{TEXTS['sick']}” alone (a 14.3\xa0% chance)" in overview
     for name in ("smoker", "exercise"):
-        assert f"your answer to “{TEXTS[name]}” together with your answer to “{TEXTS['sick']}” (a 14.3 % chance)" \
+        assert f"your answer to “{TEXTS[name]}” together with your answer to “{TEXTS['sick']}” (a 14.3\xa0% chance)" \
             in overview
-    assert "(a 28.6 % chance in all)" in overview and "ONE of three things" not in overview
+    assert "(a 28.6\xa0% chance in all)" in overview and "ONE of three things" not in overview
     answer(page)
     review = page.locator("section.review").inner_text()
     report = send_as_shown(page, survey.slug, posts, errors)["report"]

@@ -43,6 +43,8 @@ def test_without_javascript_nothing_is_sent(browser, live_server):
     page.goto(f"{live_server.url}/s/{survey.slug}/")
     assert "needs JavaScript" in page.content()
     assert page.locator("input").count() == 0
+    # The alert says why, and no "Loading the survey…" box waits beside it for ever.
+    assert page.get_by_role("alert").is_visible() and page.locator("#no-js-message").is_hidden()
     assert posts == [] and not survey.has_reports()
     context.close()
 
@@ -224,4 +226,22 @@ def test_a_validation_report_refused_as_stale_is_not_randomized_again(browser, l
     page.get_by_text("no second report is sent").wait_for()
     assert len(posts) == 1
     assert page.get_by_role("button", name="Send the randomized report").is_hidden()
+    context.close()
+
+
+def test_a_new_ldp_survey_with_a_validation_share_opens_without_an_error(browser, live_server):
+    """Before any model, the validation model's request answers 204 (nothing to evaluate): no failed request and no
+    console error; the respondent trains the model as usual."""
+    survey = make_habits_survey("ldp", "oue")
+    survey.validation_share = 0.5
+    survey.save()
+    context = browser.new_context()
+    page = context.new_page()
+    failed, console_errors = [], []
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    answer_daily_73_yes(page)
+    assert "check the current model" not in page.locator("section.review").inner_text()
+    assert failed == [] and console_errors == []
     context.close()

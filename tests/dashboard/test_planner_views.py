@@ -208,3 +208,18 @@ def test_the_warning_says_what_the_reference_data_cannot_tell():
     within = planning.usefulness_warning(_result(0.40, 0.55, 0.47))
     assert "No size this reference data can simulate (up to 6,000) beats it" in within
     assert planning.usefulness_warning({"settings": []}) is None  # a run from before the majority rule
+
+
+def test_epsilon_is_written_one_way_with_the_edge_note(client, finished):
+    """∞ reads "∞" on the planner (never "Infinity" or "inf"), with the engine's edge note marked and explained."""
+    from aggregator.templatetags.figures import epsilon
+
+    assert [epsilon(x) for x in (float("inf"), "Infinity", None, 1.234)] == ["∞", "∞", "—", "1.23"]
+    result = dict(finished.result)
+    result["settings"] = [dict(s) for s in result["settings"]]
+    result["settings"][0] |= {"epsilon_per_respondent": "Infinity", "epsilon_note": "the edge", "epsilon_configured": 1}
+    Job.objects.filter(pk=finished.pk).update(result=result)
+    html = client.get(reverse("dashboard:planner-result", args=[finished.pk])).content.decode()
+    table = html[html.index("<table"):html.index("</table>")]
+    assert "∞" in table and "Infinity" not in table and ">inf<" not in table
+    assert 'id="epsilon-notes"' in html

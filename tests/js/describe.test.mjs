@@ -61,11 +61,11 @@ for (const [name, vector] of Object.entries(vectors)) {
 }
 
 test("percent never rounds a probability below 1 to 100 % or above 0 to 0 %", () => {
-  assert.equal(percent(0.7), "70 %");
-  assert.equal(percent(0.731058578630005), "73.1 %");
-  assert.equal(percent(0.99999), "more than 99.9 %");
-  assert.equal(percent(1e-7), "0.00001 %");
-  assert.equal(percent(1), "100 %");
+  assert.equal(percent(0.7), "70\u00a0%");
+  assert.equal(percent(0.731058578630005), "73.1\u00a0%");
+  assert.equal(percent(0.99999), "more than 99.9\u00a0%");
+  assert.equal(percent(1e-7), "0.00001\u00a0%");
+  assert.equal(percent(1), "100\u00a0%");
 });
 
 test("MRR, one group: the record is the true one with probability θ, and nobody can tell", () => {
@@ -116,7 +116,7 @@ test("MRR, two groups: each group's θ and members are stated", () => {
   const p = { ...protocol, mrr: { ...protocol.mrr, thetas: [0.4, 0.75] } };
   const text = flat(describe(p, null, display(p)).overview);
   assert.match(text, /in 2 groups/);
-  assert.match(text, /“Q-smoker\?” and “Q-sick\?” \(true with probability 40 %\); “Q-diet\?” and “Q-age\?” \(true with probability 75 %\)/);
+  assert.match(text, /“Q-smoker\?” and “Q-sick\?” \(true with probability 40\u00a0%\); “Q-diet\?” and “Q-age\?” \(true with probability 75\u00a0%\)/);
 });
 
 test("MRR: a single answer has its group's ε, as the server's exact figures say (issue 11 item 4)", () => {
@@ -172,7 +172,7 @@ test("LDP one-report: ONE answer is reported, which one is named, with the oracl
       assert.match(review, /None of your other answers is in it/);
       const e = Math.exp(input.epsilon), d = input.domain;
       if (input.name === "de") assert.ok(review.includes(`kept with probability ${percent(e / (e + d - 1))}`), review);
-      if (input.name === "oue") assert.ok(review.includes(`“yes” with probability 50 %, and every other mark is “yes” with probability ${percent(1 / (e + 1))}`), review);
+      if (input.name === "oue") assert.ok(review.includes(`“yes” with probability 50\u00a0%, and every other mark is “yes” with probability ${percent(1 / (e + 1))}`), review);
       if (input.name === "olh") assert.ok(review.includes(`into ${input.g} buckets, and sends the bucket of your value with probability ${percent(e / (e + input.g - 1))}`), review);
       if (input.name === "she") assert.ok(review.includes(`Laplace noise of scale ${2 / input.epsilon}`), review);
     });

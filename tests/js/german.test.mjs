@@ -83,8 +83,8 @@ test("t(): placeholders filled, English for a missing key or language, German pe
   try {
     assert.equal(t("Step {n} of {total}", { n: 1, total: 3 }), "Schritt 1 von 3");
     assert.equal(t("No such key {x}", { x: 2 }), "No such key 2");
-    assert.equal(percent(0.731058578630005), "73,1 %");
-    assert.equal(percent(0.99999), "mehr als 99,9 %");
+    assert.equal(percent(0.731058578630005), "73,1\u00a0%");
+    assert.equal(percent(0.99999), "mehr als 99,9\u00a0%");
   } finally {
     setLanguage("fr");
   }

@@ -197,7 +197,7 @@ test("MRR: the whole record, true with probability θ, stand-ins otherwise; cave
   assert.match(summarize({ answers: [0, 0, 0, 0] }, never, display(never)), /except for the answers a stand-in never takes/);
   const two = vectors["mrr-two-groups"].protocol;
   const groups = { ...two, mrr: { ...two.mrr, thetas: [0.4, 0.75] } };
-  assert.match(summarize({ answers: [0, 0, 0, 0] }, groups, display(groups)), /in 2 groups: each group is your true answers with its own probability \(40 %, 75 %, in order\)/);
+  assert.match(summarize({ answers: [0, 0, 0, 0] }, groups, display(groups)), /in 2 groups: each group is your true answers with its own probability \(40\u00a0%, 75\u00a0%, in order\)/);
   const validation = vectors["respond-mrr-one-group"].protocol;
   assert.match(summarize({ validation: { answers: [0, 0, 0, 0] } }, validation, display(validation)),
                /used only to check the model's accuracy, not to train it\.$/);

@@ -171,3 +171,22 @@ def test_the_plan_uses_the_engines_default_estimator(vote):
     full = evaluate(vote, replace(registry.get(rec.method), fit=registry._survey(lambda value: named)), rec.value,
                     reps=2, seed=4)
     assert result.learning_curve[-1]["accuracy"] == full.accuracy_mean
+
+
+def test_a_setting_infinite_only_at_the_grid_laplace_edge_is_ranked_by_its_configured_epsilon():
+    """gauss-sample's exact ε is ∞ only through outputs of negligible probability (the engine's ``epsilon_note``):
+    the planner carries the note and ranks it by the ε it asks for, so it can be recommended; an ∞ without a note
+    ranks last."""
+    from aggregator.lab.planner import Setting, _privacy
+
+    diabetes = load_table(DATASETS_DIR / "diabetes.csv")
+    method = registry.get("gauss-sample")
+    privacy = _privacy(method.prepare(diabetes), method.survey(1.0))
+    assert math.isinf(privacy["epsilon_per_respondent"]) and privacy["epsilon_note"]
+    assert privacy["epsilon_configured"] == 1.0
+    edge = Setting("gauss-sample", "epsilon", 1.0, 0.74, 0.72, 0.76, config={}, **privacy)
+    finite = Setting("de", "epsilon", 2.0, 0.74, 0.72, 0.76, math.log(7) * 2, None, {})
+    assert edge.epsilon_for_ranking == 1.0 and finite.epsilon_for_ranking == finite.epsilon_per_respondent
+    assert min([finite, edge], key=lambda s: (s.epsilon_for_ranking, -s.accuracy)) is edge
+    bare = replace(edge, epsilon_note=None)
+    assert math.isinf(bare.epsilon_for_ranking)

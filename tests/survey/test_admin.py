@@ -39,6 +39,17 @@ def test_open_action_refuses_a_survey_without_class(admin_client):
     assert survey.status == "draft"
 
 
+def test_close_action_confirms_what_it_did(admin_client):
+    from tests.factories import make_survey
+
+    survey = make_survey()
+    response = admin_client.post("/admin/survey_app/survey/", {"action": "close_surveys",
+                                                               "_selected_action": [survey.pk]}, follow=True)
+    survey.refresh_from_db()
+    assert survey.status == "closed"
+    assert "Health is closed: it takes no more reports." in unescape(response.content.decode())  # capfirst
+
+
 def test_questions_are_locked_once_reports_exist(admin_client, datasets_dir):
     from django.core.exceptions import ValidationError
 

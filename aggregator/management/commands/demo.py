@@ -44,6 +44,19 @@ SCALE = ("ring-number", "How many rings does its stalk have?", ("none", "one", "
 DROPDOWN = ("gill-color", "What colour are its gills?")
 
 
+#: A conversion artefact of the mushroom data: in its two stalk-surface columns the source's "fibrous" lost its "f".
+#: The demo repairs the word, so respondents read "fibrous" (data/datasets/ keeps the file as converted).
+REPAIRS = {"ibrous": "fibrous"}
+#: The demo surveys' description in English (aggregator/demo_texts.py has the German).
+DESCRIPTION = ("Describe a mushroom you have found — or make one up. On the last step you see exactly what your "
+               "browser sends.")
+
+
+def mushroom_frame():
+    """The mushroom table as the demo uses it: ``REPAIRS`` applied."""
+    return read_csv(DATASETS_DIR / "mushroom.csv").replace(REPAIRS)
+
+
 def question_types_frame(frame):
     """The mushroom table with the select-all column ``SELECT_ALL`` in place of its four yes/no columns."""
     column, _, parts = SELECT_ALL
@@ -57,7 +70,7 @@ def question_types_frame(frame):
 
 def question_types_table(path: Path):
     """(the table, and a CSV of it at ``path`` for the simulated respondents) of the question types demo."""
-    frame = question_types_frame(read_csv(DATASETS_DIR / "mushroom.csv"))
+    frame = question_types_frame(mushroom_frame())
     frame.to_csv(path, index=False)
     column, _, parts = SELECT_ALL
     return load_table(path, multi={column: [label for _, _, label in parts]}, ordered={SCALE[0]: SCALE[2]})
@@ -82,9 +95,10 @@ class Command(BaseCommand):
         parser.add_argument("--respondents", type=int, default=5000)
 
     def handle(self, *args, **opts):
-        plain = DATASETS_DIR / "mushroom.csv"
-        table = None
         scratch = tempfile.TemporaryDirectory()
+        plain = Path(scratch.name) / "mushroom.csv"
+        mushroom_frame().to_csv(plain, index=False)
+        table = None
         types_data = Path(scratch.name) / "mushroom-question-types.csv"
         types_table = question_types_table(types_data)
         for slug, title, settings in DEMOS:
@@ -97,6 +111,7 @@ class Command(BaseCommand):
                 if slug == TYPES_DEMO:
                     name_the_types(survey)
                 survey.validation_share = DEMO_VALIDATION_SHARE
+                survey.description = DESCRIPTION
                 survey.status = Survey.Status.OPEN
                 survey.save()
             add_german(survey)  # the survey's texts in German too (aggregator/demo_texts.py)

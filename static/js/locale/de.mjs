@@ -216,6 +216,7 @@ export default {
   "Next": "Weiter",
   "Send the randomized report": "Zufällig veränderten Bericht senden",
   "Preview: nothing is sent": "Vorschau: Es wird nichts gesendet",
+  "In this preview nothing is kept. On the survey's page:": "In dieser Vorschau wird nichts aufbewahrt. Auf der Seite der Umfrage:",
   "Step {n} of {total}: check what leaves your browser.": "Schritt {n} von {total}: Prüfen Sie, was Ihren Browser verlässt.",
   "Step {n} of {total}: {title}": "Schritt {n} von {total}: {title}",
   "the questions": "die Fragen",
