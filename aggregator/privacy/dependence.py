@@ -16,13 +16,24 @@ The Wald statistic T = Rᵀ·Cov(R)⁺·R is χ² with df = rank Cov(R) under in
 over the reports). When p is the column sums of J itself (MRR, where every report carries the class and the
 answer), the gradient of R includes p's dependence on J and this is the classical Wald test of independence.
 
-The selection (``select``), at family-wise level ``ALPHA`` under the complete null (no question depends on the class):
-a question is kept when T_i exceeds the χ²_{df_i} quantile at 1 − α/(2m) (Bonferroni over the m questions), or when
-the pooled statistic Σ T_i exceeds the χ²_{Σ df} quantile at 1 − α/2 and T_i > df_i (its estimated non-centrality
-T_i − df_i is positive). The pooled branch is what lets many weak but real questions count together. Under the
-complete null each branch fires with probability ≤ α/2 (asymptotically), so the model is the private majority rule
-with probability ≥ 1 − α at every n, and as n → ∞ a question with a fixed real dependence has T_i → ∞ and is kept
-with probability → 1. Only the statistics of the additive sums are used: O(Σ_i (n_i·k)³), independent of n.
+Two ways to use it.
+
+LDP Naive Bayes, every oracle (``concentration``): one κ for the whole model's prior Dirichlet(κ·P̃(a)) on every
+class's column (``shrinkage.posterior_conditionals``, centred on the answer's marginal). Under that prior
+E[T_i] = df_i + A_i/(κ + 1) (``independence_statistic`` with ``centre``), so the method of moments on the positive
+parts with their null bias removed, Σ_i [(T_i − df_i)⁺ − E(χ²_{df_i} − df_i)⁺] = Σ_i A_i/(κ + 1), gives κ; no excess
+gives κ = ∞, every column the marginal, and exactly the private majority rule. Under independence that happens at
+least as often as the χ² null says (the rate is computed in tests/engine/test_dependence.py), and as n grows A_i
+grows like n while the excess stays O(1), so κ → ∞. The positive parts keep many uninformative questions from
+drowning the informative ones; one pooled κ keeps many weak questions, whose sum carries the signal, together.
+
+MRR and Gaussian numeric questions (``apply_floor``), at family-wise level ``ALPHA`` under the complete null (no
+question depends on the class): a question is kept when T_i exceeds the χ²_{df_i} quantile at 1 − α/(2m) (Bonferroni
+over the m questions), or when the pooled statistic Σ T_i exceeds the χ²_{Σ df} quantile at 1 − α/2 and T_i > df_i (its
+estimated non-centrality T_i − df_i is positive). The pooled branch is what lets many weak but real questions count
+together. Under the complete null each branch fires with probability ≤ α/2 (asymptotically), so the model is the private
+majority rule with probability ≥ 1 − α at every n, and as n → ∞ a question with a fixed real dependence has T_i → ∞ and
+is kept with probability → 1. Only the statistics of the additive sums are used: O(Σ_i (n_i·k)³), independent of n.
 """
 from __future__ import annotations
 

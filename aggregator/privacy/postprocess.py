@@ -86,9 +86,10 @@ def mle_krr(estimates, n: int, p: float, q: float) -> np.ndarray:
 #: DE (k-RR) and Norm-Sub elsewhere (a single distribution, e.g. the pooled prior, is projected).
 MLE = "mle"
 
-#: Post-processing methods by name. "bayes" (the default since issue 13, ``shrinkage``) makes a single distribution
-#: (a class prior) by Norm-Sub; under that name the Naive Bayes estimators (LDP, MRR) take every conditional's
-#: posterior mean given its own standard error (``shrinkage.posterior_conditionals``) instead.
+#: Post-processing methods by name. "bayes" (the default, ``shrinkage``) makes a single distribution (a class prior) by
+#: Norm-Sub; under that name the Naive Bayes estimators (LDP, MRR) take every conditional's posterior mean given its
+#: own standard error (``shrinkage.posterior_conditionals``) with the floor of ``dependence``; "posterior-mean" and
+#: "marginal-mean" are those posterior means without the floor (flat, resp. marginal-centred prior).
 METHODS = {"bayes": project_simplex, "posterior-mean": project_simplex, "marginal-mean": project_simplex,
            "norm-sub": project_simplex, "neg-to-one": negative_to_one, MLE: project_simplex}
 DEFAULT = "bayes"

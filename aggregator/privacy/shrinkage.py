@@ -20,7 +20,15 @@ elsewhere; when that is empty, over [0, 20s²/|r|] or [1 − 20s²/(r − 1), 1]
 exponential of that scale) by 64-point Gauss–Legendre quadrature in log space: O(n_i·k) per attribute, from the
 sufficient statistics only.
 
-Limits (tested in tests/engine/test_shrinkage.py):
+The default ("bayes", issue 26) centres each column's prior on the answer's class-independent marginal P̃(a)
+(``answer_marginal``) — θ_ac ~ Beta(κ·P̃(a), κ·(1 − P̃(a))), the marginal of Dirichlet(κ·P̃(a)) — with κ chosen for
+the whole model from the reports (``dependence.concentration``; κ = ∞: every column P̃(a), the private majority rule).
+Centred on the uniform distribution, a rare class's columns (larger standard errors) are pulled harder toward it than
+a common class's, which makes the classes look different where the data do not; centred on the marginal, every
+column shrinks toward the same distribution. The flat prior stays selectable as "posterior-mean", the marginal one
+with κ = n_i as "marginal-mean" (neither with the floor).
+
+Limits of the flat prior (tested in tests/engine/test_shrinkage.py):
 (a) s → 0 (ε → ∞ with a noiseless oracle, θ → 1): E[θ | r] = r + s²·(log π)'(r) + O(s⁴) (Tweedie's formula), so
     the columns tend to r normalised, i.e. to the Norm-Sub conditionals whenever the raw estimates are already a
     distribution;
