@@ -177,21 +177,19 @@ def exact_prior_floor(reps: int) -> int:
 @pytest.mark.parametrize("n", [300, 5000])
 @pytest.mark.parametrize("name, cfg", LDP, ids=[m[0] for m in LDP])
 def test_ldp_independent_questions_give_the_private_majority_rule(name, cfg, n):
-    """κ = ∞ (the private majority rule exactly) at least as often as the χ² null says; otherwise the model still
-    predicts the private majority class for nearly every record (the columns are shrunk to the marginal)."""
+    """κ = ∞ — then the model predicts the private majority class for every record — at least as often as the χ² null
+    says. (Otherwise κ is finite and large; the model's departures from that class are measured, not bounded, here:
+    docs/results/README.md, issue 26.)"""
     protocol = survey_protocol.build(cfg)
-    reps, exact, agreement = 100, 0, []
+    reps, exact = 50, 0
     for seed in range(reps):
         rng = np.random.default_rng(seed)
         X, y = independent(n, rng)
         model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
-        agree = np.mean(model.predict(protocol.to_model_input(X)) == np.argmax(model.prior))
         if np.isinf(model.metadata["concentration"]):
             exact += 1
-            assert agree == 1.0
-        agreement.append(agree)
+            assert predicts_private_majority(model, protocol.to_model_input(X))
     assert exact >= exact_prior_floor(reps)
-    assert np.mean(agreement) >= 0.9
 
 
 @pytest.mark.parametrize("name, cfg", LDP, ids=[m[0] for m in LDP])
@@ -233,7 +231,7 @@ MRR = [
 @pytest.mark.parametrize("name, cfg", MRR, ids=[m[0] for m in MRR])
 def test_mrr_independent_questions_give_the_private_majority_rule(name, cfg, n):
     protocol = survey_protocol.build(cfg)
-    reps, kept_any = 100, 0
+    reps, kept_any = 60, 0
     for seed in range(reps):
         rng = np.random.default_rng(seed)
         X, y = independent(n, rng)
@@ -291,7 +289,7 @@ def gaussian_rows(n, rng, mixed, dependent_rows):
 @pytest.mark.parametrize("mixed", [False, True], ids=["gaussian", "mixed"])
 def test_gaussian_and_mixed_surveys_floor_and_keep(mixed):
     protocol = survey_protocol.build(gaussian_config(mixed))
-    reps, kept_any = 60, 0
+    reps, kept_any = 40, 0
     for seed in range(reps):
         rng = np.random.default_rng(seed)
         X, y = gaussian_rows(3000, rng, mixed, dependent_rows=False)
