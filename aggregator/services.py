@@ -334,14 +334,16 @@ def _move_day_sql(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -> i
         cursor.execute(f"SELECT count(*) FROM {report} WHERE survey_id = %s AND received_on = %s", [survey.pk, day])
         earlier = cursor.fetchone()[0]
         rows = _rewrite_shuffled(
-            cursor, "coinflip_rewrite_reports", "payload jsonb NOT NULL",
-            f"WITH earlier AS (DELETE FROM {report} WHERE survey_id = %s AND received_on = %s RETURNING payload), "
-            f"moved AS (DELETE FROM {pending} WHERE survey_id = %s AND id = ANY(%s::uuid[]) RETURNING payload) "
-            f"INSERT INTO coinflip_rewrite_reports (n, payload) SELECT row_number() OVER (ORDER BY random()), payload "
-            f"FROM (SELECT payload FROM earlier UNION ALL SELECT payload FROM moved) AS day",
+            cursor, "coinflip_rewrite_reports", "payload jsonb NOT NULL, nonce text",
+            f"WITH earlier AS (DELETE FROM {report} WHERE survey_id = %s AND received_on = %s "
+            f"RETURNING payload, nonce), "
+            f"moved AS (DELETE FROM {pending} WHERE survey_id = %s AND id = ANY(%s::uuid[]) RETURNING payload, nonce) "
+            f"INSERT INTO coinflip_rewrite_reports (n, payload, nonce) SELECT row_number() OVER (ORDER BY random()), "
+            f"payload, nonce FROM (SELECT payload, nonce FROM earlier UNION ALL SELECT payload, nonce FROM moved) "
+            f"AS day",
             [survey.pk, day, survey.pk, ids],
-            f"INSERT INTO {report} (id, survey_id, payload, received_on) SELECT gen_random_uuid(), %s, payload, %s "
-            f"FROM coinflip_rewrite_reports WHERE n > %s AND n <= %s ORDER BY n", [survey.pk, day])
+            f"INSERT INTO {report} (id, survey_id, payload, received_on, nonce) SELECT gen_random_uuid(), %s, payload, "
+            f"%s, nonce FROM coinflip_rewrite_reports WHERE n > %s AND n <= %s ORDER BY n", [survey.pk, day])
         return rows - earlier
 
 
@@ -349,17 +351,17 @@ def _move_day_python(survey: Survey, day: datetime.date, ids: list[uuid.UUID]) -
     """Other databases (the embedded SQLite, small): the same rewrite through the ORM, shuffled by the system's secure
     random source; returns how many inbox rows moved."""
     earlier = Report.objects.filter(survey=survey, received_on=day)
-    payloads = list(earlier.values_list("payload", flat=True))
-    earlier._raw_delete(earlier.db)
+    rows = list(earlier.values_list("payload", "nonce"))
+    earlier.delete()
     moved = 0
     for part in chunks(ids):
-        rows = PendingReport.objects.filter(survey=survey, id__in=part)
-        part_payloads = list(rows.values_list("payload", flat=True))
-        moved += rows._raw_delete(rows.db)
-        payloads += part_payloads
-    random.SystemRandom().shuffle(payloads)
-    Report.objects.bulk_create([Report(id=uuid.uuid4(), survey=survey, payload=p, received_on=day) for p in payloads],
-                               batch_size=2000)
+        pending = PendingReport.objects.filter(survey=survey, id__in=part)
+        part_rows = list(pending.values_list("payload", "nonce"))
+        moved += pending.delete()[0]
+        rows += part_rows
+    random.SystemRandom().shuffle(rows)
+    Report.objects.bulk_create([Report(id=uuid.uuid4(), survey=survey, payload=payload, received_on=day, nonce=nonce)
+                                for payload, nonce in rows], batch_size=2000)
     return moved
 
 
@@ -413,12 +415,21 @@ def fold_new_reports(survey: Survey, batch_size: int = 5000, progress=None) -> i
         row = _locked_statistics(survey)
         days = Days.of_row(protocol, row)
         drain = Drain()
+        _drop_resent(survey)
         partials = _merge_partials(protocol, survey, days, drain)
         pending = PendingReport.objects.filter(survey=survey)
         total = pending.count() if progress else 0  # the merged partials' rows included: still in the inbox
         fold_pending(protocol, pending, days, drain, batch_size, progress, total)
         _finish(row, days, drain, partials)
     return days.count
+
+
+def _drop_resent(survey: Survey) -> int:
+    """Delete the survey's inbox rows whose nonce a folded report already holds: a resend that raced the drain that
+    moved its first copy (``survey_app.reports.store_report`` checks both tables, but not atomically with a drain).
+    Never folded, so counted once. Call under the statistics row lock; returns how many."""
+    folded = Report.objects.filter(survey=survey, nonce__isnull=False).values("nonce")
+    return PendingReport.objects.filter(survey=survey, nonce__in=folded).delete()[0]
 
 
 def merge_partials(survey: Survey) -> int:
@@ -429,6 +440,7 @@ def merge_partials(survey: Survey) -> int:
         row = _locked_statistics(survey)
         days = Days.of_row(protocol, row)
         drain = Drain()
+        _drop_resent(survey)
         partials = _merge_partials(protocol, survey, days, drain)
         if drain.ids or partials:
             _finish(row, days, drain, partials)

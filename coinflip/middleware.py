@@ -1,5 +1,5 @@
-"""Middleware of the project: a database outage as a 503 (``DatabaseUnavailableMiddleware``), NUL bytes refused
-(``NulByteMiddleware``), django-csp's policy header built once (``CSPMiddleware``).
+"""Middleware of the project: the container health check (``HealthCheckMiddleware``), a database outage as a 503
+(``DatabaseUnavailableMiddleware``), NUL bytes refused (``NulByteMiddleware``).
 
 A database outage answers 503 Service Unavailable with ``Retry-After``, never a 500 with a traceback.
 
@@ -17,15 +17,7 @@ from __future__ import annotations
 
 import logging
 
-from csp.constants import HEADER as CSP_HEADER
-from csp.constants import HEADER_REPORT_ONLY as CSP_HEADER_REPORT_ONLY
-from csp.middleware import CheckableLazyObject
-from csp.middleware import CSPMiddleware as BaseCSPMiddleware
-from csp.utils import build_policy
-from django.conf import settings
-from django.core.signals import setting_changed
-from django.db import InterfaceError, OperationalError
-from django.dispatch import receiver
+from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpResponse, JsonResponse
 
 logger = logging.getLogger(__name__)
@@ -68,6 +60,41 @@ def database_unavailable(request, exception) -> HttpResponse:
     return unavailable_response(request)
 
 
+def database_answers() -> bool:
+    """Whether PostgreSQL (or the embedded database) answers ``SELECT 1`` (Django's ``request_started`` has already
+    dropped a connection that broke or outlived ``CONN_MAX_AGE``)."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return cursor.fetchone() == (1,)
+    except Exception:  # any failure means "not healthy"; the details go to no one
+        connection.close()
+        return False
+
+
+class HealthCheckMiddleware:
+    """``GET``/``HEAD /healthz``: 200 ``ok`` when the application is loaded and the database answers ``SELECT 1``,
+    503 otherwise; nothing else (no version, no error text). First in ``settings.MIDDLEWARE``, so that a container
+    health check on ``http://127.0.0.1:8000/healthz`` is answered whatever ``ALLOWED_HOSTS`` and the HTTPS redirect
+    say (no host is read, no session opened)."""
+
+    PATH = "/healthz"
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info != self.PATH or request.method not in ("GET", "HEAD"):
+            return self.get_response(request)
+        healthy = database_answers()
+        body = b"ok\n" if healthy else b"unavailable\n"
+        response = HttpResponse(body, status=200 if healthy else 503, content_type="text/plain; charset=utf-8")
+        response["Content-Length"] = str(len(body))
+        response["Cache-Control"] = "no-store"
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
 def has_nul(request) -> bool:
     """A NUL byte in the path, the decoded query string or a decoded form body (``NulByteMiddleware``)."""
     form = request.method == "POST" and request.content_type in ("application/x-www-form-urlencoded",
@@ -79,7 +106,7 @@ def has_nul(request) -> bool:
 
 class NulByteMiddleware:
     """400 for a NUL byte anywhere in the path, the query string or a form body: no database can store one
-    (PostgreSQL refuses it in text), no honest client sends one, and it must never reach a query as a 500 (issue 14)."""
+    (PostgreSQL refuses it in text), no honest client sends one, and it must never reach a query as a 500."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -91,48 +118,3 @@ class NulByteMiddleware:
                 return JsonResponse({"detail": message}, status=400)
             return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
-
-
-class CSPMiddleware(BaseCSPMiddleware):
-    """django-csp's middleware, with the settings' policy built once instead of on every response.
-
-    django-csp builds the header from the settings on every response (``csp.utils.build_policy``: a copy of every
-    directive, and of the per-response parts through ``dataclasses.asdict``): 0.11 ms, 7 % of a link report POST's
-    CPU in-process (``python -m bench.load.profile``, 2026-11-24). A response without per-response parts (no
-    ``_csp_config`` / ``_csp_update`` / ``_csp_replace``, report-only ones included) whose request drew no nonce gets
-    exactly the header django-csp would build, kept per settings state (``setting_changed`` clears it); any other goes
-    through django-csp. The same header on every response, JSON ones included (tests/deploy/test_csp.py)."""
-
-    #: Response attributes that make a policy per response (django-csp's decorators set them).
-    PER_RESPONSE = ("_csp_config", "_csp_update", "_csp_replace", "_csp_config_ro", "_csp_update_ro", "_csp_replace_ro")
-    #: (report_only) → the settings' header; cleared when a setting changes (tests' override_settings).
-    _policies: dict[bool, str] = {}
-
-    @classmethod
-    def settings_policy(cls, report_only: bool) -> str:
-        policy = cls._policies.get(report_only)
-        if policy is None:
-            policy = cls._policies[report_only] = build_policy(report_only=report_only)
-        return policy
-
-    def process_response(self, request, response):
-        if (getattr(request, "_csp_nonce", None) is not None
-                or any(getattr(response, name, None) is not None for name in self.PER_RESPONSE)):
-            return super().process_response(request, response)
-        if response.status_code in (500, 404) and settings.DEBUG:
-            return response
-        for report_only, header, exempt, setting in (
-                (False, CSP_HEADER, "_csp_exempt", "CONTENT_SECURITY_POLICY"),
-                (True, CSP_HEADER_REPORT_ONLY, "_csp_exempt_ro", "CONTENT_SECURITY_POLICY_REPORT_ONLY")):
-            policy = self.settings_policy(report_only)
-            if policy and header not in response and getattr(response, exempt, False) is False:
-                prefixes = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES", None) or ()
-                if not request.path_info.startswith(tuple(prefixes)):
-                    response[header] = policy
-        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
-        return response
-
-
-@receiver(setting_changed)
-def _forget_csp_policies(**kwargs) -> None:
-    CSPMiddleware._policies.clear()

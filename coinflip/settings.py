@@ -68,10 +68,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "coinflip.middleware.HealthCheckMiddleware",  # first: /healthz before the host check and the HTTPS redirect
     "django.middleware.security.SecurityMiddleware",
-    "coinflip.middleware.CSPMiddleware",  # django-csp's, the settings' header built once
+    "csp.middleware.CSPMiddleware",
     "coinflip.middleware.DatabaseUnavailableMiddleware",
-    "coinflip.middleware.NulByteMiddleware",  # these four also guard the respondents' fast path (coinflip.fastpath)
+    "coinflip.middleware.NulByteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # after sessions, before common: cookie or Accept-Language
@@ -111,8 +112,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # An unreachable server fails a request within seconds (a 503) instead of holding its worker: gunicorn's event
-    # loop answers respondents' reports itself (coinflip/inline.py), and its arbiter kills a worker silent for 30 s.
+    # An unreachable server fails a request within seconds (a 503) instead of holding a worker's thread until
+    # gunicorn's arbiter kills the worker.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
     if os.environ.get("DATABASE_PREPARED_STATEMENTS", "1") != "0":
         # Parameters bound by the server and a statement prepared on its third execution in a connection: PostgreSQL
@@ -166,6 +167,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # drf-spectacular's default hook, and the report body's schema closed (survey_app.api.close_report_body).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "survey_app.api.close_report_body"],
 }
 
 # --- Celery ---------------------------------------------------------------------------------------

@@ -1,53 +1,10 @@
-"""WSGI entry point (``gunicorn -c docker/gunicorn.conf.py coinflip.wsgi``).
+"""WSGI entry point (``gunicorn -c docker/gunicorn.conf.py coinflip.wsgi``): Django's own application.
 
-``/healthz`` is answered here, before Django's middleware (no host check, no HTTPS redirect, no session), so that a
-container health check can call ``http://127.0.0.1:8000/healthz`` whatever ``DJANGO_ALLOWED_HOSTS`` and the TLS
-settings say: 200 ``ok`` when the application is loaded and PostgreSQL answers ``SELECT 1``, 503 otherwise. It reveals
-nothing else (no version, no error text). A respondent's usual report or redemption POST is answered next, before
-Django's handler (``coinflip.fastpath``); everything else goes to Django.
+``/healthz`` is answered by ``coinflip.middleware.HealthCheckMiddleware``, first in the middleware chain.
 """
 import os
 
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "coinflip.settings")
-django_application = get_wsgi_application()
-
-from coinflip.fastpath import RespondentFastPath  # noqa: E402 — needs the settings configured above
-
-#: Django's application behind the respondents' fast path (``coinflip.fastpath``).
-served_application = RespondentFastPath(django_application)
-
-HEALTH_PATH = "/healthz"
-
-
-def database_answers() -> bool:
-    from django.db import close_old_connections, connection
-
-    close_old_connections()  # drops a connection that broke or outlived CONN_MAX_AGE, as a request would
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
-    except Exception:  # any failure means "not healthy"; the details go to no one
-        connection.close()
-        return False
-
-
-def health(environ, start_response):
-    healthy = database_answers()
-    body = b"ok\n" if healthy else b"unavailable\n"
-    start_response("200 OK" if healthy else "503 Service Unavailable",
-                   [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
-                    ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
-    return [body]
-
-
-def application(environ, start_response):
-    if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
-        return health(environ, start_response)
-    return served_application(environ, start_response)
-
-
-#: The fast path alone (``RespondentFastPath.fast_only``): what ``coinflip.buffering`` may run in its event loop.
-application.fast_only = served_application.fast_only  # type: ignore[attr-defined]
+application = get_wsgi_application()

@@ -24,6 +24,7 @@ from .permissions import can_manage, surveys_for
 from .pilot import fit_pilot
 from .protocol import get_protocol
 from .services import (
+    KINDS_WITH_CHOICES,
     choice_lines,
     clone_survey,
     close_survey,
@@ -35,6 +36,7 @@ from .services import (
     read_table,
     sync_choices,
 )
+from .views import invitation_link
 
 #: How the admin writes each privacy setting (``SurveyProtocol.privacy_settings``; as the dashboard does).
 SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
@@ -60,10 +62,23 @@ FIELD_LABELS = {
 }
 
 
+class TranslationsField(forms.JSONField):
+    """A ``translations`` box: empty when there are none (never a bare "{}"), and an empty box means none."""
+
+    def prepare_value(self, value):
+        return "" if value in (None, {}, "{}") else super().prepare_value(value)
+
+    def to_python(self, value):
+        return {} if value in (None, "") or (isinstance(value, str) and not value.strip()) else super().to_python(value)
+
+
 class TranslatedLabelsMixin:
-    """Form fields labelled from ``FIELD_LABELS`` (in the page's language)."""
+    """Form fields labelled from ``FIELD_LABELS`` (in the page's language); ``translations`` boxes as
+    ``TranslationsField``, narrow enough for a table row."""
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "translations":
+            kwargs.update(form_class=TranslationsField, widget=forms.Textarea(attrs={"rows": 2, "cols": 36}))
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None and db_field.name in FIELD_LABELS:
             field.label = FIELD_LABELS[db_field.name]
@@ -515,16 +530,19 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         writer = csv.writer(response)
         writer.writerow(["survey", "batch", "link"])
         for token in InvitationToken.objects.filter(survey__in=queryset, used=False).select_related("survey"):
-            link = request.build_absolute_uri(reverse("survey-token", args=[token.survey.slug, token.token]))
+            link = invitation_link(token.survey, token.token, base=request.build_absolute_uri("/").rstrip("/"))
             writer.writerow([token.survey.slug, token.batch, link])
         return response
 
 
-class ChoiceInline(LockedInlineMixin, admin.TabularInline):
+class ChoiceInline(LockedInlineMixin, TranslatedLabelsMixin, admin.TabularInline):
     model = Choice
     verbose_name, verbose_name_plural = _("choice"), _("choices")
-    extra = 2
     fields = ("position", "label", "personal_probability", "translations")
+
+    def get_extra(self, request, obj=None, **kwargs):
+        """Two empty rows for a question still without choices, none once it has them."""
+        return 0 if obj is not None and obj.pk and obj.choices.exists() else 2
 
 
 class OfDesignedSurveyMixin:
@@ -556,6 +574,11 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
                    titled("survey", admin.RelatedOnlyFieldListFilter))
     search_fields = ("name", "text")
     inlines = [ChoiceInline]
+
+    def get_inlines(self, request, obj):
+        """Choice rows only for the kinds whose answers are choices (a yes/no question's are no/yes, a number has
+        none)."""
+        return [] if obj is not None and obj.kind not in KINDS_WITH_CHOICES else self.inlines
 
     # -- back to the survey: a question is edited from its survey's page, so "Save" and "Delete" return there, not
     # to the list of every survey's questions ("Save and continue editing" and "Save and add another" stay). --------

@@ -9,44 +9,36 @@
 * ``POST /api/surveys/<slug>/invitations/redeem/`` — a token survey's invitation token and blinded message in, a
   blind signature out (``RedeemView``; survey_app/credentials.py): the credential's first half, in its own request.
 
-The views keep to HTTP: ``ReportView`` parses the body (``read_submission``), hands it to the ingestion service
-(``survey_app.reports.submit_report``: survey lookup, checks, token, storage) and maps its ``Outcome`` onto a
-status code. The usual requests — a plain JSON body (``plain_json``) of the usual shape (``usual_submission``,
-``usual_redemption``) that the service stores or signs in one statement (``store_if_unchanged``,
-``redeem_if_unchanged``) — are answered without DRF's request, parsers, serializers and renderer, with the same
-201/200 answer (``plain_response``); every other request, and every refusal, goes through DRF as before, so its
-messages and status codes are DRF's (``python -m bench.load.profile``: DRF's dispatch cost a sixth of a link
-report POST's CPU). Nothing but the report itself and a coarse date is stored: the token is consumed by a
-conditional UPDATE (``used`` false → true) in the same transaction as the insert, never written beside the report.
+The views keep to HTTP, through DRF's public API: ``ReportView`` parses the body once (DRF's ``request.data`` and
+``ReportSerializer``), hands it to the ingestion service (``survey_app.reports.submit_report``: survey lookup,
+checks, credential, storage, each once) and maps its ``Outcome`` onto a status code; ``RedeemView`` likewise with
+``survey_app.credentials.redeem``. Nothing but the report itself, its random nonce and a coarse date is stored.
 
-Hostile input (issue 5, tests/security/): bodies are UTF-8 JSON only (``JSONBodyView``: a Content-Type other than
-``application/json`` is 415, a parameter other than ``charset=utf-8`` 400, issue 14) of at most ``MAX_REPORT_BYTES``
-(413 beyond, chunked bodies included; the predict API uses Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``), NaN/±Infinity
+Hostile input (tests/security/): bodies are UTF-8 JSON only (``JSONBodyView``: a Content-Type other than
+``application/json`` is 415, a parameter other than ``charset=utf-8`` 400) of at most ``MAX_REPORT_BYTES`` (413
+beyond; the predict API uses Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``; a body without ``Content-Length`` is empty to
+Django: the proxy buffers chunked bodies, docs/operations.md), NaN/±Infinity
 constants are refused by DRF's strict JSON, nesting too deep for the decoder is a 400, and keys beyond ``report``
 and ``token`` — or beyond the report's wire format (``SurveyProtocol.parse_one``) — are refused, since the payload
 is stored verbatim.
 
-The report's type (issue 14): the engine knows each mechanism's wire format; a survey's exact JSON Schema of one report
+The report's type: the engine knows each mechanism's wire format; a survey's exact JSON Schema of one report
 is served with its protocol (``report_schema``), and the OpenAPI document types the body's ``report`` as a ``oneOf``
 of the mechanisms' generic shapes, one component each (``ReportFieldSchema``), both from
 ``aggregator.privacy.protocol`` (``SurveyProtocol.report_schema``, ``report_shapes``).
 """
 from __future__ import annotations
 
-import functools
 import io
-import json
 import logging
 import threading
 import time
 from collections import OrderedDict
 
 from django.conf import settings
-from django.core.handlers.wsgi import LimitedStream
-from django.http import HttpResponse
 from django.urls import reverse
 from django.utils import translation
-from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -61,18 +53,15 @@ from rest_framework.exceptions import (
 )
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
-from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.json import strict_constant
 from rest_framework.views import APIView
 
 from aggregator.privacy import blind_rsa
 from aggregator.privacy.protocol import report_shapes
 
 from . import languages
-from . import reports as ingestion
-from .credentials import public_credential, redeem, redeem_if_unchanged, warm_keys
-from .models import Survey
+from .credentials import public_credential, redeem, warm_keys
+from .models import NONCE_CHARS, NONCE_PATTERN, Survey
 from .protocol import get_protocol, survey_version
 from .reports import MESSAGES, Result, Submission, find_public_survey, submit_report, todays_assignment
 
@@ -120,34 +109,9 @@ class StrictContentNegotiation(DefaultContentNegotiation):
         return next((parser for parser in parsers if parser.media_type == media_type), None)
 
 
-class BodyRequest(Request):
-    """DRF's request, also reading a chunked body (``Transfer-Encoding: chunked``, no ``Content-Length``): Django
-    reads a body without CONTENT_LENGTH as empty and DRF then skips parsing. Under a server that de-chunks the WSGI
-    input and ends it with the body (gunicorn: ``wsgi.input_terminated``), the body is the input up to its end; it is
-    read through a ``LimitedStream`` of the view's ``body_limit`` + 1 bytes, so ``BoundedJSONParser`` sees at most
-    one byte beyond the limit (413)."""
-
-    def _load_stream(self):
-        super()._load_stream()
-        request, meta = self._request, self._request.META
-        environ = getattr(request, "environ", {})
-        chunked = "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower() or environ.get("wsgi.input_terminated")
-        if (self._stream is None and chunked and not meta.get("CONTENT_LENGTH") and "wsgi.input" in environ
-                and not request._read_started):
-            request._stream = LimitedStream(environ["wsgi.input"], body_limit(self.parser_context.get("view")) + 1)
-            self._stream = request
-
-    def _parse(self):
-        """415 for a Content-Type no parser takes, whatever the body: also when a middleware already read a form
-        body (``coinflip.middleware.NulByteMiddleware`` reads ``request.POST``), where DRF would parse "nothing"."""
-        if self.content_type and self.negotiator.select_parser(self, self.parsers) is None:
-            raise UnsupportedMediaType(self.content_type)
-        return super()._parse()
-
-
 class BoundedJSONParser(JSONParser):
     """DRF's strict JSON parser for UTF-8 bodies of at most the view's ``body_limit``: 413 beyond (declared or
-    read, chunked bodies too: ``BodyRequest``); 400 for a Content-Type parameter other than one ``charset=utf-8``
+    read); 400 for a Content-Type parameter other than one ``charset=utf-8``
     (RFC 8259 §8.1: JSON exchanged between systems is UTF-8; case-insensitive, quoted or not), for a body that is not
     UTF-8, cannot be read to its end, or nests too deeply to decode (not a ``RecursionError``)."""
 
@@ -167,7 +131,7 @@ class BoundedJSONParser(JSONParser):
             raise PayloadTooLarge()
         try:
             body = stream.read(limit + 1)
-        except Exception:  # a broken chunked encoding or a client gone mid-body (any server's error): a 400
+        except Exception:  # a client gone mid-body (any server's error): a 400
             raise ParseError("The request body could not be read to its end.") from None
         if len(body) > limit:
             raise PayloadTooLarge()
@@ -179,103 +143,18 @@ class BoundedJSONParser(JSONParser):
 
 
 class JSONBodyView(APIView):
-    """An API view taking a JSON body: strict media type (``StrictContentNegotiation``), ``BoundedJSONParser``, and
-    chunked bodies read (``BodyRequest``)."""
+    """An API view taking a JSON body: strict media type (``StrictContentNegotiation``) and ``BoundedJSONParser``."""
 
     parser_classes = [BoundedJSONParser]
     content_negotiation_class = StrictContentNegotiation
 
-    def initialize_request(self, request, *args, **kwargs):
-        return BodyRequest(request, parsers=self.get_parsers(), authenticators=self.get_authenticators(),
-                           negotiator=self.get_content_negotiator(), parser_context=self.get_parser_context(request))
-
-
-# -- the usual request without DRF's machinery ------------------------------------------------------------------------
-
-class _Unreadable(io.RawIOBase):
-    """A request stream whose read fails: what DRF reads after ``plain_json`` failed to read the body, so that its
-    parser answers as it would have (``BoundedJSONParser``: 400, the body could not be read to its end)."""
-
-    def read(self, *args):
-        raise OSError("the request body could not be read to its end")
-
-
-#: ``plain_json``'s answer for a request it leaves to DRF.
-NOT_PLAIN = object()
-
-
-def plain_json(request, limit: int):
-    """The body of a request DRF would parse and answer in JSON without a word to say — a POST with the
-    Content-Type ``application/json`` exactly (no parameter), a declared length of at most ``limit`` bytes, no
-    transfer coding, an Accept DRF answers with JSON (none, ``*/*`` or ``application/json``), and a body of strict
-    JSON in UTF-8 — parsed as ``BoundedJSONParser`` parses it; else ``NOT_PLAIN``. Django keeps the body it read
-    (``request.body``), so DRF reads it again for any request left to it; a body that could not be read is left to
-    DRF as unreadable (``_Unreadable``)."""
-    meta = request.META
-    if (request.method != "POST" or meta.get("CONTENT_TYPE") != "application/json"
-            or "HTTP_TRANSFER_ENCODING" in meta or meta.get("HTTP_ACCEPT", "*/*") not in ("*/*", "application/json")):
-        return NOT_PLAIN
-    declared = meta.get("CONTENT_LENGTH") or ""
-    if not declared.isdigit() or not 0 < int(declared) <= limit:
-        return NOT_PLAIN
-    try:
-        body = request.body
-    except Exception:  # a client gone mid-body: DRF's parser answers
-        request._stream, request._read_started = _Unreadable(), False
-        return NOT_PLAIN
-    try:
-        return json.loads(body.decode("utf-8"), parse_constant=strict_constant)
-    except (ValueError, RecursionError):  # not UTF-8 or not strict JSON: DRF's parser answers, with its message
-        return NOT_PLAIN
-
-
-@functools.cache
-def view_headers(view_class: type[APIView]) -> tuple[tuple[str, str], ...]:
-    """A DRF view class's default response headers (``Allow``, ``Vary: Accept``): the same for every request."""
-    return tuple(view_class().default_response_headers.items())
-
-
-def plain_response(view_class: type[APIView], data: dict, status_code: int) -> HttpResponse:
-    """What DRF answers with ``Response(data, status=status_code)`` rendered by its ``JSONRenderer`` (compact,
-    strict), with the view's default headers (``view_headers``) and its length."""
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    body = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode("utf-8")
-    response = HttpResponse(body, status=status_code, content_type="application/json")
-    for name, value in view_headers(view_class):
-        response[name] = value
-    response["Content-Length"] = str(len(body))
-    return response
-
-
-#: Kept in ``request.META`` — the WSGI environ, which outlives the request object the fast path made
-#: (``coinflip.fastpath``) — "checked" once a view's usual response was asked for, "tried" once it tried to store
-#: or sign and wrote nothing (the full path need not try that again).
-FAST_PATH = "coinflip.fast_path"
-
-
-class FastPathMixin:
-    """A respondent's view whose usual request is answered without DRF: its ``usual_response(request, slug)`` stores
-    or signs in one statement and answers, or returns ``None`` having written nothing. ``fast_response`` tries it once
-    per request — from ``coinflip.fastpath.RespondentFastPath``, before Django's handler, or else from ``dispatch`` —
-    and ``dispatch`` leaves anything else to DRF."""
-
-    @classmethod
-    def usual_response(cls, request, slug: str) -> HttpResponse | None:
-        raise NotImplementedError
-
-    @classmethod
-    def fast_response(cls, request, slug: str) -> HttpResponse | None:
-        if request.META.get(FAST_PATH):
-            return None
-        request.META[FAST_PATH] = "checked"
-        return cls.usual_response(request, slug)
-
-    def dispatch(self, request, *args, **kwargs):
-        response = self.fast_response(request, kwargs["slug"])
-        if response is not None:
-            self.args, self.kwargs = args, kwargs
-            return response
-        return super().dispatch(request, *args, **kwargs)
+    def json_body(self, request):
+        """The parsed body (DRF's ``request.data``); 415 for a Content-Type no parser takes, whatever the body — also
+        when a middleware already read a form body (``coinflip.middleware.NulByteMiddleware`` reads
+        ``request.POST``), where DRF would parse "nothing"."""
+        if request.content_type and self.get_content_negotiator().select_parser(request, self.get_parsers()) is None:
+            raise UnsupportedMediaType(request.content_type)
+        return request.data
 
 
 #: Documented error bodies: ``{"detail": …}``, or for 400 ``{field: [messages]}``.
@@ -389,48 +268,39 @@ class ReportSerializer(serializers.Serializer):
                                   "{value, signature, key_id} (see CredentialSerializer).")
     token = serializers.CharField(required=False, max_length=64,
                                   help_text="Refused: a report never carries the invitation token (redeem it first).")
+    nonce = serializers.RegexField(
+        NONCE_PATTERN, required=False, max_length=NONCE_CHARS,
+        error_messages={"invalid": "Expected 128 random bits in unpadded base64url (22 characters)."},
+        help_text="A random nonce the page draws once per prepared report (128 bits, unpadded base64url): a resend "
+                  "of a report whose nonce is stored is answered 201 and not stored again.")
 
     def validate(self, attrs):
         unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
         if unknown:
-            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report and credential."]})
+            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report, credential and "
+                                                     "nonce."]})
         return attrs
 
 
-class ReportSerializerSchema(OpenApiSerializerExtension):
-    """``ReportSerializer`` as drf-spectacular maps it, closed: a body holding another key is a 400."""
-
-    target_class = ReportSerializer
-
-    def map_serializer(self, auto_schema, direction):
-        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
-        return {**schema, "additionalProperties": False}
+#: The OpenAPI component of ``ReportSerializer``, closed by ``close_report_body``.
+REPORT_COMPONENT = "Report"
 
 
-def usual_submission(data) -> Submission | None:
-    """The ``Submission`` of a usual body — ``{"report": {…}}``, or a token survey's ``{"report": {…},
-    "credential": {…}}`` — exactly what ``ReportSerializer`` validates it to (its JSONFields pass a parsed object
-    through; the credential is the ingestion service's to check), or ``None`` for any other body."""
-    if type(data) is not dict or type(data.get("report")) is not dict:
-        return None
-    if len(data) == 1:
-        return Submission(data["report"])
-    if len(data) == 2 and type(data.get("credential")) is dict:
-        return Submission(data["report"], None, data["credential"])
-    return None
+def close_report_body(result, generator, request, public):
+    """drf-spectacular post-processing hook (``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``): ``ReportSerializer``'s
+    component closed (``additionalProperties: false``), since a body holding another key is a 400."""
+    schema = result.get("components", {}).get("schemas", {}).get(REPORT_COMPONENT)
+    if schema is not None:
+        schema["additionalProperties"] = False
+    return result
 
 
 def read_submission(data) -> Submission:
-    """The ``Submission`` of a request body, validated by ``ReportSerializer``: a usual body (``usual_submission``)
-    without building a serializer, which cost a tenth of a report POST's CPU (bench/load); every other body (a token,
-    an error to report) through it, for its messages."""
-    submission = usual_submission(data)
-    if submission is not None:
-        return submission
+    """The ``Submission`` of a request body, validated by ``ReportSerializer`` (400 with its messages)."""
     serializer = ReportSerializer(data=data)
     serializer.is_valid(raise_exception=True)
     data = serializer.validated_data
-    return Submission(data["report"], data.get("token"), data.get("credential"))
+    return Submission(data["report"], data.get("token"), data.get("credential"), data.get("nonce"))
 
 
 #: The answer to each refusal of the ingestion service (``survey_app.reports.Result``).
@@ -555,32 +425,19 @@ def protocol_body(survey: Survey, *, preview: bool = False) -> dict:
     }
 
 
-class ReportView(FastPathMixin, JSONBodyView):
+class ReportView(JSONBodyView):
     authentication_classes: list = []
     permission_classes: list = []
     max_body_bytes = MAX_REPORT_BYTES
-
-    @classmethod
-    def usual_response(cls, request, slug: str) -> HttpResponse | None:
-        """The usual report — a plain JSON body (``plain_json``) holding a usual submission (``usual_submission``)
-        that the ingestion service stores in one statement (``survey_app.reports.store_if_unchanged``) — answered
-        without DRF's request, negotiation and rendering (a sixth of a link report POST's CPU); ``None`` for any other
-        request, or a report not stored that way (nothing was written): DRF answers it (``post``)."""
-        data = plain_json(request, cls.max_body_bytes)
-        submission = usual_submission(data) if data is not NOT_PLAIN else None
-        if submission is None:
-            return None
-        if ingestion.store_if_unchanged(slug, lambda: submission):
-            return plain_response(cls, {"status": "stored"}, status.HTTP_201_CREATED)
-        request.META[FAST_PATH] = "tried"
-        return None
 
     @extend_schema(
         summary="Submit one randomized report",
         parameters=[SlugParameter],
         request=ReportSerializer,
         responses={
-            201: inline_serializer("ReportAccepted", {"status": serializers.CharField()}),
+            201: OpenApiResponse(inline_serializer("ReportAccepted", {"status": serializers.CharField()}),
+                                 description="Stored; or a resend of a report whose nonce is stored (not stored "
+                                             "again)"),
             400: OpenApiResponse(FieldErrors, description="Malformed report (the message names the field), or a body "
                                                           "that is not UTF-8 JSON: a Content-Type parameter other "
                                                           "than charset=utf-8, invalid UTF-8 or JSON"),
@@ -596,8 +453,7 @@ class ReportView(FastPathMixin, JSONBodyView):
         },
     )
     def post(self, request, slug: str):
-        outcome = submit_report(slug, lambda: read_submission(request.data),
-                                fast=request.META.get(FAST_PATH) != "tried")
+        outcome = submit_report(slug, lambda: read_submission(self.json_body(request)))
         if outcome.stored:
             return Response({"status": "stored"}, status=status.HTTP_201_CREATED)
         if outcome.result is Result.INVALID:
@@ -607,7 +463,7 @@ class ReportView(FastPathMixin, JSONBodyView):
 
 # -- unlinkable invitations (issue 11; survey_app/credentials.py) ----------------------------------------------------
 
-#: The longest value of each field of a redemption body (``RedeemSerializer``, ``usual_redemption``).
+#: The longest value of each field of a redemption body (``RedeemSerializer``).
 REDEEM_LIMITS = {"token": 64, "blinded_msg": 2048, "key_id": 64}
 
 
@@ -629,25 +485,7 @@ class RedeemSerializer(serializers.Serializer):
         return attrs
 
 
-def _plain_text(value, max_length: int) -> bool:
-    """Whether ``RedeemSerializer``'s CharField would take ``value`` unchanged: a non-empty ASCII string (no
-    surrogates) without NUL or surrounding whitespace (trimmed by the field), of at most ``max_length`` characters."""
-    return (type(value) is str and 0 < len(value) <= max_length and value.isascii() and "\x00" not in value
-            and value.strip() == value)
-
-
-def usual_redemption(data) -> dict | None:
-    """What ``RedeemSerializer`` validates a usual redemption body to — ``{"token", "blinded_msg"[, "key_id"]}``, each
-    plain text within its field's length (``_plain_text``) — without building the serializer (a fifth of a
-    redemption's CPU, bench/load); ``None`` for any other body, which the serializer judges (its messages)."""
-    if type(data) is not dict or not 2 <= len(data) <= 3:
-        return None
-    if not all(name in REDEEM_LIMITS and _plain_text(value, REDEEM_LIMITS[name]) for name, value in data.items()):
-        return None
-    return data if "token" in data and "blinded_msg" in data else None
-
-
-class RedeemView(FastPathMixin, APIView):
+class RedeemView(APIView):
     """``POST /api/surveys/<slug>/invitations/redeem/``: spend an invitation token for a blind signature.
 
     200 ``{"blind_signature", "key_id"}``; 400 malformed (the message names the field: a blinded message not of the
@@ -659,23 +497,6 @@ class RedeemView(FastPathMixin, APIView):
     permission_classes: list = []
     parser_classes = [BoundedJSONParser]
     max_body_bytes = 16 * 1024
-
-    @classmethod
-    def usual_response(cls, request, slug: str) -> HttpResponse | None:
-        """The usual redemption — a plain JSON body (``plain_json``) of a usual redemption (``usual_redemption``)
-        that ``survey_app.credentials.redeem_if_unchanged`` signs in one statement — answered without DRF's request,
-        negotiation and rendering; ``None`` for any other request, or one it did not sign (nothing was written): DRF
-        answers it (``post``)."""
-        data = plain_json(request, cls.max_body_bytes)
-        body = usual_redemption(data) if data is not NOT_PLAIN else None
-        if body is None:
-            return None
-        redemption = redeem_if_unchanged(slug, body["token"], body["blinded_msg"], body.get("key_id"))
-        if redemption is None:
-            request.META[FAST_PATH] = "tried"
-            return None
-        return plain_response(cls, {"blind_signature": redemption.blind_signature, "key_id": redemption.key_id},
-                              status.HTTP_200_OK)
 
     @extend_schema(
         summary="Redeem an invitation token for a blind signature (RFC 9474, RSABSSA-SHA384-PSS-Randomized)",
@@ -695,13 +516,10 @@ class RedeemView(FastPathMixin, APIView):
         },
     )
     def post(self, request, slug: str):
-        data = usual_redemption(request.data)
-        if data is None:
-            serializer = RedeemSerializer(data=request.data)
-            serializer.is_valid(raise_exception=True)
-            data = serializer.validated_data
-        redemption = redeem(slug, data["token"], data["blinded_msg"], data.get("key_id"),
-                            fast=request.META.get(FAST_PATH) != "tried")
+        serializer = RedeemSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        redemption = redeem(slug, data["token"], data["blinded_msg"], data.get("key_id"))
         outcome = redemption.outcome
         if outcome.result is Result.SIGNED:
             return Response({"blind_signature": redemption.blind_signature, "key_id": redemption.key_id})

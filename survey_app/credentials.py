@@ -7,11 +7,11 @@ A token survey's respondent takes part in two requests the server cannot link:
    ``survey_app.reports.consume_token`` in a transaction of its own, and the survey's active key signs the blinded
    message (``aggregator.privacy.blind_rsa.blind_sign``). The blinded message is uniformly distributed whatever the
    value (RFC 9474 §7), so nothing stored or answered here says anything about the value.
-2. **Report** (``survey_app.reports.submit_report`` → ``admit`` → ``spend``): the report with the credential
+2. **Report** (``survey_app.reports.submit_report`` → ``admit_credential``): the report with the credential
    ``{"value", "signature", "key_id"}`` (the prepared value and the unblinded signature, base64url). The signature is
    a standard RSA-PSS signature, checked with the survey key named by ``key_id`` (any key of the survey: a rotation
    never strands a respondent between the two requests); the SHA-256 of the value is inserted into
-   ``SpentCredential`` in the report's transaction, so each credential adds one report (a second use is refused).
+   ``SpentCredential`` by the report's own INSERT, so each credential adds one report (a second use is refused).
 
 The server never sees a token and a value together; a report body of a token survey that carries a token is refused
 (``TOKEN_IN_REPORT``). Keys: ``active_key`` makes one on first use (a survey opened with token access has one as soon
@@ -30,10 +30,10 @@ from django.db import IntegrityError, connection, transaction
 from aggregator.privacy import blind_rsa
 
 from .models import InvitationToken, SpentCredential, Survey, SurveyKey
-from .reports import Outcome, Result, consume_token, find_public_survey
+from .reports import TOKEN_IN_REPORT, Outcome, Result, Submission, consume_token, find_public_survey, store_report
 
 __all__ = ["Credential", "Redemption", "active_key", "rotate_key", "public_credential", "redeem", "parse_credential",
-           "spend", "credential_digest", "redeem_if_unchanged", "spend_statement", "verified", "PendingCredential",
+           "admit_credential", "credential_digest", "spend_statement", "warm_keys", "PendingCredential",
            "start_credential", "finish_credential"]
 
 #: Longest base64url text accepted for a value or signature: a 4096-bit signature is 683 characters.
@@ -99,25 +99,11 @@ def _active_key_id(survey: Survey) -> str | None:
     return row[0] if row else None
 
 
-#: Signing keys read by ``_signing_key``, by key id: what ``redeem_if_unchanged`` signs with (no query).
-_PRIVATE_KEYS: dict[str, blind_rsa.SigningKey] = {}
-
-
 @functools.lru_cache(maxsize=256)
-def _read_signing_key(key_id: str) -> blind_rsa.SigningKey:
+def _signing_key(key_id: str) -> blind_rsa.SigningKey:
+    """The private key ``key_id``, ready to sign (read and handed to OpenSSL once per process)."""
     return blind_rsa.SigningKey(blind_rsa.private_key_from_pem(
         SurveyKey.objects.values_list("private_pem", flat=True).get(key_id=key_id)))
-
-
-def _signing_key(key_id: str) -> blind_rsa.SigningKey:
-    """The private key ``key_id``, ready to sign (read and handed to OpenSSL once per process), and kept where
-    ``redeem_if_unchanged`` looks (``_PRIVATE_KEYS``, emptied when it holds 256)."""
-    private = _read_signing_key(key_id)
-    if key_id not in _PRIVATE_KEYS:
-        if len(_PRIVATE_KEYS) >= 256:
-            _PRIVATE_KEYS.clear()
-        _PRIVATE_KEYS[key_id] = private
-    return private
 
 
 @functools.lru_cache(maxsize=1024)
@@ -130,8 +116,8 @@ _PUBLIC_KEYS: dict[str, object] = {}
 
 
 def _remember_public_key(key_id: str, spki: str):
-    """The public key ``key_id`` (its SPKI ``spki``), kept where ``verified`` looks (``_PUBLIC_KEYS``, emptied when it
-    holds 1024)."""
+    """The public key ``key_id`` (its SPKI ``spki``), kept where ``admit_credential`` looks (``_PUBLIC_KEYS``,
+    emptied when it holds 1024)."""
     public = _public_key(key_id, spki)
     if key_id not in _PUBLIC_KEYS:
         if len(_PUBLIC_KEYS) >= 1024:
@@ -143,8 +129,8 @@ def _remember_public_key(key_id: str, spki: str):
 def warm_keys(survey: Survey) -> int:
     """Read the token survey ``survey``'s keys into this process's caches, as its first redemption and first report
     would (the active key ready to sign, every key of the survey to verify); the number of keys read. A worker calls
-    it as it starts (``survey_app.api.warm_protocols``): otherwise the fast paths (``redeem_if_unchanged``,
-    ``verified``) decline those first requests, which the whole stack then serves in a thread."""
+    it as it starts (``survey_app.api.warm_protocols``), so that its first redemptions and reports do not wait for
+    the keys to be read and parsed."""
     if survey.access != Survey.Access.TOKENS:
         return 0
     keys = list(SurveyKey.objects.filter(survey=survey).values_list("key_id", "public_spki", "active"))
@@ -167,22 +153,16 @@ class Redemption:
     key_id: str | None = None
 
 
-def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None, fast: bool = True) -> Redemption:
+def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -> Redemption:
     """Spend the invitation ``token`` of survey ``slug`` for a blind signature on ``blinded_msg`` (base64url).
 
-    Checks, in order: the survey (``NOT_FOUND``; ``CLOSED``; ``NO_INVITATIONS`` for an open-link survey), the
-    blinded message and ``key_id`` (``INVALID``: the message must be the key's size and below its modulus; a
+    Checks, in order, each once: the survey (``NOT_FOUND``; ``CLOSED``; ``NO_INVITATIONS`` for an open-link survey),
+    the blinded message and ``key_id`` (``INVALID``: the message must be the key's size and below its modulus; a
     ``key_id`` other than the active key's means the browser blinded for a retired key: it is signed only as a retry,
-    below, else refused), then the token
-    (``TOKEN_UNKNOWN``, ``TOKEN_USED`` — unless the token was redeemed with this very blinded message: a retry after a
-    lost answer is signed again, the same signature, no second credential). The token's UPDATE and the signature
-    share one transaction, so a failed signature leaves the token unused; the token is the only thing written.
-
-    The usual redemption takes one statement (``redeem_if_unchanged``; not tried again with ``fast`` false, when the
-    caller already tried it); everything else, and anything it does not sign, takes the checks above."""
-    signed = redeem_if_unchanged(slug, token, blinded_msg, key_id) if fast else None
-    if signed is not None:
-        return signed
+    below, else refused), then the token (``TOKEN_UNKNOWN``, ``TOKEN_USED`` — unless the token was redeemed with
+    this very blinded message: a retry after a lost answer is signed again, the same signature, no second
+    credential). The token is the only thing written: its conditional UPDATE commits by itself before the signature,
+    and if signing raises (only a faulty computation can) the token is given back before the error propagates."""
     survey = find_public_survey(slug)
     if survey is None:
         return Redemption(Outcome.of(Result.NOT_FOUND))
@@ -192,8 +172,7 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None, f
         return Redemption(Outcome.of(Result.NO_INVITATIONS))
     active_id = _active_key_id(survey)
     if active_id is None:
-        key = active_key(survey)
-        active_id = key.key_id
+        active_id = active_key(survey).key_id
     changed = Outcome.invalid(
         "key_id", "This survey's key has changed since the page was loaded: reload the page and send again.")
     # A retired key of the survey signs only a retry: the token was redeemed with this very blinded message before
@@ -209,15 +188,20 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None, f
             "blinded_msg", f"Not a blinded message for this survey's key ({blind_rsa.VARIANT}, unpadded base64url "
                            f"of {private.k_len} bytes below the modulus)."))
     digest = hashlib.sha256(message).hexdigest()
-    with transaction.atomic():
-        if retry_only:
-            if not InvitationToken.objects.filter(survey=survey, token=token, used=True, redeemed_with=digest).exists():
-                return Redemption(changed)
-        else:
-            refused = consume_token(survey, token, digest)
-            if refused is not None:
-                return Redemption(refused)
-        signature = blind_rsa.blind_sign(private, message)  # raises only on a faulty computation: rolls back
+    if retry_only:
+        if not InvitationToken.objects.filter(survey=survey, token=token, used=True, redeemed_with=digest).exists():
+            return Redemption(changed)
+    else:
+        refused = consume_token(survey, token, digest)
+        if refused is not None:
+            return Redemption(refused)
+    try:
+        signature = blind_rsa.blind_sign(private, message)
+    except BaseException:
+        if not retry_only:
+            InvitationToken.objects.filter(survey=survey, token=token, redeemed_with=digest).update(
+                used=False, redeemed_with="")
+        raise
     return Redemption(Outcome.of(Result.SIGNED), blind_rsa.b64url_encode(signature), signing_id)
 
 
@@ -230,58 +214,6 @@ def _blinded_message(private: blind_rsa.SigningKey, blinded_msg: str) -> bytes |
     if message is None or len(message) != private.k_len or int.from_bytes(message, "big") >= private.n:
         return None
     return message
-
-
-def redeem_if_unchanged(slug: str, token: str, blinded_msg: str, key_id: str | None) -> Redemption | None:
-    """The usual redemption in one round trip to the database (PostgreSQL): the signed ``Redemption``, or ``None``
-    — nothing written; ``redeem``'s checks answer, errors and retries included.
-
-    The usual redemption — an open token survey as ``find_public_survey`` last read it (no query), a ``key_id``
-    naming a signing key this process has read, a blinded message of its size, an unused token — is checked without
-    a query and then admitted by one conditional UPDATE (``consume_token``'s: used false → true, with the blinded
-    message's digest) that holds only if the survey row is still at that version and the key is still its active
-    one: the full path's checks, made at the moment of the update. The UPDATE commits by itself (no BEGIN/COMMIT
-    round trips) before the signature; if signing raises (only a faulty computation can), the token is given back
-    (used true → false, the digest cleared) before the error propagates, as the full path's rollback would. A crash
-    in between leaves the token used with this message's digest: the state of an answer lost on its way, which the
-    same blinded message redeems again (``consume_token``)."""
-    from .reports import _SURVEYS  # the cache of find_public_survey
-
-    cached = _SURVEYS.get(slug) if key_id is not None and connection.vendor == "postgresql" else None
-    if cached is None:
-        return None
-    (survey_id, xmin, ctid), survey = cached
-    if survey.status != Survey.Status.OPEN or survey.access != Survey.Access.TOKENS:
-        return None
-    private = _PRIVATE_KEYS.get(key_id)
-    if private is None:
-        return None
-    message = _blinded_message(private, blinded_msg)
-    if message is None:
-        return None
-    digest = hashlib.sha256(message).hexdigest()
-    quote, meta = connection.ops.quote_name, InvitationToken._meta
-    used, redeemed, token_survey, token_column = (quote(meta.get_field(name).column)
-                                                  for name in ("used", "redeemed_with", "survey", "token"))
-    tokens, surveys, keys = (quote(model._meta.db_table) for model in (InvitationToken, Survey, SurveyKey))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {tokens} SET {used} = true, {redeemed} = %s "
-            f"WHERE {token_survey} = %s AND {token_column} = %s AND NOT {used} "
-            f"AND EXISTS (SELECT 1 FROM {surveys} WHERE id = %s AND xmin::text = %s AND ctid::text = %s) "
-            f"AND EXISTS (SELECT 1 FROM {keys} WHERE {_column(SurveyKey, 'survey')} = %s "
-            f"AND {_column(SurveyKey, 'key_id')} = %s AND {_column(SurveyKey, 'active')})",
-            [digest, survey_id, token, survey_id, xmin, ctid, survey_id, key_id])
-        if cursor.rowcount != 1:
-            return None
-        try:
-            signature = blind_rsa.blind_sign(private, message)
-        except BaseException:
-            cursor.execute(f"UPDATE {tokens} SET {used} = false, {redeemed} = '' "
-                           f"WHERE {token_survey} = %s AND {token_column} = %s AND {redeemed} = %s",
-                           [survey_id, token, digest])
-            raise
-    return Redemption(Outcome.of(Result.SIGNED), blind_rsa.b64url_encode(signature), key_id)
 
 
 # -- reports ---------------------------------------------------------------------------------------------------------
@@ -323,58 +255,62 @@ def credential_digest(value: bytes) -> str:
     return hashlib.sha256(value).hexdigest()
 
 
-def spend(survey: Survey, credential: Credential) -> Outcome | None:
-    """``None`` if ``credential`` is a valid, unspent credential of ``survey`` — now spent — else the refusal:
-    ``INVALID`` (``credential.key_id``: no such key of this survey; ``credential.signature``: the signature does not
-    verify) or ``CREDENTIAL_USED``. Call inside the transaction that stores the report: the digest's INSERT … ON
-    CONFLICT DO NOTHING waits for a concurrent insert of the same digest and then adds nothing, so of concurrent
-    reports with one credential exactly one is stored (tests/survey/test_credential_race.py)."""
+def admit_credential(survey: Survey, submission: Submission, day: datetime.date) -> tuple[Outcome | None, bool]:
+    """Admit and store a token survey's report: (the refusal or ``None``, whether the report was stored).
+
+    A report that carries the invitation token is refused (``INVALID`` on ``token``: the server must not see the
+    token and the credential's value together), one without a credential too (``CREDENTIAL_MISSING``), and a
+    credential that is malformed, names no key of ``survey`` or does not verify (``INVALID``). Otherwise the
+    credential's digest and the report are inserted together (``store_report`` with ``spend_statement``: both or
+    neither); ``(None, False)`` then means the digest was already spent — or the report's nonce is already stored,
+    which the caller tells apart. The digest's INSERT … ON CONFLICT DO NOTHING waits for a concurrent insert of the
+    same digest and then adds nothing, so of concurrent reports with one credential exactly one is stored
+    (tests/survey/test_credential_race.py)."""
+    if submission.token is not None:
+        return Outcome.invalid("token", TOKEN_IN_REPORT.format(slug=survey.slug)), False
+    if submission.credential is None:
+        return Outcome.of(Result.CREDENTIAL_MISSING), False
+    credential = parse_credential(submission.credential)
+    if isinstance(credential, Outcome):
+        return credential, False
     no_key = Outcome.invalid("credential.key_id", "No such key for this survey: the credential was not signed for it.")
     public = _PUBLIC_KEYS.get(credential.key_id)
     if public is None:
         spki = SurveyKey.objects.filter(survey=survey, key_id=credential.key_id).values_list("public_spki", flat=True)
         spki = spki.first()
         if spki is None:
-            return no_key
+            return no_key, False
         public = _remember_public_key(credential.key_id, spki)
     if not blind_rsa.verify(public, credential.value, credential.signature):
         return Outcome.invalid("credential.signature", "The signature does not verify: not a credential of this "
-                                                       "survey.")
-    sql, params = spend_statement(survey, credential)
-    with connection.cursor() as cursor:
-        cursor.execute(f"{sql} ON CONFLICT DO NOTHING", params)
-        if cursor.rowcount == 1:
-            return None
-    if not SurveyKey.objects.filter(survey=survey, key_id=credential.key_id).exists():
-        return no_key
-    return Outcome.of(Result.CREDENTIAL_USED)
+                                                       "survey."), False
+    spend = spend_statement(survey, credential, day)
+    if connection.vendor == "postgresql":
+        stored = store_report(survey, submission.report, spend=spend, nonce=submission.nonce, day=day)
+    else:  # no data-modifying CTE (the embedded SQLite): two statements in one transaction
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(f"{spend[0]} ON CONFLICT DO NOTHING", spend[1])
+                stored = cursor.rowcount == 1 and store_report(survey, submission.report, nonce=submission.nonce,
+                                                               day=day)
+            if not stored:
+                transaction.set_rollback(True)
+    if not stored and not SurveyKey.objects.filter(survey=survey, key_id=credential.key_id).exists():
+        return no_key, False  # a key this process knows, of another survey (``spend_statement``'s condition)
+    return None, stored
 
 
-def spend_statement(survey: Survey, credential: Credential) -> tuple[str, list]:
-    """The INSERT … SELECT of the credential's digest into ``SpentCredential`` (SQL without its ``ON CONFLICT``
-    clause, and its parameters), adding the row only if the key is (still) one of the survey's: the caches here know
-    keys, not their surveys. ``spend`` runs it; ``survey_app.reports.store_report`` runs it with the report's INSERT
-    in one statement (the usual token report, ``store_if_unchanged``)."""
+def spend_statement(survey: Survey, credential: Credential, day: datetime.date) -> tuple[str, list]:
+    """The INSERT … SELECT of the credential's digest into ``SpentCredential`` on ``day`` (SQL without its ``ON
+    CONFLICT`` clause, and its parameters), adding the row only if the key is (still) one of the survey's: the caches
+    here know keys, not their surveys. ``admit_credential`` runs it with the report's INSERT."""
     quote, meta = connection.ops.quote_name, SpentCredential._meta
     columns = ", ".join(quote(meta.get_field(name).column) for name in ("digest", "survey", "fresh", "day"))
     keys = quote(SurveyKey._meta.db_table)
     return (f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, true, %s WHERE EXISTS "
             f"(SELECT 1 FROM {keys} WHERE {_column(SurveyKey, 'survey')} = %s AND {_column(SurveyKey, 'key_id')} = %s)",
-            [credential_digest(credential.value), survey.pk, datetime.datetime.now(datetime.UTC).date(), survey.pk,
+            [credential_digest(credential.value), survey.pk, day, survey.pk,
              credential.key_id])
-
-
-def verified(data) -> Credential | None:
-    """The ``Credential`` of a report body's ``"credential"`` object if it is well-formed and its signature verifies
-    under a key this process has read (``spend``'s cache; whether the key is the survey's is the INSERT's to check:
-    ``spend_statement``), else ``None`` — then ``spend`` decides, and answers."""
-    credential = parse_credential(data)
-    if isinstance(credential, Outcome):
-        return None
-    public = _PUBLIC_KEYS.get(credential.key_id)
-    if public is None or not blind_rsa.verify(public, credential.value, credential.signature):
-        return None
-    return credential
 
 
 # -- the client half, as the browser does it (static/js/credentials/blind.mjs): simulate and tests -------------------

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.authentication import TokenAuthentication
@@ -27,6 +26,7 @@ from .services import (
     parse_choice_lines,
     sync_choices,
 )
+from .views import invitation_link
 
 SURVEY_FIELDS = (
     "slug", "title", "description", "status", "access", "mode", "theta", "epsilon", "encoding", "strategy",
@@ -199,5 +199,6 @@ class SurveyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Cre
         body = InvitationRequest(data=request.data)
         body.is_valid(raise_exception=True)
         tokens = generate_tokens(survey, body.validated_data["count"], body.validated_data.get("batch", ""))
-        links = [request.build_absolute_uri(reverse("survey-token", args=[survey.slug, t.token])) for t in tokens]
+        base = request.build_absolute_uri("/").rstrip("/")
+        links = [invitation_link(survey, t.token, base) for t in tokens]
         return Response({"links": links}, status=status.HTTP_201_CREATED)

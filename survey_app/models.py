@@ -625,6 +625,12 @@ class InvitationToken(models.Model):
         return f"{self.token[:6]}… ({state})"
 
 
+#: A report's idempotency nonce: 128 random bits in unpadded base64url (RFC 4648 §5), 22 characters, the last one
+#: carrying 2 bits (A, Q, g or w); a resend of a report with a stored nonce is answered as stored, not stored again.
+NONCE_CHARS = 22
+NONCE_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw]$"
+
+
 class Report(models.Model):
     """One folded randomized report, exactly as the browser sent it (already validated by the engine).
 
@@ -638,9 +644,12 @@ class Report(models.Model):
     survey = models.ForeignKey(Survey, related_name="reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
+    nonce = models.CharField(max_length=NONCE_CHARS, null=True, blank=True, editable=False,
+                             help_text="The report's random idempotency nonce, if it sent one (docs/threat-model.md).")
 
     class Meta:
         indexes = [models.Index(fields=["survey", "received_on"], name="report_survey_day")]
+        constraints = [models.UniqueConstraint(fields=["survey", "nonce"], name="report_survey_nonce")]
 
     def __str__(self) -> str:
         return f"report {self.pk} of {self.survey_id}"
@@ -655,9 +664,12 @@ class PendingReport(models.Model):
     survey = models.ForeignKey(Survey, related_name="pending_reports", on_delete=models.PROTECT, db_index=False)
     payload = models.JSONField()
     received_on = models.DateField(default=timezone.localdate, editable=False, help_text="Coarse date only.")
+    nonce = models.CharField(max_length=NONCE_CHARS, null=True, blank=True, editable=False,
+                             help_text="The report's random idempotency nonce, if it sent one (docs/threat-model.md).")
 
     class Meta:
         indexes = [models.Index(fields=["survey", "id"], name="pending_survey_id")]
+        constraints = [models.UniqueConstraint(fields=["survey", "nonce"], name="pending_survey_nonce")]
 
     def __str__(self) -> str:
         return f"pending report {self.pk} of {self.survey_id}"

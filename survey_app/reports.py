@@ -1,26 +1,27 @@
 """Report ingestion: one randomized report in, one ``Outcome`` out (the report API's service; no HTTP here).
 
-``submit_report(slug, body)`` does everything between a parsed request body and a stored row: it finds the public
-survey (``find_public_survey``, cached per PostgreSQL row version), checks the report against the survey's protocol
-(``SurveyProtocol.parse_one``) and, for a validation report, that the model version it evaluated exists, admits the
-respondent (``admit``: an invitation token is consumed by a conditional UPDATE in the insert's transaction, never
-written beside the report) and stores the report (``store_report``, the one writer of report rows). The view
-(``survey_app.api.ReportView``) parses the body and maps the ``Outcome`` onto a status code.
-
-The usual POST — an open survey, a body holding only a valid report (a token survey's: and a valid credential) —
-takes one round trip to PostgreSQL (``store_if_unchanged``: bench/load measures it); everything else takes the full
-path, whose answers it shares.
+``submit_report(slug, body)`` does everything between a parsed request body and a stored row, each check once: it
+finds the public survey (``find_public_survey``, cached per PostgreSQL row version), checks the report against the
+survey's protocol (``SurveyProtocol.parse_one``) and, for a validation report, that the model version it evaluated
+is the one evaluated today, admits the respondent (a token survey: ``survey_app.credentials.admit_credential``, the
+credential's digest spent in the report's own INSERT) and stores the report (``store_report``, the one writer of
+inbox rows: one INSERT). The view (``survey_app.api.ReportView``) parses the body and maps the ``Outcome`` onto a
+status code.
 
 Checks, in order (the first that fails is the outcome): no such public survey (``NOT_FOUND``), survey closed
 (``CLOSED``), the body itself (the reader's exception propagates), the report (``INVALID`` with the field), the
-admission (a token survey: ``INVALID`` on ``token`` when the body holds the token, ``CREDENTIAL_MISSING``,
-``INVALID`` for a malformed or unverifiable credential, ``CREDENTIAL_USED``); otherwise ``STORED``.
+validation version (``INVALID``, ``STALE_VERSION``), the admission (a token survey: ``INVALID`` on ``token`` when
+the body holds the token, ``CREDENTIAL_MISSING``, ``INVALID`` for a malformed or unverifiable credential,
+``CREDENTIAL_USED``); otherwise ``STORED``.
 
-Unlinkable invitations (issue 11, ``survey_app.credentials``): the blind-signature redemption is a second entry point
-beside ``submit_report`` that reuses ``consume_token``; a token survey's report is a ``Submission`` with a credential
-instead of a token, admitted by ``admit`` (signature check, then the insert of its hash under a uniqueness
-constraint, in the report's transaction). Reports go to the inbox (``PendingReport``, random keys); the fold moves
-them into ``Report`` in shuffled order (``aggregator.services``).
+Idempotency: a report may carry a random ``nonce`` (the page draws one per prepared report); it is stored with the
+report, unique per survey, and a resend of a report whose nonce is stored — its first answer lost — is answered
+``STORED`` and adds nothing (docs/threat-model.md: the nonce links nothing).
+
+Unlinkable invitations (``survey_app.credentials``): the blind-signature redemption is a second entry point beside
+``submit_report`` that reuses ``consume_token``; a token survey's report carries a credential instead of a token.
+Reports go to the inbox (``PendingReport``, random keys); the fold moves them into ``Report`` in shuffled order
+(``aggregator.services``).
 """
 from __future__ import annotations
 
@@ -28,16 +29,15 @@ import copy
 import datetime
 import enum
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection
 from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.survey_protocol import ReportError
 
-from .models import InvitationToken, PendingReport, Survey
+from .models import InvitationToken, PendingReport, Report, Survey
 from .protocol import get_protocol
 
 
@@ -112,35 +112,34 @@ STORED = Outcome.of(Result.STORED)
 class Submission:
     """A parsed request body: the randomized report (as the browser sent it: it is stored verbatim), the invitation
     token if any (refused for token surveys: ``TOKEN_IN_REPORT``) and the credential object if any (a token survey's
-    ``{"value", "signature", "key_id"}``, read by ``survey_app.credentials.parse_credential``)."""
+    ``{"value", "signature", "key_id"}``, read by ``survey_app.credentials.parse_credential``) and the report's
+    idempotency nonce if any (``survey_app.models.NONCE_PATTERN``)."""
 
     report: Any
     token: str | None = None
     credential: Any = None
+    nonce: str | None = None
 
 
-#: A submission, or a function reading it from the request (called at most once; see ``submit_report``).
+#: A submission, or a function reading it from the request (called once, after the survey's checks).
 Body = Submission | Callable[[], Submission]
 
 
-def submit_report(slug: str, body: Body, fast: bool = True) -> Outcome:
+def submit_report(slug: str, body: Body) -> Outcome:
     """Check and store one report sent to the survey ``slug``; the ``Outcome`` says what happened.
 
-    ``body`` may be a function that reads the submission from the request: it is called once, before any query (the
-    usual POST needs none), and an exception it raises — the request's own 400, 413 or 415 — propagates only after
-    the survey is known to exist and be open, so ``NOT_FOUND`` and ``CLOSED`` come first. Nothing is stored unless
-    the outcome is ``STORED``. ``fast`` false skips the one-statement path (``store_if_unchanged``), for a caller
-    that already tried it."""
-    read = _read_once(body)
-    if fast and store_if_unchanged(slug, read):
-        return STORED
+    ``body`` may be a function reading the submission from the request: it is called once, after the survey is known
+    to exist and be open, so ``NOT_FOUND`` and ``CLOSED`` come before the request's own 400, 413 or 415 (its
+    exception propagates). Each check runs once, in the order of the module docstring; nothing is stored unless the
+    outcome is ``STORED``. A submission whose ``nonce`` is already stored with a report of the survey is answered
+    ``STORED`` and not stored again (a resend after a lost answer: ``store_report``)."""
     survey = find_public_survey(slug)
     if survey is None:
         return Outcome.of(Result.NOT_FOUND)
     if survey.status != Survey.Status.OPEN:
         return Outcome.of(Result.CLOSED)
-    submission = read()
-    protocol = get_protocol(survey)
+    submission = body if isinstance(body, Submission) else body()
+    protocol = protocol_of(slug, survey)
     try:
         protocol.parse_one(submission.report)
     except ReportError as exc:
@@ -150,19 +149,33 @@ def submit_report(slug: str, body: Body, fast: bool = True) -> Outcome:
     if version is not None and version != current_validation_version(survey, now):
         if not survey.model_versions.filter(version=version).exists():
             return Outcome.invalid("report.validation.version", "No such published model version.")
+        if nonce_stored(survey, submission.nonce):
+            return STORED  # a resend, after midnight, of a report received before
         if survey.access == Survey.Access.TOKENS and _spent(survey, submission):
             # A kept report already received (its answer lost) and retried after midnight: it was stored, and the
             # page must hear so (409 credential used) — not prepare and send another one.
             return Outcome.of(Result.CREDENTIAL_USED)
         return Outcome.of(Result.STALE_VERSION)
-    # A token survey spends its credential in the report's transaction; a link survey's report is one INSERT, atomic
-    # by itself (no BEGIN/COMMIT round trips on the hot path).
-    with transaction.atomic() if survey.access == Survey.Access.TOKENS else nullcontext():
-        refused = admit(survey, submission)
-        if refused is not None:
-            return refused  # nothing was written
-        store_report(survey, submission.report, day=now.date())
-    return STORED
+    if survey.access != Survey.Access.TOKENS:
+        # Adds nothing only when the nonce is stored: a resend of a report received before, answered as stored.
+        store_report(survey, submission.report, nonce=submission.nonce, day=now.date())
+        return STORED
+    from .credentials import admit_credential  # credentials builds on this module
+
+    refused, stored = admit_credential(survey, submission, now.date())
+    if refused is not None:
+        return refused
+    if stored or nonce_stored(survey, submission.nonce):
+        return STORED
+    return Outcome.of(Result.CREDENTIAL_USED)
+
+
+def nonce_stored(survey: Survey, nonce: str | None) -> bool:
+    """Whether a report of ``survey`` with the idempotency ``nonce`` is stored (in the inbox or folded)."""
+    if nonce is None:
+        return False
+    return (PendingReport.objects.filter(survey=survey, nonce=nonce).exists()
+            or Report.objects.filter(survey=survey, nonce=nonce).exists())
 
 
 def _spent(survey: Survey, submission: Submission) -> bool:
@@ -173,25 +186,6 @@ def _spent(survey: Survey, submission: Submission) -> bool:
     credential = parse_credential(submission.credential) if submission.credential is not None else None
     return (credential is not None and not isinstance(credential, Outcome)
             and SpentCredential.objects.filter(survey=survey, digest=credential_digest(credential.value)).exists())
-
-
-def admit(survey: Survey, submission: Submission) -> Outcome | None:
-    """``None`` if the submission may add a report to ``survey`` (a link survey; a token survey's valid, unspent
-    credential, now spent: ``survey_app.credentials.spend``), else the refusal. Call inside the transaction that
-    stores the report. A token survey's report never carries the token (the server must not see the token and the
-    credential's value together): such a body is refused, whatever else it holds."""
-    if survey.access != Survey.Access.TOKENS:
-        return None
-    from .credentials import parse_credential, spend  # credentials builds on this module
-
-    if submission.token is not None:
-        return Outcome.invalid("token", TOKEN_IN_REPORT.format(slug=survey.slug))
-    if submission.credential is None:
-        return Outcome.of(Result.CREDENTIAL_MISSING)
-    credential = parse_credential(submission.credential)
-    if isinstance(credential, Outcome):
-        return credential
-    return spend(survey, credential)
 
 
 def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcome | None:
@@ -290,105 +284,61 @@ def find_public_survey(slug: str) -> Survey | None:
 
 # -- storing ---------------------------------------------------------------------------------------------------------
 
-def store_report(survey: Survey, payload, guard: tuple[str, list] | None = None,
-                 spend: tuple[str, list] | None = None, day: datetime.date | None = None) -> bool:
-    """Insert one report into the inbox: what ``PendingReport.objects.create(survey=survey, payload=payload)`` does
-    (the model has no ``save`` override and no signal receivers; its key is a random UUID), as one INSERT built from
-    the model's fields — without the ORM's per-call query compilation, which cost a tenth of a report POST's CPU
-    (bench/load). With ``guard`` (an SQL condition and its parameters) the row is added only if the condition holds.
-    With ``spend`` (a token survey's credential: ``survey_app.credentials.spend_statement``, an INSERT … RETURNING
-    that adds the credential's digest, or nothing if it is spent) the report is added in the same statement, only if
-    the digest was — both or neither (a data-modifying CTE; ``guard`` then goes into the digest's INSERT).
-    ``day`` (default: today, UTC) is the day it was received: the caller passes the day of the instant its checks
-    used. Returns whether the report was added. The next fold moves it into ``Report`` (``aggregator.services``)."""
+def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None, nonce: str | None = None,
+                 day: datetime.date | None = None) -> bool:
+    """Insert one report into the inbox, as ``PendingReport.objects.create(survey=survey, payload=payload,
+    nonce=nonce)`` would (the model has no ``save`` override and no signal receivers; its key is a random UUID), in
+    one INSERT built from the model's fields; returns whether the report was added.
+
+    Parameters
+    ----------
+    survey, payload
+        The survey and the report, stored verbatim.
+    spend
+        A token survey's credential (``survey_app.credentials.spend_statement``: an INSERT … SELECT of its digest):
+        the report is added in the same statement only if the digest was — both or neither (PostgreSQL: a
+        data-modifying CTE).
+    nonce
+        The report's idempotency nonce: nothing is added if a report of the survey already holds it, in the inbox
+        (its unique constraint) or in ``Report``.
+    day
+        The day it was received (default: today, UTC): the caller passes the day of the instant its checks used.
+    """
     quote, meta = connection.ops.quote_name, PendingReport._meta
-    id_field, survey_field, payload_field, date_field = (meta.get_field(n)
-                                                         for n in ("id", "survey", "payload", "received_on"))
-    columns = ", ".join(quote(f.column) for f in (id_field, survey_field, payload_field, date_field))
+    fields = [meta.get_field(n) for n in ("id", "survey", "payload", "received_on", "nonce")]
+    columns = ", ".join(quote(f.column) for f in fields)
+    id_field, _, payload_field, date_field, _ = fields
     values = [id_field.get_db_prep_save(id_field.get_default(), connection), survey.pk,
               payload_field.get_db_prep_save(payload, connection),
-              date_field.get_db_prep_save(day or datetime.datetime.now(datetime.UTC).date(), connection)]
-    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, %s, %s"
+              date_field.get_db_prep_save(day or datetime.datetime.now(datetime.UTC).date(), connection), nonce]
+    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, %s, %s, %s"
     if spend is not None:
         spend_sql, spend_values = spend
-        if guard is not None:
-            spend_sql, spend_values = f"{spend_sql} AND {guard[0]}", spend_values + guard[1]
-        sql = (f"WITH spent AS ({spend_sql} ON CONFLICT DO NOTHING RETURNING 1) {sql} FROM spent")
+        sql = f"WITH spent AS ({spend_sql} ON CONFLICT DO NOTHING RETURNING 1) {sql} FROM spent"
         values = spend_values + values
-    elif guard is not None:
-        sql, values = f"{sql} WHERE {guard[0]}", values + guard[1]
+    if nonce is not None:
+        report = Report._meta
+        survey_column, nonce_column = (quote(report.get_field(n).column) for n in ("survey", "nonce"))
+        sql += (f" WHERE NOT EXISTS (SELECT 1 FROM {quote(report.db_table)} "
+                f"WHERE {survey_column} = %s AND {nonce_column} = %s) ON CONFLICT DO NOTHING")
+        values += [survey.pk, nonce]
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
         return cursor.rowcount == 1
 
 
-def store_if_unchanged(slug: str, read: Callable[[], Submission]) -> bool:
-    """The usual report POST in one round trip to the database (PostgreSQL); ``True`` if it stored the report.
-
-    The usual POST — an open survey, a body holding only a valid report (and, for a token survey, a well-formed
-    credential whose signature verifies under a key this process has read) — is checked against the survey as
-    ``find_public_survey`` last read it (no query), then stored by one INSERT … SELECT that adds the row only if the
-    survey row is still at that version, and, for a validation report, the model version it names is the one
-    evaluated today (``current_validation_version``): the full path's checks, made at the moment of the insert. A
-    token survey's report is stored by the same statement as its credential's digest (``store_report``'s ``spend``:
-    one statement, so both or neither; a digest already spent adds nothing). (A round trip cost a fifth of a POST's
-    CPU, bench/load.) ``False`` — nothing stored; the full path answers, errors included — when the survey is not
-    cached, the body is unreadable or holds anything else, the report or the credential is not valid, the credential
-    is spent, or the row changed since."""
-    cached = _SURVEYS.get(slug) if connection.vendor == "postgresql" else None
-    if cached is None:
-        return False
-    (survey_id, xmin, ctid), survey = cached
-    if survey.status != Survey.Status.OPEN:
-        return False
-    try:
-        submission = read()
-    except Exception:  # an unreadable body: the full path raises it again, after the survey's 404 or 410
-        return False
-    report = submission.report
-    if submission.token is not None or type(report) is not dict:
-        return False
-    spend = None
-    if survey.access == Survey.Access.TOKENS:
-        if submission.credential is None:
-            return False
-        from .credentials import spend_statement, verified  # credentials builds on this module
-
-        credential = verified(submission.credential)
-        if credential is None:
-            return False
-        spend = spend_statement(survey, credential)
-    elif survey.access != Survey.Access.LINK:
-        return False
-    try:
-        protocol = _protocol_of(slug, cached)
-        protocol.parse_one(report)
-    except ValueError:  # a malformed report (ReportError), or a survey changed since beyond building
-        return False
-    quote = connection.ops.quote_name
-    now = datetime.datetime.now(datetime.UTC)  # one instant for the version guard and the report's day
-    guard = (f"EXISTS (SELECT 1 FROM {quote(Survey._meta.db_table)} "
-             "WHERE id = %s AND xmin::text = %s AND ctid::text = %s)")
-    params = [survey_id, xmin, ctid]
-    version = protocol.validated_version(report)
-    if version is not None:  # the version validation respondents evaluate today (``current_validation_version``)
-        versions = Survey._meta.get_field("model_versions").related_model._meta
-        survey_column, version_column, created_column = (
-            quote(versions.get_field(name).column) for name in ("survey", "version", "created_at"))
-        guard += (f" AND %s = (SELECT max({version_column}) FROM {quote(versions.db_table)} WHERE "
-                  f"{survey_column} = %s AND {created_column} < %s)")
-        params += [version, survey_id, utc_midnight(now)]
-    return store_report(survey, report, (guard, params), spend, day=now.date())
-
-
 #: ``get_protocol`` of each survey cached in ``_SURVEYS``, by slug: (that cache entry, protocol). The entry is one
 #: row version, read once and never changed, so its protocol is too; ``get_protocol`` itself keys its cache by every
-#: field of the survey, which cost a twentieth of a report POST's CPU (``python -m bench.load.profile``).
+#: field of the survey.
 _PROTOCOLS: dict[str, tuple[tuple, Any]] = {}
 
 
-def _protocol_of(slug: str, cached: tuple):
-    """``get_protocol`` of the survey of the ``_SURVEYS`` entry ``cached``, computed once per entry."""
+def protocol_of(slug: str, survey: Survey):
+    """``get_protocol(survey)`` for the survey ``find_public_survey(slug)`` just returned, computed once per row
+    version on PostgreSQL (``_SURVEYS``)."""
+    cached = _SURVEYS.get(slug)
+    if cached is None or cached[1].pk != survey.pk:
+        return get_protocol(survey)
     memo = _PROTOCOLS.get(slug)
     if memo is not None and memo[0] is cached:
         return memo[1]
@@ -397,24 +347,3 @@ def _protocol_of(slug: str, cached: tuple):
         _PROTOCOLS.clear()
     _PROTOCOLS[slug] = (cached, protocol)
     return protocol
-
-
-def _read_once(body: Body) -> Callable[[], Submission]:
-    """A function returning ``body``'s submission, reading it at most once (a request body can be parsed once: a
-    second read of a DRF request whose parse failed returns an empty body); a read's exception is raised again."""
-    if isinstance(body, Submission):
-        return lambda: body
-    memo: list = []
-
-    def read() -> Submission:
-        if not memo:
-            try:
-                memo.append((body(), None))
-            except Exception as exc:  # kept, and raised where the full path reads the body
-                memo.append((None, exc))
-        submission, error = memo[0]
-        if error is not None:
-            raise error
-        return submission
-
-    return read

@@ -12,7 +12,10 @@ urlpatterns = [
     path("api/surveys/<slug:slug>/invitations/redeem/", api.RedeemView.as_view(), name="api-redeem"),
     path("api/manage/", include(manage.urls)),  # the management API (token authentication)
     path("s/<slug:slug>/", views.survey_page, name="survey"),
-    path("s/<slug:slug>/t/<str:token>/", views.survey_page, name="survey-token"),
+    # An invitation: the token travels in the fragment (/s/<slug>/i/#<token>), which no request sends.
+    path("s/<slug:slug>/i/", views.invited_page, name="survey-invited"),
+    # Links made before the fragment form (exported CSVs): redirected to it.
+    path("s/<slug:slug>/t/<str:token>/", views.token_link, name="survey-token"),
     path("s/<slug:slug>/thanks/", views.thanks_page, name="survey-thanks"),
     # A designer's preview (staff only, drafts included; nothing can be sent from it).
     path("s/<slug:slug>/preview/", views.survey_preview, name="survey-preview"),

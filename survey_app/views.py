@@ -1,15 +1,24 @@
 """Respondent pages. The page itself holds no answers: a JavaScript module (static/js/survey.mjs) renders the
 questions from the protocol API, randomizes in the browser and sends only the randomized report.
 
+Respondent pages are served with ``Referrer-Policy: no-referrer`` (``respondent``), so no request they make carries
+their address. An invitation link carries its token in the URL fragment (``invitation_link``), which browsers never
+send: the page reads it, takes it out of the address bar and redeems it at the first answer (static/js/survey.mjs).
+Links of the earlier form ``/s/<slug>/t/<token>/`` are redirected to the fragment form (``token_link``); their path
+is redacted in every log (coinflip/security.py).
+
 The survey page loads that randomizer integrity-checked (survey_app/integrity.py): an inline import map lists the
 SHA-256 of every module, the Content-Security-Policy of the response allows exactly that import map (by its hash) and
 no other inline script, and the page shows the randomizer hash so anyone can check which code randomized the answers."""
 from __future__ import annotations
 
+import functools
+
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, JsonResponse
-from django.shortcuts import render
+from django.http import Http404, HttpResponseRedirect, JsonResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
@@ -27,36 +36,88 @@ def _problem(request, template: str, status: int, survey: Survey | None = None):
     return render(request, template, {"survey": survey}, status=status)
 
 
-def survey_page(request, slug: str, token: str | None = None):
+def respondent(view):
+    """A respondent page: ``Referrer-Policy: no-referrer`` (none of its requests says which page it came from)."""
+    @functools.wraps(view)
+    def wrapped(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        response["Referrer-Policy"] = "no-referrer"
+        return response
+    return wrapped
+
+
+def invitation_link(survey: Survey, token: str, base: str = "") -> str:
+    """The invitation link of ``token``: ``base`` + /s/<slug>/i/#<token>. The token is in the fragment, which the
+    browser never sends; the page reads it and removes it from the address bar."""
+    return f"{base}{reverse('survey-invited', args=[survey.slug])}#{token}"
+
+
+def _open_survey(slug: str):
+    """(survey, None) for a survey respondents may open, else (None, the problem page's template and status)."""
     survey = Survey.objects.filter(slug=slug).exclude(status=Survey.Status.DRAFT).first()
     if survey is None:
-        return _problem(request, "survey/unknown.html", 404)
+        return None, ("survey/unknown.html", 404)
     if survey.status == Survey.Status.CLOSED:
-        return _problem(request, "survey/closed.html", 410, survey)
+        return survey, ("survey/closed.html", 410)
+    return survey, None
+
+
+@respondent
+def survey_page(request, slug: str):
+    survey, problem = _open_survey(slug)
+    if problem:
+        return _problem(request, problem[0], problem[1], survey)
     if survey.access == Survey.Access.TOKENS:
-        if token is None:
-            return _problem(request, "survey/token_needed.html", 403, survey)
-        invitation = InvitationToken.objects.filter(survey=survey, token=token).only("used").first()
-        if invitation is None:
-            return _problem(request, "survey/unknown.html", 404)
-        if invitation.used:
-            return _problem(request, "survey/token_used.html", 409, survey)
-    survey_key = public_credential(survey)  # a token survey's active key (made on first use), shown to verify
-    return _respond_page(request, survey, token=token or "", survey_key=survey_key)
+        return _problem(request, "survey/token_needed.html", 403, survey)
+    return _respond_page(request, survey)
 
 
-def _respond_page(request, survey: Survey, *, token: str = "", survey_key: dict | None = None, preview: bool = False):
+@respondent
+def invited_page(request, slug: str):
+    """A token survey's page for invitees: the same for every invitation (the token is in the fragment, never
+    sent). The page redeems the token itself, so an unknown or used one is refused by the redemption."""
+    survey, problem = _open_survey(slug)
+    if problem:
+        return _problem(request, problem[0], problem[1], survey)
+    if survey.access != Survey.Access.TOKENS:
+        return redirect("survey", slug=survey.slug)
+    return _respond_page(request, survey, invited=True, survey_key=public_credential(survey))
+
+
+@never_cache  # the redirect holds the token
+@respondent
+def token_link(request, slug: str, token: str):
+    """An invitation link of the earlier form ``/s/<slug>/t/<token>/``: an unknown token 404, a used one 409 (as
+    before), else a redirect to the fragment form, so the token leaves the address bar and every later request."""
+    survey, problem = _open_survey(slug)
+    if problem:
+        return _problem(request, problem[0], problem[1], survey)
+    if survey.access != Survey.Access.TOKENS:
+        return redirect("survey", slug=survey.slug)
+    invitation = InvitationToken.objects.filter(survey=survey, token=token).only("used").first()
+    if invitation is None:
+        return _problem(request, "survey/unknown.html", 404)
+    if invitation.used:
+        return _problem(request, "survey/token_used.html", 409, survey)
+    return HttpResponseRedirect(invitation_link(survey, token))
+
+
+def _respond_page(request, survey: Survey, *, invited: bool = False, survey_key: dict | None = None,
+                  preview: bool = False):
     """The respondent's page (templates/survey/respond.html) with the integrity-checked randomizer: the import map,
     and the CSP that allows exactly it."""
     code = randomizer()
     if survey_key is not None:
         survey_key["key_id_parts"] = groups_of_8(survey_key["key_id"])
-    response = render(request, "survey/respond.html", {
-        "survey": survey, "token": token, "randomizer": code, "survey_key": survey_key, "preview": preview,
-        "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
-    })
-    response._csp_update = {"script-src": [code.import_map_csp_source]}  # what django-csp's @csp_update sets
-    return response
+    context = {"survey": survey, "invited": invited, "randomizer": code, "survey_key": survey_key, "preview": preview,
+               "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", "")}
+
+    # django-csp's decorator, applied per request: the import map's hash follows the modules' files.
+    @csp_update({"script-src": [code.import_map_csp_source]})
+    def page(request):
+        return render(request, "survey/respond.html", context)
+
+    return page(request)
 
 
 # -- a designer's preview (issue 12 item 2) ---------------------------------------------------------------------------
@@ -103,6 +164,7 @@ def survey_preview_protocol(request, slug: str):
         return JsonResponse({"detail": str(exc)}, status=409)
 
 
+@respondent
 def thanks_page(request, slug: str):
     survey = Survey.objects.filter(slug=slug).exclude(status=Survey.Status.DRAFT).first()
     if survey is None:

@@ -27,6 +27,18 @@ def answer_daily_73_yes(page):
     page.get_by_role("button", name="Review what will be sent").click()
 
 
+def wait_for_credential(page, slug: str, timeout_s: float = 20.0):
+    """Wait until the page keeps a finished credential for survey ``slug`` (an invitation redeemed at the first
+    answer). Polled through page.evaluate, which the page's Content-Security-Policy allows (wait_for_function's
+    string predicates need eval)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while "signature" not in (page.evaluate(f"localStorage.getItem('coinflip:report:{slug}')") or ""):
+        assert time.monotonic() < deadline, "the invitation was not redeemed"
+        page.wait_for_timeout(50)
+
+
 def open_page(browser, url: str):
     """A fresh browser context on ``url``: (context, page, the POST requests it sends, its uncaught errors)."""
     context = browser.new_context()

@@ -5,12 +5,16 @@
 // invitation, the credential that report goes with (issue 11, ./credentials/blind.mjs): first the pending state
 // (the random value, the blinding inverse, the blinded message and the key) and, once the invitation is redeemed,
 // the finished credential {value, signature, key_id}, so that a retry sends the same report with the same
-// credential and never needs the token again. It is bound to
+// credential and never needs the token again; and the report's nonce (reportNonce), so that a resend of a report
+// that did arrive is answered as received and not stored twice. An invitation is redeemed at the first answer
+// (./survey.mjs), so until "Send" the memo may hold the credential state alone (report null): a reload then still has
+// the credential, while the token has left the page's address. It is bound to
 //   - the survey (its key),
 //   - the protocol version: SHA-256 of the JSON of "protocol" as served by GET /api/surveys/<slug>/protocol/
 //     (under adaptive allocation without the day's assignment: protocolVersion);
-// a memo for another version is deleted, never sent. It is written when the respondent presses "Send", deleted as
-// soon as the server answers 201 or refuses the report for good, and expires after MEMO_DAYS.
+// a memo for another version is deleted, never sent. Its report is written when the respondent presses "Send"; it is
+// deleted as soon as the server answers 201 or refuses the report (or the invitation) for good, and expires after
+// MEMO_DAYS.
 // docs/verify-randomizer.md ("What your browser keeps") states the same for respondents.
 
 import { t } from "./i18n.mjs";
@@ -57,7 +61,18 @@ const CREDENTIAL_FIELDS = ["value", "signature", "key_id"];
 const wellFormed = (object, fields) => object === undefined
   || (object !== null && typeof object === "object" && fields.every((f) => isText(object[f])));
 
-/** The kept memo for ``bind`` ({report, saved, pending?, credential?}), or null. A memo for another protocol
+/** A report's idempotency nonce: 128 bits from crypto.getRandomValues (``fill``: tests inject a source), as unpadded
+ * base64url (22 characters). Random and sent only with its report, it links the report to nothing. */
+export function reportNonce(fill = (buffer) => globalThis.crypto.getRandomValues(buffer)) {
+  const bytes = new Uint8Array(16);
+  fill(bytes);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+const NONCE = /^[A-Za-z0-9_-]{21}[AQgw]$/;
+
+/** The kept memo for ``bind`` ({report, saved, nonce?, pending?, credential?}; report null: a credential state
+ * alone), or null. A memo for another protocol
  * version, an expired, unreadable or older-format one (the token-bound memos of earlier pages included) is deleted;
  * ``discarded`` then says why ("version", "expired", "unreadable"). */
 export function read(storage, bind, now = Date.now()) {
@@ -76,8 +91,10 @@ export function read(storage, bind, now = Date.now()) {
     discarded = "unreadable";
   }
   if (!discarded) {
-    if (!memo || typeof memo !== "object" || !memo.report || typeof memo.saved !== "number" || "token" in memo
-        || !wellFormed(memo.pending, PENDING_FIELDS) || !wellFormed(memo.credential, CREDENTIAL_FIELDS)) {
+    if (!memo || typeof memo !== "object" || typeof memo.saved !== "number" || "token" in memo
+        || !(memo.report || (memo.report === null && (memo.pending || memo.credential)))
+        || !wellFormed(memo.pending, PENDING_FIELDS) || !wellFormed(memo.credential, CREDENTIAL_FIELDS)
+        || (memo.nonce !== undefined && !(typeof memo.nonce === "string" && NONCE.test(memo.nonce)))) {
       discarded = "unreadable";
     } else if (memo.protocol !== bind.version) discarded = "version";
     else if (!(now - memo.saved < MEMO_DAYS * DAY_MS) || memo.saved > now + DAY_MS) discarded = "expired";
@@ -87,16 +104,18 @@ export function read(storage, bind, now = Date.now()) {
     return { memo: null, discarded };
   }
   const kept = { report: memo.report, saved: memo.saved };
+  if (memo.nonce) kept.nonce = memo.nonce;
   if (memo.pending) kept.pending = memo.pending;
   if (memo.credential) kept.credential = memo.credential;
   return { memo: kept, discarded: null };
 }
 
-/** Keep ``report`` (the randomized report) for ``bind``, with ``state.pending`` or ``state.credential`` for a survey
- * by invitation (never the token); false when the browser refuses to store it. */
+/** Keep ``report`` (the randomized report; null: none yet) for ``bind``, with its ``state.nonce`` and ``state.pending`` or
+ * ``state.credential`` for a survey by invitation (never the token); false when the browser refuses to store it. */
 export function write(storage, bind, report, now = Date.now(), state = {}) {
   if (!bind) return false;
   const memo = { protocol: bind.version, saved: now, report };
+  if (state.nonce) memo.nonce = state.nonce;
   if (state.credential) memo.credential = state.credential;
   else if (state.pending) memo.pending = state.pending;
   try {
@@ -126,9 +145,9 @@ export function words(bind) {
   const days = { days: MEMO_DAYS };
   return [
     bind.invited
-      ? t("What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report and the credential that goes with it, never your true answers — in this site's local storage, tied to this survey's current settings.")
+      ? t("What this browser keeps: once your invitation is redeemed (when you give your first answer), the credential that goes with your report; when you press “Send”, a copy of the randomized report it is about to send. Only these, never your true answers, are saved in this site's local storage, tied to this survey's current settings.")
       : t("What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report, never your true answers — in this site's local storage, tied to this survey's current settings."),
-    ...(bind.invited ? [t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that the report cannot be tied to your invitation; the invitation code itself is never kept, and once redeemed it is not needed again.")] : []),
+    ...(bind.invited ? [t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that nothing in the report ties it to your invitation (the survey's server still sees your network address and the time of each request); the invitation code itself is never kept, and once redeemed it is not needed again.")] : []),
     t("It is kept so that, if sending fails (for example the network drops), trying again sends that same report rather than a freshly randomized one, which would tell more about your answers if the first one did arrive. The copy is deleted as soon as the report is received or refused, when the survey's settings change, or after {days} days; clearing this site's data in your browser deletes it too.", days),
   ].join(" ");
 }

@@ -4,16 +4,21 @@
 // may be kept in localStorage until it is received (./memo.mjs). Every sentence about the mechanism comes from the
 // mechanism's own module (./explain.mjs → describe(), and summarize() for the review step's "In short"), never from
 // this page.
-// A survey by invitation (issue 11): pressing "Send" first redeems the invitation token for a blind signature on a
-// random value (./credentials/blind.mjs, RFC 9474), then sends the report with the unblinded credential in a second
-// request, so the server never sees the token and the report together. One click; the token stays in this page.
+// A survey by invitation: the invitation link carries the token in its fragment (/s/<slug>/i/#<token>), which no
+// request ever sends; the page reads it, takes it out of the address bar (history.replaceState) and, at the first
+// answer, redeems it for a blind signature on a random value (./credentials/blind.mjs, RFC 9474); until then the token
+// waits in this page and the tab's sessionStorage (a reload or a language switch keeps it). From then on the page
+// holds only the credential (kept with the memo, ./memo.mjs) and deletes the token; "Send" sends the report with the
+// unblinded credential, in a request of its own, when the respondent presses it. Every request of the page is made with
+// referrerPolicy "no-referrer" (and the page is served with Referrer-Policy: no-referrer), so no request carries the
+// page's address. Going back and reviewing again shows the same report (./permanent.mjs).
 import { finishCredential, keyIdOf, startCredential } from "./credentials/blind.mjs";
 import { asksPersonal, describe, summarize } from "./explain.mjs";
 import * as fields from "./fields.mjs";
 import { el } from "./fields.mjs";
 import { t } from "./i18n.mjs";
 import * as memos from "./memo.mjs";
-import { respond } from "./protocol.mjs";
+import { PermanentResponse } from "./permanent.mjs";
 import { featureCode, featureSource } from "./questions.mjs";
 import { ByteSource } from "./random.mjs";
 
@@ -137,9 +142,59 @@ function bringTo(fieldId) {
   field.focus({ preventScroll: true });
 }
 
+/** Where an invitation page holds its token until it is redeemed: this tab's sessionStorage (never sent, gone with
+ * the tab), so that a reload or a change of language before the first answer still has it. */
+const tokenKey = (slug) => `coinflip:invitation:${slug}`;
+
+function session() {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** The invitation token of an invitation page: read from the address's fragment and taken out of the address bar at
+ * once (the history entry keeps the address without it, so no later request or reload shows it), or — after a reload
+ * before the first answer — from this tab's sessionStorage. */
+function takeToken(slug) {
+  const hash = window.location.hash;
+  let token = null;
+  if (hash.length > 1) {
+    window.history.replaceState(window.history.state, "", window.location.pathname + window.location.search);
+    try {
+      token = decodeURIComponent(hash.slice(1));
+    } catch {
+      token = null;
+    }
+  }
+  const store = session();
+  try {
+    if (token && store) store.setItem(tokenKey(slug), token);
+    else if (store) token = store.getItem(tokenKey(slug));
+  } catch {
+    // a browser that keeps nothing: the token lives in this page only
+  }
+  return token;
+}
+
+/** The token is redeemed (or refused for good): not needed again, not kept. */
+function dropToken(slug) {
+  try {
+    const store = session();
+    if (store) store.removeItem(tokenKey(slug));
+  } catch {
+    // nothing kept
+  }
+}
+
+// The page's requests: no Referer (the page's address is nobody's business); no cookies but the protocol's.
+const PRIVATE = { referrerPolicy: "no-referrer", credentials: "omit" };
+
 async function main() {
   const { slug, protocolUrl, reportUrl, redeemUrl, thanksUrl } = app.dataset;
-  const token = app.dataset.token || null;
+  const invited = app.dataset.invited === "true";
+  let token = invited ? takeToken(slug) : null;
   // A designer's preview (survey_app/views.py, survey_preview): the same page, which keeps nothing and sends nothing.
   const preview = app.dataset.preview === "true";
   let source;
@@ -149,7 +204,8 @@ async function main() {
     fail(t("Your browser cannot produce secure random numbers (crypto.getRandomValues), so the survey cannot randomize your answers. Nothing will be sent."));
     return;
   }
-  const response = await fetch(protocolUrl, { headers: { Accept: "application/json" } });
+  // With this site's cookies (the language switch's: the questions in the page's language; a designer's session).
+  const response = await fetch(protocolUrl, { headers: { Accept: "application/json" }, referrerPolicy: "no-referrer" });
   if (!response.ok) {
     fail(response.status === 410 ? t("This survey is closed.") : t("The survey could not be loaded. Please try again later."));
     return;
@@ -166,7 +222,7 @@ async function main() {
     // The version published before today (UTC): the version in a validation report then reveals only its day.
     const validationUrl = new URL(modelUrl, window.location.href);
     validationUrl.searchParams.set("for", "validation");
-    const modelResponse = await fetch(validationUrl, { headers: { Accept: "application/json" }, credentials: "omit" });
+    const modelResponse = await fetch(validationUrl, { headers: { Accept: "application/json" }, ...PRIVATE });
     if (!modelResponse.ok || modelResponse.status === 204) return null;  // 204: none published before today yet
     const { version, model } = await modelResponse.json();
     return { version, model };
@@ -180,6 +236,8 @@ async function main() {
   let unsent = false;  // answers typed on this page and not sent yet
   form.addEventListener("input", (event) => {
     unsent = true;
+    // An invitation is redeemed at the first answer, long before the report leaves ("Send").
+    if (surveyKey && !preview && !held.credential && token && !redeeming) redeemEarly();
     const fieldId = event.target.dataset.group || event.target.id;
     if (fieldId && document.getElementById(`${fieldId}-error`)) clearInvalid(fieldId);
   });
@@ -224,14 +282,23 @@ async function main() {
     : memos.words(bind);
   if (memoBox) memoBox.replaceChildren(el("p", { text: memoWords }));
   const { memo: kept, discarded } = memos.read(storage, bind);
-  let memo = kept;
+  let memo = kept && kept.report ? kept : null;  // a randomized report kept from an earlier attempt to send it
   // A survey by invitation: this page's credential state, {pending?} before the token is redeemed, {credential?}
-  // after; kept in the memo with the report (and only here when this browser cannot keep it). A pending credential
-  // blinded for a key the survey has since retired is still signed by that key if its token was redeemed with it (a
-  // retry whose first answer was lost); a finished one verifies with any key of the survey.
+  // after; kept in the memo (with the report once there is one; only here when this browser cannot keep it). A
+  // pending credential blinded for a key the survey has since retired is still signed by that key if its token was
+  // redeemed with it (a retry whose first answer was lost); a finished one verifies with any key of the survey.
   let held = {};
-  if (memo && memo.credential) held = { credential: memo.credential };
-  else if (memo && memo.pending && surveyKey) held = { pending: memo.pending };
+  if (kept && kept.credential) held = { credential: kept.credential };
+  else if (kept && kept.pending && surveyKey) held = { pending: kept.pending };
+  if (held.credential) {  // redeemed before: the invitation is not needed again
+    token = null;
+    dropToken(slug);
+  }
+  let redeeming = null;  // a redemption under way (at the first answer)
+  if (surveyKey && !preview && !token && !held.credential) {
+    fail(t("This page does not hold your invitation (it is taken out of the page's address as soon as the page has read it), and this browser keeps no credential for this survey. Please open the survey again from your invitation link."));
+    return;
+  }
   const notice = el("div", { class: "notice", role: "status" });
   if (discarded) notice.replaceChildren(el("p", { class: "warning", text: memos.discardedWords(discarded) }));
   form.append(figure, notice, status, progress, errors, ...pageNodes, review, nav);
@@ -239,6 +306,10 @@ async function main() {
 
   let page = 0;
   let body = null;
+  const nonces = new Map();  // report (JSON) → its nonce, so that a report shown again is sent the same
+  // One randomization per answer set: reviewing the same answers again shows the same report (./permanent.mjs).
+  // In this page's memory only: its keys are true answers.
+  const permanent = new PermanentResponse(protocol, source);
   let answered = false;  // the answers are in this page (not only a kept report restored from an earlier visit)
 
   /** Show step `p`; `settle` (the page as it opens) focuses the first question without scrolling to it, so the
@@ -289,12 +360,17 @@ async function main() {
     const realPersonal = {};
     order.forEach(({ q, i }, position) => { if (asksPersonal(protocol, q)) realPersonal[position] = readPersonal(q, i).value; });
     if (asksPersonal(protocol, classes[0].q)) realPersonal[order.length] = readPersonal(classes[0].q, classes[0].i).value;
-    return respond(protocol, x, y, source, { realPersonal, published });
+    return permanent.respond(x, y, { realPersonal, published });
   }
 
-  /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message. */
-  function showReview(report) {
-    body = { report };
+  /** The review step for ``report``: the mechanism's words, the memo's when it is a kept one, the exact message.
+   * ``nonce``: the report's idempotency nonce, drawn once per report (a kept report keeps its own; the same report
+   * shown again, for the same answers, keeps the one it had: ``nonces``, in this page's memory only). */
+  function showReview(report, nonce) {
+    const key = JSON.stringify(report);
+    if (nonce === undefined) nonce = nonces.get(key) || memos.reportNonce();
+    nonces.set(key, nonce);
+    body = { report, nonce };
     const forget = memo ? el("button", { type: "button", class: "secondary", text: t("Delete the kept report and answer afresh") }) : null;
     if (forget) {
       forget.addEventListener("click", () => {
@@ -302,6 +378,7 @@ async function main() {
         memo = null;
         saved = null;
         body = null;
+        if (held.credential) keep();  // and in this browser (its invitation is spent): the credential alone
         notice.replaceChildren(el("p", { text: t("The kept report was deleted from this browser.") }));
         errors.replaceChildren();
         review.replaceChildren();
@@ -315,7 +392,7 @@ async function main() {
       el("p", { class: "review-summary" }, el("strong", { text: t("In short: ") }), summarize(body.report, protocol, questions)),
       ...blocks(words.review(body)),
       el("pre", { class: "payload", tabindex: "0", role: "region", "aria-label": t("The exact report"), text: JSON.stringify(body, null, 2) }),
-      ...(surveyKey ? [el("p", { class: "credential-words", text: t("Because this survey is by invitation, pressing “Send” makes two requests. First your browser sends your invitation code with a blinded random value, and the survey signs that value without being able to see it. Then it sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so the survey cannot tell which invitation the report came from.") })] : []));
+      ...(surveyKey ? [el("p", { class: "credential-words", text: t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. The survey's server does see the network address (IP) your browser connects from and the time of each request, so it could match the two requests by them, for example when few people answer at the same time.") })] : []));
   }
 
   back.addEventListener("click", () => show(Math.max(0, page - 1)));
@@ -348,9 +425,16 @@ async function main() {
 
   let saved = memo ? memo.saved : null;
 
-  function keep() {
+  /** Keep the report about to be sent with the credential state (``withReport``: "Send" was pressed, or a report is
+   * kept already), else — an invitation redeemed at the first answer — the credential state alone. */
+  function keep(withReport = memo !== null) {
+    if (!withReport || !body) {
+      memos.write(storage, bind, null, Date.now(), held);
+      return;
+    }
     saved = saved || Date.now();
-    if (memos.write(storage, bind, body.report, saved, held)) memo = { report: body.report, saved, ...held };
+    const state = { ...held, nonce: body.nonce };
+    if (memos.write(storage, bind, body.report, saved, state)) memo = { report: body.report, saved, ...state };
   }
 
   /** Refused for good: nothing of this attempt is worth keeping. */
@@ -362,9 +446,11 @@ async function main() {
   }
 
   /** A survey by invitation: redeem the token for a blind signature on the pending value; true once the attempt
-   * holds a finished credential. The pending state is kept before the token leaves, so a retry sends the same
-   * blinded message. */
-  async function redeem() {
+   * holds a finished credential, and from then on the page forgets the token. The pending state is kept before the
+   * token leaves, so a retry sends the same blinded message. ``early``: at the first answer, when nothing is about to
+   * be sent — a passing failure is retried at the next answer or at "Send" without a word; a refusal for good ends
+   * the page with its reason. */
+  async function redeem(early = false) {
     if (!held.pending) {
       const { blindedMsg, pending } = await startCredential(surveyKey.spki);
       held = { pending: { ...pending, blindedMsg, key_id: surveyKey.key_id } };
@@ -380,10 +466,10 @@ async function main() {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify({ token, blinded_msg: held.pending.blindedMsg, key_id: held.pending.key_id }),
-        credentials: "omit",
+        ...PRIVATE,
       });
     } catch {
-      problem(`${t("Your invitation could not be redeemed (is the network down?).")}${keepWords()}`);
+      if (!early) problem(`${t("Your invitation could not be redeemed (is the network down?).")}${keepWords()}`);
       return false;
     }
     if (answer.status === 200) {
@@ -393,22 +479,36 @@ async function main() {
         finished = await finishCredential(held.pending, blindSignature);
       } catch {
         forget();
-        problem(t("The survey's signature on your credential did not verify with the survey's published key, so nothing was sent. Please reload the page and try again."));
+        (early ? fail : problem)(t("The survey's signature on your credential did not verify with the survey's published key, so nothing was sent. Please open the survey again from your invitation link."));
         return false;
       }
       held = { credential: { ...finished, key_id: held.pending.key_id } };
+      token = null;  // the page keeps only the credential
+      dropToken(slug);
       keep();
       return true;
     }
     const final = [400, 403, 404, 409, 410].includes(answer.status);
-    if (final) forget();
-    problem({
-      409: t("This invitation has already been used — from another browser or device, or before this browser's kept report was deleted — so this report was not sent. (A send that was cut off in this browser is retried with the same request and still counts.)"),
+    if (final) {
+      forget();
+      dropToken(slug);
+    }
+    if (early && !final) return false;
+    const reason = {
+      409: early ? t("This invitation has already been used — from another browser or device, or before this browser's kept report was deleted — so no report can be sent from this page.")
+        : t("This invitation has already been used — from another browser or device, or before this browser's kept report was deleted — so this report was not sent. (A send that was cut off in this browser is retried with the same request and still counts.)"),
       410: t("This survey is now closed."),
       403: t("This invitation is not valid."),
-      400: t("The survey's invitation key has changed since this page was loaded: reload the page and send again."),
-    }[answer.status] || (final ? t("The invitation was refused.") : `${t("The server could not redeem your invitation now (error {status}).", { status: answer.status })}${keepWords()}`));
+      400: t("The survey's invitation key has changed since this page was loaded: open the survey again from your invitation link."),
+    }[answer.status] || (final ? t("The invitation was refused.") : `${t("The server could not redeem your invitation now (error {status}).", { status: answer.status })}${keepWords()}`);
+    (early ? fail : problem)(reason);
     return false;
+  }
+
+  /** Redeem the invitation at the first answer (see redeem); "Send" waits for a redemption under way. */
+  function redeemEarly() {
+    redeeming = redeem(true).catch(() => false).finally(() => { redeeming = null; });
+    return redeeming;
   }
 
   /** Before a validation report leaves: if a new UTC day began since the page fetched the model it evaluates, that
@@ -418,6 +518,7 @@ async function main() {
     memos.clear(storage, bind);
     memo = null;
     saved = null;
+    if (held.credential) keep();  // the credential, not spent, stays kept
     published = current;
     if (answered) {
       showReview(buildReport());
@@ -443,7 +544,7 @@ async function main() {
     // loaded. If a new day (UTC) has changed them and the report has never left (no memo), draw it again with today's
     // chances: a report drawn with yesterday's but received today would hint that it was sent just after midnight.
     if (!memo && !checked && answered && protocol.ldp && protocol.ldp.allocation === "adaptive") {
-      const fresh = await fetch(protocolUrl, { headers: { Accept: "application/json" }, credentials: "omit" })
+      const fresh = await fetch(protocolUrl, { headers: { Accept: "application/json" }, ...PRIVATE })
         .then((r) => (r.ok ? r.json() : null)).catch(() => null);
       const today = fresh && fresh.protocol && fresh.protocol.ldp;
       if (today && JSON.stringify(today.assignment) !== JSON.stringify(protocol.ldp.assignment)) {
@@ -456,16 +557,21 @@ async function main() {
       }
     }
     // Kept before it leaves, so that a retry after a failure sends this same report (./memo.mjs).
-    if (!memo) keep();
-    if (surveyKey && !held.credential && !(await redeem())) return;
-    const sentBody = surveyKey ? { report: body.report, credential: held.credential } : { report: body.report };
+    if (!memo) keep(true);
+    if (surveyKey && !held.credential) {
+      if (redeeming) await redeeming;
+      if (!held.credential && !(await redeem())) return;
+    }
+    // The nonce: a resend of this report (its first answer lost) is answered 201 and not stored twice.
+    const sentBody = surveyKey ? { report: body.report, credential: held.credential, nonce: body.nonce }
+      : { report: body.report, nonce: body.nonce };
     let sent;
     try {
       sent = await fetch(reportUrl, {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify(sentBody),
-        credentials: "omit",
+        ...PRIVATE,
       });
     } catch {
       problem(`${t("The report could not be sent (is the network down?).")}${keepWords()}`);
@@ -496,7 +602,7 @@ async function main() {
   }
 
   if (memo) {
-    showReview(memo.report);
+    showReview(memo.report, memo.nonce);
     show(pages.length);
   } else {
     show(0, { settle: true });

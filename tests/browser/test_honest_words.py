@@ -142,7 +142,8 @@ def test_after_a_network_failure_the_same_report_is_sent_again(browser, live_ser
     page.get_by_role("button", name="Send the randomized report").click()
     page.get_by_text("could not be sent").wait_for()
     kept = json.loads(memo(page, survey.slug))
-    assert kept["report"] == shown["report"] and set(kept) == {"protocol", "saved", "report"}
+    assert kept["report"] == shown["report"] and set(kept) == {"protocol", "saved", "report", "nonce"}
+    assert kept["nonce"] == shown["nonce"]
     page.unroute(report_url)
     page.reload()  # later, from the same browser: the kept report is offered, not a fresh randomization
     page.locator("section.review").wait_for()

@@ -1,6 +1,7 @@
-"""The one-click invitation flow in a real browser (Chromium, issue 11): pressing "Send" on a token page redeems the
-invitation (token + blinded message) and then sends the report with the unblinded credential; the report never holds
-the token, and the credential verifies with the survey key. After a network failure the retry resends the same
+"""The invitation flow in a real browser (Chromium, issues 11 and 27): the page of an invitation link (the token in
+the fragment) redeems the invitation (token + blinded message) at the first answer and sends the report with the
+unblinded credential when "Send" is pressed; the report never holds the token, and the credential verifies with the
+survey key. After a network failure the retry resends the same
 report: a failed report re-uses the kept credential without redeeming again (the token is not needed any more), a
 failed redemption re-sends the same blinded message. The memo holds the credential state, never the token."""
 import json
@@ -9,7 +10,7 @@ from aggregator.privacy import blind_rsa
 from survey_app.credentials import active_key
 from survey_app.models import InvitationToken, PendingReport, Report, SpentCredential
 from survey_app.services import generate_tokens
-from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page
+from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page, wait_for_credential
 from tests.factories import make_habits_survey
 
 pytestmark = BROWSER_TEST
@@ -17,7 +18,7 @@ pytestmark = BROWSER_TEST
 
 def invited_page(browser, live_server, survey):
     token = generate_tokens(survey, 1)[0].token
-    context, page, posts, errors = open_page(browser, f"{live_server.url}/s/{survey.slug}/t/{token}/")
+    context, page, posts, errors = open_page(browser, f"{live_server.url}/s/{survey.slug}/i/#{token}")
     return token, context, page, posts, errors
 
 
@@ -46,14 +47,20 @@ def test_one_click_redeems_then_reports_with_a_credential(browser, live_server):
     assert fingerprint == active_key(survey).key_id  # the "verify" section shows the survey key's fingerprint
     answer_daily_73_yes(page)
     shown = json.loads(page.locator("pre.payload").inner_text())
-    assert set(shown) == {"report"} and "credential" in page.locator("section.review").inner_text()
+    assert set(shown) == {"report", "nonce"} and "credential" in page.locator("section.review").inner_text()
+    assert [p.url for p in posts] == [f"{live_server.url}/api/surveys/{survey.slug}/invitations/redeem/"]  # answering
+    wait_for_credential(page, survey.slug)
+    kept = memo(page, survey.slug)  # the credential alone, before "Send"; never the token
+    assert set(kept) == {"protocol", "saved", "report", "credential"} and kept["report"] is None
+    assert token not in json.dumps(kept)
     page.get_by_role("button", name="Send the randomized report").click()  # one click
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     redeem, sent = posts
     assert redeem.url.endswith(f"/api/surveys/{survey.slug}/invitations/redeem/")
     assert set(json.loads(redeem.post_data)) == {"token", "blinded_msg", "key_id"}
     body = json.loads(sent.post_data)
-    assert body["report"] == shown["report"] and set(body) == {"report", "credential"}
+    assert body["report"] == shown["report"] and set(body) == {"report", "credential", "nonce"}
+    assert body["nonce"] == shown["nonce"]
     assert token not in sent.post_data and verifies(survey, body["credential"])
     assert body["credential"]["value"] not in redeem.post_data  # the server never sees the value with the token
     assert InvitationToken.objects.get(token=token).used
@@ -75,7 +82,7 @@ def test_a_failed_report_is_retried_with_the_kept_credential_without_the_token(b
     page.get_by_role("button", name="Send the randomized report").click()
     page.get_by_text("could not be sent").wait_for()
     kept = memo(page, survey.slug)
-    assert set(kept) == {"protocol", "saved", "report", "credential"} and kept["report"] == shown["report"]
+    assert set(kept) == {"protocol", "saved", "report", "credential", "nonce"} and kept["report"] == shown["report"]
     assert token not in json.dumps(kept) and verifies(survey, kept["credential"])
     assert InvitationToken.objects.get(token=token).used and survey.report_total() == 0
     page.unroute(report_url)
@@ -84,7 +91,7 @@ def test_a_failed_report_is_retried_with_the_kept_credential_without_the_token(b
     redeems = [p for p in posts if p.url.endswith("/invitations/redeem/")]
     reports = [json.loads(p.post_data) for p in posts if p.url.endswith("/reports/")]
     assert len(redeems) == 1  # redeemed once: the retry did not need the token
-    assert reports == [{"report": shown["report"], "credential": kept["credential"]}] * 2
+    assert reports == [{"report": shown["report"], "credential": kept["credential"], "nonce": shown["nonce"]}] * 2
     assert payloads(survey) == [shown["report"]]
     assert memo(page, survey.slug) is None and errors == []
     context.close()
@@ -95,19 +102,20 @@ def test_a_failed_redemption_is_retried_with_the_same_blinded_message(browser, l
     survey.access = "tokens"
     survey.save()
     token, context, page, posts, errors = invited_page(browser, live_server, survey)
-    answer_daily_73_yes(page)
     redeem_url = f"**/api/surveys/{survey.slug}/invitations/redeem/"
-    page.route(redeem_url, lambda route: route.abort())
+    page.route(redeem_url, lambda route: route.abort())  # the redemption at the first answer fails, silently
+    answer_daily_73_yes(page)
+    assert not page.locator("div.errors").inner_text()
     page.get_by_role("button", name="Send the randomized report").click()
     page.get_by_text("could not be redeemed").wait_for()
     kept = memo(page, survey.slug)
-    assert set(kept) == {"protocol", "saved", "report", "pending"} and token not in json.dumps(kept)
+    assert set(kept) == {"protocol", "saved", "report", "pending", "nonce"} and token not in json.dumps(kept)
     assert not InvitationToken.objects.get(token=token).used
     page.unroute(redeem_url)
     page.get_by_role("button", name="Send the randomized report").click()
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     redeems = [json.loads(p.post_data) for p in posts if p.url.endswith("/invitations/redeem/")]
-    assert len(redeems) == 2 and redeems[0] == redeems[1]  # the same blinded message both times
+    assert len(redeems) >= 3 and all(r == redeems[0] for r in redeems)  # the same blinded message every time
     assert redeems[0]["blinded_msg"] == kept["pending"]["blindedMsg"]
     assert survey.report_total() == 1 and errors == []
     context.close()

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.apps import apps
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.models import User
@@ -33,7 +34,8 @@ def surveys():
 def public_pages(s):
     return [
         ("/", 200), (f"/s/{s['open'].slug}/", 200), (f"/s/{s['open'].slug}/thanks/", 200),
-        (f"/s/{s['invited'].slug}/t/{s['token']}/", 200), (f"/s/{s['invited'].slug}/", 403),
+        (f"/s/{s['invited'].slug}/i/", 200), (f"/s/{s['invited'].slug}/t/{s['token']}/", 302),
+        (f"/s/{s['invited'].slug}/", 403),
         (f"/s/{s['invited'].slug}/t/{s['used']}/", 409), ("/s/closed-one/", 410), ("/s/nothing-here/", 404),
         ("/admin/login/", 200), ("/api/docs/", 200), (f"/api/surveys/{s['open'].slug}/protocol/", 200),
     ]
@@ -43,10 +45,10 @@ def admin_pages(s):
     """The admin's index, and the list and add pages of every registered model, plus a survey's change page."""
     pages = ["/admin/", reverse("admin:survey_app_survey_import"),
              reverse("admin:survey_app_survey_change", args=[s["open"].pk])]
-    for model in admin.site._registry:
+    for model in (model for model in apps.get_models() if admin.site.is_registered(model)):
         meta = model._meta
         pages.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"))
-        if admin.site._registry[model].has_add_permission(type("R", (), {"user": User(is_superuser=True,
+        if admin.site.get_model_admin(model).has_add_permission(type("R", (), {"user": User(is_superuser=True,
                                                                                          is_active=True)})()):
             pages.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_add"))
     return pages

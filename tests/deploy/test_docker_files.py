@@ -68,7 +68,7 @@ def test_dockerfile_is_multi_stage_collects_static_and_runs_unprivileged():
 def variables_read() -> set[str]:
     """Every environment variable that the settings, gunicorn's configuration and the entry point read."""
     sources = [ROOT / "coinflip" / "settings.py", DOCKER / "gunicorn.conf.py", DOCKER / "migrate.py",
-               DOCKER / "entrypoint.sh", ROOT / "coinflip" / "buffering.py"]
+               DOCKER / "entrypoint.sh"]
     pattern = re.compile(r"""(?:environ(?:\.get)?[(\[]\s*|env_bool\(|env_list\(|_int\(|\$\{)["']?([A-Z][A-Z0-9_]+)""")
     return {name for source in sources for name in pattern.findall(source.read_text())}
 
@@ -108,11 +108,3 @@ def test_the_proxy_buffers_and_bounds_bodies_and_overwrites_forwarding_headers()
     assert re.fullmatch(r"caddy:2\.([5-9]|\d\d)[\w.-]*", proxy["image"])  # >= 2.5: untrusted X-Forwarded-* dropped
     web = compose()["services"]["web"]["environment"]
     assert web["COINFLIP_TRUSTED_PROXIES"] == "1"
-
-
-def test_gunicorn_runs_the_buffering_worker_with_bounded_reads():
-    conf = (DOCKER / "gunicorn.conf.py").read_text()
-    assert 'worker_class = "coinflip.buffering.BufferingThreadWorker"' in conf
-    from coinflip import buffering
-
-    assert 0 < buffering.READ_TIMEOUT <= 60 and buffering.BUFFER_BYTES >= 512 * 1024

@@ -111,10 +111,10 @@ def sri(body: bytes) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(body).digest()).decode()
 
 
-def check_security_headers(headers, html: bool):
+def check_security_headers(headers, html: bool, referrer: str = "same-origin"):
     assert headers["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains; preload"
     assert headers["X-Content-Type-Options"] == "nosniff"
-    assert headers["Referrer-Policy"] == "same-origin"
+    assert headers["Referrer-Policy"] == referrer
     assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
     assert headers["Server"] == "gunicorn"  # no version
     assert "X-Powered-By" not in headers
@@ -172,7 +172,7 @@ def check_health_and_redirect(base):
 def check_survey_page(base, data) -> dict:
     status, headers, body = get(f"{base}/s/{data['slug']}/")
     assert status == 200
-    check_security_headers(headers, html=True)
+    check_security_headers(headers, html=True, referrer="no-referrer")  # a respondent page
     html = body.decode()
     import_map_text = re.search(r'<script type="importmap">(.*?)</script>', html).group(1)
     digest = base64.b64encode(hashlib.sha256(import_map_text.encode()).digest()).decode()
@@ -180,8 +180,10 @@ def check_survey_page(base, data) -> dict:
     import_map = json.loads(import_map_text)
     assert all(re.search(r"\.[0-9a-f]{12}\.m?js$", url) for url in import_map["integrity"])  # hashed names
     assert set(import_map["imports"].values()) <= set(import_map["integrity"])
-    status, headers, body = get(f"{base}/s/{data['invited']}/t/{data['token']}/")  # an invitation link
-    assert status == 200
+    status, headers, body = get(f"{base}/s/{data['invited']}/i/")  # an invitation page (the token in the fragment)
+    assert status == 200 and headers["Referrer-Policy"] == "no-referrer"
+    status, headers, body = get(f"{base}/s/{data['invited']}/t/{data['token']}/")  # a link of the earlier form
+    assert status == 302 and headers["Location"].endswith(f"/s/{data['invited']}/i/#{data['token']}")
     return import_map["integrity"]
 
 
@@ -249,7 +251,7 @@ def check_report_and_fold(base, data, env):
 
 def check_access_log(log: str, data):
     access = [line for line in log.splitlines() if re.search(r'"(GET|POST|HEAD) /', line)]
-    assert any(f'"GET /s/{data["invited"]}/t/<token>/ HTTP/1.1" 200' in line for line in access), access
+    assert any(f'"GET /s/{data["invited"]}/t/<token>/ HTTP/1.1" 302' in line for line in access), access
     assert any(f'"POST /api/surveys/{data["slug"]}/reports/ HTTP/1.1" 201' in line for line in access)
     assert data["token"] not in log
     for line in access:

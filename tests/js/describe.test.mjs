@@ -320,6 +320,11 @@ test("memo: bound to the protocol version (SHA-256 of its JSON); the report and,
   const stored = JSON.parse(storage.getItem(invited.key));
   assert.deepEqual(Object.keys(stored).sort(), ["credential", "protocol", "report", "saved"]);  // the pending state is dropped
   assert.deepEqual(memos.read(storage, invited, 2000).memo.credential, credential);
+  // Redeemed at the first answer: the credential state alone, no report yet (and never the token).
+  assert.ok(memos.write(storage, invited, null, 1000, { credential }));
+  assert.deepEqual(memos.read(storage, invited, 2000).memo, { report: null, saved: 1000, credential });
+  storage.setItem(invited.key, JSON.stringify({ protocol: invited.version, saved: 1000, report: null }));
+  assert.equal(memos.read(storage, invited, 2000).discarded, "unreadable");  // neither report nor credential
   memos.clear(storage, bind);
   assert.equal(storage.getItem(bind.key), null);
 });
@@ -357,7 +362,9 @@ test("memo words: purpose, content and deletion stated; never that nothing is ke
   assert.match(text, /trying again sends that same report rather than a freshly randomized one, which would tell more/);
   assert.match(text, new RegExp(`deleted as soon as the report is received or refused, when the survey's settings change, or after ${memos.MEMO_DAYS} days`));
   const invited = memos.words(await memos.binding("s1", protocol, true, new Storage()));
-  assert.match(invited, /only that report and the credential that goes with it, never your true answers/);
+  assert.match(invited, /once your invitation is redeemed \(when you give your first answer\), the credential/);
+  assert.match(invited, /Only these, never your true answers, are saved/);
+  assert.match(invited, /nothing in the report ties it to your invitation \(the survey's server still sees your network address and the time of each request\)/);
   assert.match(invited, /the invitation code itself is never kept, and once redeemed it is not needed again/);
   assert.doesNotMatch(text, /credential/);
   assert.doesNotMatch(text, /keeps: nothing/);

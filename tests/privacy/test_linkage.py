@@ -8,9 +8,9 @@ access — system columns ``xmin`` and ``ctid`` included — and the published m
 
 * tokens ↔ reports by equal ``xmin``, and by pairing the i-th token with the i-th report for every stored order of
   either (``xmin``, ``ctid``, primary key); the same pairing of tokens with spent credentials;
-* every stored order of the reports (``xmin``, ``ctid``, primary key, and ``cmin``: the command of the drain that
-  inserted the row, one per chunk of its rewrite) against the submission order — which also covers the waves, i.e.
-  the drain window a report fell into;
+* every stored order of the reports (``xmin``, ``ctid``, primary key, the random ``nonce``, and ``cmin``: the
+  command of the drain that inserted the row, one per chunk of its rewrite) against the submission order — which
+  also covers the waves, i.e. the drain window a report fell into;
 * the model history: the versions hold whole days only (differencing two versions yields whole days);
 * the published metadata and the aggregator's bookkeeping hold no report id, range or watermark.
 
@@ -84,7 +84,7 @@ def _run(live_server, tmp_path, slug: str, access: str, mode_args: list[str]):
 
 def _attack(survey, sent, tokens) -> list[linkage.Finding]:
     reports = linkage.rows("survey_app_report",
-                           "id::text AS id, payload::text AS payload, received_on, cmin::text::int AS cmin",
+                           "id::text AS id, payload::text AS payload, received_on, cmin::text::int AS cmin, nonce",
                            "WHERE survey_id = %s", [survey.pk])
     for r in reports:
         r["payload"] = json.loads(r["payload"])
@@ -92,7 +92,8 @@ def _attack(survey, sent, tokens) -> list[linkage.Finding]:
     truth = linkage.truth_sets([r["payload"] for r in reports], [b["report"] for b in sent])
     assert len({r["received_on"] for r in reports}) == 1  # the day is the published resolution
     findings = [linkage.order_correlation(name, [r[name] for r in reports], truth)
-                for name in ("xmin", "ctid", "id", "cmin")]
+                for name in ("xmin", "ctid", "id", "cmin", "nonce")]
+    assert [r["nonce"] for r in reports] and all(r["nonce"] for r in reports)  # every report kept its nonce
     if tokens:
         token_rows = linkage.rows("survey_app_invitationtoken", "id, token", "WHERE survey_id = %s AND used",
                                   [survey.pk])

@@ -120,3 +120,40 @@ def test_tokens_for_an_open_link_survey_come_with_a_warning(admin_client, access
 def test_the_add_form_starts_from_sensible_privacy_settings(admin_client):
     html = admin_client.get("/admin/survey_app/survey/add/").content.decode()
     assert 'name="epsilon" value="1.0"' in html and 'name="theta" value="0.7"' in html
+
+
+def test_a_yes_no_questions_page_has_no_choice_rows_and_no_bare_braces(admin_client):
+    """A yes/no question's answers are no and yes: its page offers no choice rows; empty translation boxes are empty
+    (not "{}"), and an emptied box saves as no translations."""
+    from tests.factories import make_survey
+
+    survey = make_survey(status="draft")
+    sick = survey.questions.get(name="sick")
+    page = admin_client.get(f"/admin/survey_app/question/{sick.pk}/change/").content.decode()
+    assert "choices-TOTAL_FORMS" not in page and ">{}</textarea>" not in page
+    smoker = survey.questions.get(name="smoker")
+    page = admin_client.get(f"/admin/survey_app/question/{smoker.pk}/change/").content.decode()
+    assert 'name="choices-TOTAL_FORMS" value="3"' in page  # its three choices, no blank rows
+    assert ">{}</textarea>" not in page
+
+
+def test_the_invitation_export_puts_each_token_in_its_links_fragment(admin_client):
+    """The admin's "Export unused invitation links (CSV)": /s/<slug>/i/#<token> — the token where no request sends it —
+    for every unused token, and the link of the earlier form still leads there (a redirect)."""
+    import csv
+    import io
+
+    from survey_app.models import InvitationToken
+    from survey_app.services import generate_tokens
+    from tests.factories import make_survey
+
+    survey = make_survey("invite", access="tokens")
+    tokens = generate_tokens(survey, 3)
+    InvitationToken.objects.filter(pk=tokens[2].pk).update(used=True)
+    response = admin_client.post("/admin/survey_app/survey/", {"action": "export_token_links",
+                                                               "_selected_action": [survey.pk]})
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == ["survey", "batch", "link"]
+    assert sorted(row[2] for row in rows[1:]) == sorted(f"http://testserver/s/invite/i/#{t.token}" for t in tokens[:2])
+    old = admin_client.get(f"/s/invite/t/{tokens[0].token}/")
+    assert old.status_code == 302 and old["Location"] == f"/s/invite/i/#{tokens[0].token}"

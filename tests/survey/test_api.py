@@ -171,9 +171,15 @@ def test_respondent_pages(client):
     survey = make_survey(access="tokens")
     token = generate_tokens(survey, 1)[0]
     assert client.get("/s/health/").status_code == 403
-    page = client.get(f"/s/health/t/{token.token}/")
-    assert page.status_code == 200
+    # An invitation link holds its token in the fragment, never sent: the page is the same for every invitee.
+    page = client.get("/s/health/i/")
+    assert page.status_code == 200 and page["Referrer-Policy"] == "no-referrer"
     html = page.content.decode()
+    assert token.token not in html and 'data-invited="true"' in html
+    # A link of the earlier form is redirected to the fragment form (and never cached: the redirect holds the token).
+    old = client.get(f"/s/health/t/{token.token}/")
+    assert old.status_code == 302 and old["Location"] == f"/s/health/i/#{token.token}"
+    assert old["Referrer-Policy"] == "no-referrer" and "no-store" in old["Cache-Control"]
     assert "<noscript>" in html and "survey.mjs" in html
     assert " name=" not in html.split('id="survey-app"')[1].split("</main>")[0]  # the form has no named inputs
     assert client.get("/s/health/t/wrong/").status_code == 404

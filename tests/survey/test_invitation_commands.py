@@ -32,12 +32,14 @@ def test_create_invitations_simulate_with_tokens_and_record(token_survey, datase
     call_command("invitations", "votes", "--count", "12", "--out", str(tokens_csv))
     rows = list(csv.reader(tokens_csv.open()))
     assert rows[0] == ["survey", "batch", "link"] and len(rows) == 13
-    tokens = [row[2].rstrip("/").rsplit("/", 1)[1] for row in rows[1:]]
+    # The token in the fragment (never sent by a browser): /s/votes/i/#<token>.
+    assert all(row[2].startswith("/s/votes/i/#") for row in rows[1:])
+    tokens = [row[2].split("#", 1)[1] for row in rows[1:]]
     assert set(tokens) == set(InvitationToken.objects.filter(survey=survey).values_list("token", flat=True))
     call_command("simulate", "votes", str(datasets_dir / "vote.csv"), "--respondents", "10", "--seed", "1",
                  "--url", live_server.url, "--tokens", str(tokens_csv), "--record", str(sent))
     bodies = [json.loads(line) for line in sent.read_text().splitlines()]
-    assert len(bodies) == 10 and all(set(b) == {"report", "credential"} for b in bodies)
+    assert len(bodies) == 10 and all(set(b) == {"report", "credential", "nonce"} for b in bodies)
     assert not any(token in json.dumps(bodies) for token in tokens)
     used = set(InvitationToken.objects.filter(survey=survey, used=True).values_list("token", flat=True))
     assert used == set(tokens[:10])  # the tokens in file order
@@ -51,6 +53,15 @@ def test_create_invitations_simulate_with_tokens_and_record(token_survey, datase
     with pytest.raises(CommandError, match="is by invitation: give --tokens"):
         call_command("simulate", "votes", str(datasets_dir / "vote.csv"), "--respondents", "1",
                      "--url", live_server.url)
+
+
+def test_simulate_reads_links_of_both_forms(tmp_path):
+    from aggregator.management.commands.simulate import read_tokens
+
+    links = tmp_path / "links.csv"
+    links.write_text("survey,batch,link\nvotes,,https://x.example/s/votes/i/#AbC-1_z\n"
+                     "votes,,/s/votes/t/Old-Tok3n/\nBareToken\n")
+    assert read_tokens(str(links)) == ["AbC-1_z", "Old-Tok3n", "BareToken"]
 
 
 def test_invitations_refuse_an_open_link_survey(datasets_dir, tmp_path):

@@ -10,14 +10,17 @@ of training), then stored in bulk — or, with ``--url``, POSTed one by one to t
 A token survey over HTTP (``--tokens``, the file ``manage.py invitations`` or the admin's export writes): one
 respondent at a time, in file order, redeems the next invitation with a blinded message (the client half of
 ``aggregator.privacy.blind_rsa``, as the browser does) and then sends the report with the unblinded credential, in
-a separate request; the token is never sent with the report. ``--record`` writes each report body sent, in order,
+a separate request; the token is never sent with the report. Each report carries a fresh random nonce, as the page
+sends (``survey_app.models.NONCE_PATTERN``). ``--record`` writes each report body sent, in order,
 one JSON object per line. No redirect is followed (a site that redirects http to https would silently receive
 nothing): use the https URL, or ``--forwarded-proto https`` when a proxy that terminates TLS is bypassed on purpose.
 """
 from __future__ import annotations
 
+import base64
 import csv
 import json
+import secrets
 import ssl
 import urllib.error
 import urllib.parse
@@ -175,7 +178,7 @@ class Command(BaseCommand):
                 raise CommandError(f"{client.base} does not publish an invitation key for {slug!r}")
         step = max(1, len(reports) // 10)
         for i, report in enumerate(reports, 1):
-            body = {"report": report}
+            body = {"report": report, "nonce": report_nonce()}
             if key is not None:
                 blinded, pending = start_credential(key)
                 answer = client.request("POST", f"/api/surveys/{slug}/invitations/redeem/",
@@ -190,10 +193,15 @@ class Command(BaseCommand):
                 self.stderr.write(f"{i}/{len(reports)} reports posted")
 
 
+def report_nonce() -> str:
+    """A report's idempotency nonce as the page draws it: 128 random bits, unpadded base64url."""
+    return base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode("ascii")
+
+
 def read_tokens(path) -> list[str]:
     """The invitation tokens of a file, in order: the CSV of ``manage.py invitations`` and of the admin's export
-    (``survey,batch,link`` rows after a header; the token is the link's last path segment), or one bare token a
-    line."""
+    (``survey,batch,link`` rows after a header; the token is the link's fragment, /s/SLUG/i/#TOKEN, or in links of
+    the earlier form /s/SLUG/t/TOKEN/ its last path segment), or one bare token a line."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             rows = [row for row in csv.reader(handle) if row and any(cell.strip() for cell in row)]
@@ -204,6 +212,10 @@ def read_tokens(path) -> list[str]:
     tokens = []
     for number, row in enumerate(rows, 1):
         field = row[-1].strip()
+        fragment = urllib.parse.urlsplit(field).fragment if "#" in field else ""
+        if fragment:
+            tokens.append(urllib.parse.unquote(fragment))
+            continue
         path_part = urllib.parse.urlsplit(field).path if "/" in field else f"/t/{field}/"
         parts = [part for part in path_part.split("/") if part]
         if len(parts) < 2 or parts[-2] != "t":

@@ -165,7 +165,8 @@ class LDPNaiveBayes:
         return y if j == 0 else X[:, j - 1] * self.k + y
 
     # -- client half ---------------------------------------------------------------------------
-    def _check(self, X, y) -> tuple[np.ndarray, np.ndarray]:
+    def checked_records(self, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """``(X, y)`` as integer arrays, checked against the attributes and classes (``ValueError`` otherwise)."""
         X = np.asarray(X)
         y = np.asarray(y)
         m = len(self.attributes)
@@ -192,7 +193,7 @@ class LDPNaiveBayes:
         Randomness order: (one-report) the assignment — one ``rng.random(n)`` — then each input's oracle on the
         respondents assigned to it, in input order; (split) each input's oracle on everyone, in input order.
         """
-        X, y = self._check(X, y)
+        X, y = self.checked_records(X, y)
         n = X.shape[0]
         if self.strategy == "one-report":
             assigned = assign(n, self.assignment, rng)
@@ -214,7 +215,7 @@ class LDPNaiveBayes:
         One-report: ``(j, report)`` — j drawn by ``assign`` (one ``rng.random(1)``), then input j's oracle on its value.
         Split: ``(None, (report of input 0, …, report of input m))``, the oracles called in input order.
         """
-        X, y = self._check(np.asarray(x_row).reshape(1, -1), np.asarray([y_value]).reshape(1))
+        X, y = self.checked_records(np.asarray(x_row).reshape(1, -1), np.asarray([y_value]).reshape(1))
         if self.strategy == "one-report":
             j = int(assign(1, self.assignment, rng)[0])
             return j, self._row(self.oracles[j].perturb(self.input_values(j, X, y), rng))

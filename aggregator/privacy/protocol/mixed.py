@@ -175,7 +175,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         Xf = self.project(X)
         y = np.asarray(y, dtype=np.int64)
         X_cat = Xf[:, self.categorical]
-        X_cat, y = self.nb._check(X_cat, y)
+        X_cat, y = self.nb.checked_records(X_cat, y)
         xt = self.gnb.normalise(Xf[:, self.numeric])
         assigned = assign(len(y), self.assignment, rng)
         per_input = tuple(fo.perturb(self.nb.input_values(j, X_cat[assigned == j], y[assigned == j]), rng)

@@ -2,17 +2,18 @@
 
 Make N one-use invitation tokens for a token survey and write their links, one per line, in the format of the
 admin's "Export unused invitation links" (CSV rows ``survey,batch,link`` after a header row); ``--base-url`` makes
-the links absolute (default: paths such as /s/SLUG/t/TOKEN/). ``manage.py simulate --tokens`` reads this file."""
+the links absolute (default: paths such as /s/SLUG/i/#TOKEN — the token in the fragment, which browsers never send).
+``manage.py simulate --tokens`` reads this file."""
 from __future__ import annotations
 
 import csv
 
 from django.core.management.base import BaseCommand, CommandError
-from django.urls import reverse
 
 from survey_app.credentials import active_key
 from survey_app.models import Survey
 from survey_app.services import generate_tokens
+from survey_app.views import invitation_link
 
 
 class Command(BaseCommand):
@@ -42,7 +43,6 @@ class Command(BaseCommand):
             writer = csv.writer(out)
             writer.writerow(["survey", "batch", "link"])
             for token in tokens:
-                writer.writerow([survey.slug, token.batch, base + reverse("survey-token", args=[survey.slug,
-                                                                                                token.token])])
+                writer.writerow([survey.slug, token.batch, invitation_link(survey, token.token, base)])
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(tokens)} invitation links for {survey.slug!r} to "
                                              f"{opts['out']}."))
