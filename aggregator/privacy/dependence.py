@@ -20,9 +20,14 @@ Two ways to use it.
 
 LDP Naive Bayes, every oracle (``concentration``): one κ for the whole model's prior Dirichlet(κ·P̃(a)) on every
 class's column (``shrinkage.posterior_conditionals``, centred on the answer's marginal). Under that prior
-E[T_i] = df_i + A_i/(κ + 1) (``independence_statistic`` with ``centre``), so the method of moments on the positive
-parts with their null bias removed, Σ_i [(T_i − df_i)⁺ − E(χ²_{df_i} − df_i)⁺] = Σ_i A_i/(κ + 1), gives κ; no excess
-gives κ = ∞, every column the marginal, and exactly the private majority rule. Under independence that happens at
+E[T_i] = μ₀_i + A_i/(κ + 1) (``independence_statistic`` with ``centre``), so the method of moments on the positive
+parts with their null bias removed, Σ_i [(T_i − μ₀_i)⁺ − (μ₀_i/df_i)·E(χ²_{df_i} − df_i)⁺] = Σ_i A_i/(κ + 1), gives
+κ; no excess gives κ = ∞, every column the marginal, and exactly the private majority rule. μ₀_i is T_i's null mean
+at the actual n: df_i asymptotically, but with a few reports per cell the covariance evaluated at the fitted null
+joint spreads the answers' mass over values nobody gave (its clipped, renormalised marginal) and overstates the
+variance, so T_i falls well below df_i and real dependence reads as none. μ₀_i = tr(Cov(R)⁺·G·Ĉ·Gᵀ), Ĉ the same
+covariance with its terms linear in the frequencies (perturbation and multinomial sampling) evaluated at the raw
+unbiased joint instead, is unbiased for those terms (``null_cov``); T_i is then taken as (μ₀_i/df_i)·χ²_{df_i}. Under independence that happens at
 least as often as the χ² null says (the rate is computed in tests/engine/test_dependence.py), and as n grows A_i
 grows like n while the excess stays O(1), so κ → ∞. The positive parts keep many uninformative questions from
 drowning the informative ones; one pooled κ keeps many weak questions, whose sum carries the signal, together.
@@ -53,7 +58,7 @@ RANK_TOLERANCE = 1e-9
 
 
 def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_joint: bool = False,
-                           centre=None) -> tuple:
+                           centre=None, null_cov=None) -> tuple:
     """(T, df): the Wald statistic of class–answer independence of one question and its degrees of freedom (module
     docstring).
 
@@ -68,6 +73,9 @@ def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_join
     centre : (n_i,) the answer's marginal m; when given, also returns A = tr(Cov(R)⁺·S), S the covariance of R when
         every class's column is drawn from Dirichlet(κ·m) with κ + 1 = 1 (``concentration``), so that
         E[T] = df + A/(κ + 1) under that prior.
+    null_cov : (n_i·k, n_i·k) an unbiased estimate of ``joint``'s covariance (``null_mean``); when given (with
+        ``centre``), also returns μ₀ = tr(Cov(R)⁺·G·null_cov·Gᵀ) (+ the prior's part), the finite-n null mean of T that
+        replaces df in ``concentration``.
     """
     J = np.asarray(joint, dtype=np.float64)
     if J.ndim != 2:
@@ -99,6 +107,7 @@ def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_join
         simplex = np.eye(k) - 1.0 / k
         V = V + np.kron(np.outer(m, m), simplex @ P @ simplex)
     V = 0.5 * (V + V.T)
+    extra = V - G @ C @ G.T
     w, U = np.linalg.eigh(V)
     top = w.max() if w.size else 0.0
     if top <= 0:
@@ -114,7 +123,14 @@ def independence_statistic(joint, cov, prior, *, prior_cov=None, prior_from_join
     S = np.kron(np.diag(mc) - np.outer(mc, mc), Gp)
     Uk = U[:, keep]
     A = float(np.sum(np.einsum("ij,ik,kj->j", Uk, S, Uk) / w[keep]))
-    return T, df, A
+    if null_cov is None:
+        return T, df, A
+    N0 = np.asarray(null_cov, dtype=np.float64)
+    if N0.shape != C.shape or not np.all(np.isfinite(N0)):
+        raise ValueError(f"null_cov must be a finite ({n_i * k}, {n_i * k}) matrix")
+    W = G @ N0 @ G.T + extra
+    mean0 = float(np.sum(np.einsum("ij,ik,kj->j", Uk, 0.5 * (W + W.T), Uk) / w[keep]))
+    return T, df, A, mean0
 
 
 def null_positive_excess(df) -> np.ndarray:
@@ -130,14 +146,20 @@ KAPPA_MIN = 1.0
 
 
 def concentration(statistics: Sequence[float], dfs: Sequence[int], signals: Sequence[float],
-                  minimum: float = KAPPA_MIN) -> float:
+                  minimum: float = KAPPA_MIN, null_means: Sequence[float] | None = None) -> float:
     """κ of the columns' common prior Dirichlet(κ·m), by the method of moments on the pooled Wald statistics:
     Σ_i (T_i − df_i) estimates Σ_i A_i/(κ + 1) (``independence_statistic`` with ``centre``). No excess (Σ T ≤ Σ df):
     κ = ∞, every column is the marginal, and the model is the private majority rule exactly; a large excess: κ at
     ``minimum``."""
     T = np.asarray(statistics, dtype=np.float64)
     df = np.asarray(dfs, dtype=np.float64)
-    excess = float(np.sum(np.maximum(T - df, 0.0) - null_positive_excess(df)))
+    if null_means is None:
+        excess = float(np.sum(np.maximum(T - df, 0.0) - null_positive_excess(df)))
+    else:
+        # T ≈ (μ₀/df)·χ²_df under independence (a scaled χ² with the finite-n null mean μ₀; Satterthwaite).
+        mu = np.where(df > 0, np.maximum(np.asarray(null_means, dtype=np.float64), 0.0), 0.0)
+        scale = np.where(df > 0, mu / np.maximum(df, 1.0), 0.0)
+        excess = float(np.sum(np.maximum(T - mu, 0.0) - scale * null_positive_excess(df)))
     total = float(np.sum(signals))
     if excess <= 0 or total <= 0:
         return math.inf

@@ -352,3 +352,48 @@ def test_marginal_centred_means_tend_to_one_class_independent_column():
     assert np.array_equal(flat[:, 0], flat[:, 1])
     noiseless = posterior_conditionals(joint, np.full(joint.shape, 1e-12), np.array([0.5, 0.5]), centre="marginal")
     assert np.allclose(noiseless, joint / joint.sum(axis=0), atol=1e-4)
+
+
+def test_null_mean_is_the_rank_when_the_null_covariance_is_the_assumed_one():
+    """μ₀ = tr(Cov(R)⁺·Cov(R)) = rank = df when the unbiased covariance equals the one the statistic uses; a larger
+    one raises it in proportion."""
+    rng = np.random.default_rng(2)
+    joint = np.outer([0.5, 0.3, 0.2], PRIOR) + 0.01 * rng.normal(size=(3, K))
+    cov = 0.002 * np.eye(3 * K)
+    T, df, A, mu0 = independence_statistic(joint, cov, PRIOR, centre=np.array([0.5, 0.3, 0.2]), null_cov=cov)
+    assert mu0 == pytest.approx(df)
+    assert independence_statistic(joint, cov, PRIOR, centre=np.array([0.5, 0.3, 0.2]),
+                                  null_cov=1.5 * cov)[3] == pytest.approx(1.5 * df)
+
+
+def test_concentration_against_the_finite_n_null_means():
+    """With null means μ₀ the excess is T − μ₀ less the scaled χ² null bias (μ₀/df)·E(χ²_df − df)⁺."""
+    bias = float(null_positive_excess([3])[0])
+    assert np.isinf(concentration([2.5], [3], [10.0], null_means=[2.5]))
+    assert np.isinf(concentration([1.5 + 0.45 * bias], [3], [10.0], null_means=[1.5]))  # within the null's own excess
+    assert np.isfinite(concentration([1.5 + 0.6 * bias], [3], [10.0], null_means=[1.5]))
+    excess = 12.0 - 2.0 - 2.0 / 3.0 * bias
+    assert concentration([12.0], [3], [50.0], null_means=[2.0]) == pytest.approx(50 / excess - 1)
+
+
+def test_null_mean_is_calibrated_at_small_n():
+    """About 22 reports per question of 17 answers × 10 classes (digits' pixels at ε = 5, every answer the same value,
+    independent of the class): the covariance at the fitted null joint spreads the answers' mass over values nobody
+    gave, so T falls well below df on average; the finite-n null mean μ₀ (the covariance's linear terms at the raw
+    unbiased joint) is what T averages. 10 models × 8 questions: the mean of T/μ₀ has standard error about 0.013
+    (χ²_153's sd over 80 questions), and the plug-in's own O(1/N) bias is below 0.05 here: tolerance 0.06."""
+    classes = cat("c", 10)
+    features = [cat(f"p{i}", 17) for i in range(8)]
+    nb = LDPNaiveBayes(classes, features, 5.0, oracle="oue")
+    rng = np.random.default_rng(1)
+    over_df, over_mu = [], []
+    for _ in range(10):
+        n = 22 * 9
+        y = rng.integers(0, 10, n)
+        model = nb.estimate(nb.aggregate(nb.perturb(np.zeros((n, 8), dtype=np.int64), y, rng)))
+        ind = model.metadata["independence"]
+        T, df, mu = (np.asarray(ind[key], dtype=np.float64) for key in ("statistics", "df", "null_means"))
+        over_df += list(T / df)
+        over_mu += list(T / mu)
+    assert np.mean(over_mu) == pytest.approx(1.0, abs=0.06)
+    assert np.mean(over_df) < 0.9

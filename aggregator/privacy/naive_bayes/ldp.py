@@ -301,7 +301,7 @@ class LDPNaiveBayes:
         prior_raw, prior_se, weights, prior_inputs = self._prior(stats)
         prior = to_distribution(prior_raw, self.postprocess)
         conditionals, cond_se, cond_raw, joint_raw, joint_se = [], [], [], [], []
-        statistics, dfs, signals, pieces = [], [], [], []
+        statistics, dfs, signals, pieces, null_means = [], [], [], [], []
         prior_cov = np.diag(prior_se**2)
         for i, attr in enumerate(self.attributes):
             fo, counts = self.oracles[i + 1], stats.per_input[i + 1]
@@ -316,12 +316,20 @@ class LDPNaiveBayes:
             f0 = null_joint(J, prior).ravel()
             total_cov = count_covariance(fo, N, N * f0) / N**2 + (np.diag(f0) - np.outer(f0, f0)) / N
             centre = answer_marginal(J, (np.diag(cov) / N**2).reshape(attr.size, k))
-            T, df, A = independence_statistic(J, total_cov, prior, prior_cov=prior_cov, centre=centre)
+            # The same covariance at the raw (unbiased) joint: its terms linear in the frequencies are then unbiased,
+            # and so is the null mean of T they give (``dependence.independence_statistic``'s μ₀).
+            raw_f = J.ravel()
+            raw_cov = (count_covariance(fo, N, N * raw_f) / N**2
+                       + (np.diag(raw_f) - np.outer(f0, f0)) / N)
+            T, df, A, mu0 = independence_statistic(J, total_cov, prior, prior_cov=prior_cov, centre=centre,
+                                                   null_cov=raw_cov)
+            null_means.append(mu0)
             statistics.append(T)
             dfs.append(df)
             signals.append(A)
             pieces.append((fo, N, est, cov))
-        kappa = concentration(statistics, dfs, signals) if self.postprocess == BAYES else None
+        kappa = (concentration(statistics, dfs, signals, null_means=null_means) if self.postprocess == BAYES
+                 else None)
         for attr, (fo, N, est, cov) in zip(self.attributes, pieces, strict=True):
             if self.postprocess == MLE and isinstance(fo, DirectEncoding):
                 joint = mle_krr(est, N, fo.p, fo.q).reshape(attr.size, k)
@@ -370,7 +378,7 @@ class LDPNaiveBayes:
             "joint_standard_errors": joint_se,
             "conditional_raw": cond_raw,
             "conditional_standard_errors": cond_se,
-            "independence": {"statistics": statistics, "df": dfs, "signals": signals},
+            "independence": {"statistics": statistics, "df": dfs, "signals": signals, "null_means": null_means},
         }
         if kappa is not None:
             metadata["concentration"] = kappa
