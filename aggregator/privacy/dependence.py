@@ -27,9 +27,9 @@ at the actual n: df_i asymptotically, but with a few reports per cell the covari
 joint spreads the answers' mass over values nobody gave (its clipped, renormalised marginal) and overstates the
 variance, so T_i falls well below df_i and real dependence reads as none. μ₀_i = tr(Cov(R)⁺·G·Ĉ·Gᵀ), Ĉ the same
 covariance with its terms linear in the frequencies (perturbation and multinomial sampling) evaluated at the raw
-unbiased joint instead, is unbiased for those terms (``null_cov``); T_i is then taken as (μ₀_i/df_i)·χ²_{df_i}. Under independence that happens at
-least as often as the χ² null says (the rate is computed in tests/engine/test_dependence.py), and as n grows A_i
-grows like n while the excess stays O(1), so κ → ∞. The positive parts keep many uninformative questions from
+unbiased joint instead, is unbiased for those terms (``null_cov``); T_i is then taken as (μ₀_i/df_i)·χ²_{df_i}.
+Under independence κ = ∞ happens at least as often as the χ² null says (the rate is computed in
+tests/engine/test_dependence.py), and as n grows A_i grows like n while the excess stays O(1), so κ → ∞. The positive parts keep many uninformative questions from
 drowning the informative ones; one pooled κ keeps many weak questions, whose sum carries the signal, together.
 
 MRR and Gaussian numeric questions (``apply_floor``), at family-wise level ``ALPHA`` under the complete null (no
