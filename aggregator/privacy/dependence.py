@@ -29,8 +29,9 @@ variance, so T_i falls well below df_i and real dependence reads as none. μ₀_
 covariance with its terms linear in the frequencies (perturbation and multinomial sampling) evaluated at the raw
 unbiased joint instead, is unbiased for those terms (``null_cov``); T_i is then taken as (μ₀_i/df_i)·χ²_{df_i}.
 Under independence κ = ∞ happens at least as often as the χ² null says (the rate is computed in
-tests/engine/test_dependence.py), and as n grows A_i grows like n while the excess stays O(1), so κ → ∞. The positive parts keep many uninformative questions from
-drowning the informative ones; one pooled κ keeps many weak questions, whose sum carries the signal, together.
+tests/engine/test_dependence.py), and as n grows A_i grows like n while the excess stays O(1), so κ → ∞.
+The positive parts keep many uninformative questions from drowning the informative ones; one pooled κ keeps many
+weak questions, whose sum carries the signal, together.
 
 MRR and Gaussian numeric questions (``apply_floor``), at family-wise level ``ALPHA`` under the complete null (no
 question depends on the class): a question is kept when T_i exceeds the χ²_{df_i} quantile at 1 − α/(2m) (Bonferroni
