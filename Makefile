@@ -69,6 +69,14 @@ VENDOR_CHARTJS := static/vendor/chart.js
 # browsers (WebCrypto) and node; it ships its own ESM build of SJCL in lib/src/sjcl/, whose licence we copy from sjcl.
 VENDOR_BLINDRSA := static/vendor/blindrsa-ts
 BLINDRSA_SRC := node_modules/@cloudflare/blindrsa-ts
+# @hpke/core + @hpke/common (RFC 9180 HPKE, WebCrypto) and bhttp-js (RFC 9292 binary HTTP): static/js/ohttp.mjs, the
+# page's Oblivious HTTP client (RFC 9458). Their published ES modules (esm/, .js only) run unbundled; @hpke/core
+# names @hpke/common by its package name, which the randomizer's module graph does not resolve
+# (survey_app/integrity.py follows relative imports only), so that one specifier is rewritten to the relative path
+# of the vendored copy. Nothing else in the files changes; TypeScript's empty type-only modules are left out.
+VENDOR_HPKE_CORE := static/vendor/hpke-core
+VENDOR_HPKE_COMMON := static/vendor/hpke-common
+VENDOR_BHTTP := static/vendor/bhttp-js
 # axe-core: the accessibility checker tests/browser/test_accessibility.py adds to the pages (no page loads it).
 VENDOR_AXE := static/vendor/axe-core
 vendor:
@@ -85,12 +93,26 @@ vendor:
 	cp $(BLINDRSA_SRC)/lib/src/sjcl/index.js $(VENDOR_BLINDRSA)/sjcl/
 	cp node_modules/sjcl/LICENSE.txt $(VENDOR_BLINDRSA)/sjcl/
 	printf '{"type": "module"}\n' > $(VENDOR_BLINDRSA)/package.json  # node: these .js files are ES modules
+	rm -rf $(VENDOR_HPKE_CORE) $(VENDOR_HPKE_COMMON) $(VENDOR_BHTTP)
+	for pkg in @hpke/core:$(VENDOR_HPKE_CORE) @hpke/common:$(VENDOR_HPKE_COMMON) bhttp-js:$(VENDOR_BHTTP); do \
+	  src=node_modules/$${pkg%%:*}; dst=$${pkg#*:}; \
+	  mkdir -p $$dst; (cd $$src/esm && find . -name '*.js' -exec cp --parents {} $(CURDIR)/$$dst/ \;); \
+	  cp $$src/LICENSE $$dst/; printf '{"type": "module"}\n' > $$dst/package.json; \
+	done
+	sed -i '/^\/\/# sourceMappingURL=/d' $$(find $(VENDOR_HPKE_CORE) $(VENDOR_HPKE_COMMON) $(VENDOR_BHTTP) -name '*.js')
+	# TypeScript's type-only modules (`export {};`), which no module imports, are left out.
+	for f in $$(find $(VENDOR_HPKE_CORE) $(VENDOR_HPKE_COMMON) $(VENDOR_BHTTP) -name '*.js'); do \
+	  if [ "$$(cat "$$f")" = "export {};" ]; then rm "$$f"; fi; done
+	for f in $$(grep -rl '"@hpke/common"' $(VENDOR_HPKE_CORE) --include='*.js'); do \
+	  rel=$$(realpath --relative-to="$$(dirname "$$f")" $(VENDOR_HPKE_COMMON)/mod.js); \
+	  sed -i "s#from \"@hpke/common\"#from \"$$rel\"#" "$$f"; done
 	mkdir -p $(VENDOR_AXE)
 	cp node_modules/axe-core/axe.min.js node_modules/axe-core/LICENSE node_modules/axe-core/LICENSE-3RD-PARTY.txt \
 	   $(VENDOR_AXE)/
 
-## bench-load: the load benchmark — 60 s of report POSTs of every mechanism against gunicorn + PostgreSQL + Redis,
-##             exactly-once checks, and the same stream on a plain-Django floor (bench/load/README.md).
+## bench-load: the load benchmark — 60 s of report POSTs of every mechanism against what compose ships (Caddy →
+##             gunicorn 2 × 4 threads → PostgreSQL, Redis, a Celery worker folding), exactly-once checks, and the same
+##             stream on a plain-Django floor through the same Caddy (bench/load/README.md; needs /usr/bin/caddy).
 .PHONY: bench-load
 bench-load: venv
 	$(BIN)/python -m bench.load

@@ -28,7 +28,6 @@ QUESTIONS = {
     "stalk-surface-below-ring": "Wie ist die Stieloberfläche unter dem Ring?",
     "stalk-color-above-ring": "Welche Farbe hat der Stiel über dem Ring?",
     "stalk-color-below-ring": "Welche Farbe hat der Stiel unter dem Ring?",
-    "veil-type": "Welche Art von Velum hat er?",
     "veil-color": "Welche Farbe hat das Velum?",
     "ring-number": "Wie viele Ringe hat der Stiel?",
     "ring-type": "Welche Art von Ring hat er?",

@@ -77,15 +77,6 @@ def settle_closed_surveys() -> None:
             services.retrain(survey)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def retrain_open_surveys() -> dict[str, int | None]:
-    """Retrain every open survey (for a periodic schedule); returns {slug: new version or None}."""
-    out: dict[str, int | None] = {}
-    for survey in Survey.objects.filter(status=Survey.Status.OPEN).order_by("id"):
-        out[survey.slug] = _version_number(services.retrain(survey))
-    return out
-
-
 @shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
 def retrain_job(job_id: int) -> None:
     """"Retrain now" from the dashboard: ``services.retrain`` with progress written to the ``Job`` (``jobs.run``: a

@@ -41,7 +41,8 @@ from bench import reference
 
 __all__ = ["Config", "FULL", "QUICK", "Row", "dataset", "measure", "measure_group", "run", "render", "main"]
 
-PROTOCOLS = ("de", "sue", "oue", "she", "the", "olh", "ss")
+#: The engine's frequency oracles (every registered class; not the adaptive choice among them).
+PROTOCOLS = tuple(name for name in engine.names(sort=False) if isinstance(engine.lookup(name), type))
 SEED = 20261122
 # Stream tags for the seed sequences. numpy's SeedSequence pads entropy with zeros, so [s, d] and [s, d, 0, 0]
 # give the SAME stream: every stream gets a distinct non-zero tag and non-zero trailing entries.
@@ -157,9 +158,11 @@ def _same(a, b) -> bool:
     return bool(np.array_equal(a, b))
 
 
-# Protocols whose client half is identical (same reports for the same ε and d): SHE and THE send the same
-# noisy one-hot vector and differ only in the server's fold, so one perturbation serves both.
-SHARED_CLIENT = {"the": "she"}
+# Protocols whose client half is identical (same reports for the same ε and d), as the classes say
+# (``same_reports_as``: THE sends SHE's noisy one-hot vector and differs only in the server's fold), so one
+# perturbation serves both.
+SHARED_CLIENT = {name: engine.oracle_class(name).same_reports_as for name in PROTOCOLS
+                 if engine.oracle_class(name).same_reports_as}
 
 
 def measure(fo, values, counts, cfg: Config, rng: np.random.Generator) -> Row:
@@ -254,7 +257,7 @@ def run_peers(row: Row, fo, values, cfg: Config, seed: int) -> None:
     """Time both peers on a subsample; sanity-check their estimates against the engine's at the same n."""
     from bench import peers
 
-    m = cfg.peer_n_olh if fo.name == "olh" else cfg.peer_n
+    m = cfg.peer_n_olh if fo.name in peers.SLOW else cfg.peer_n
     sub = values[:m]  # values are i.i.d., so a prefix is a random subsample
     truth = np.bincount(sub, minlength=fo.domain) / m
     ours = fo.estimate(fo.aggregate(fo.perturb(sub, np.random.default_rng([seed, _PEER])))) / m

@@ -25,10 +25,13 @@ from importlib import metadata
 
 import numpy as np
 
-__all__ = ["LIBRARIES", "PROTOCOLS", "SUPPORTED", "PeerTiming", "available", "versions", "supports", "run"]
+__all__ = ["LIBRARIES", "PROTOCOLS", "SLOW", "SUPPORTED", "PeerTiming", "available", "versions", "supports", "run"]
 
 LIBRARIES = ("pure-ldp", "multi-freq-ldpy")
 PROTOCOLS = ("de", "sue", "oue", "she", "the", "olh", "ss")
+#: The protocols whose peers are too slow for the full subsample (their OLH hashes every value per report in Python):
+#: ``Config.peer_n_olh`` reports instead of ``peer_n``.
+SLOW = frozenset({"olh"})
 #: The protocols each library implements.
 SUPPORTED = {"pure-ldp": ("de", "sue", "oue", "she", "the", "olh"), "multi-freq-ldpy": PROTOCOLS}
 
@@ -67,7 +70,8 @@ def _identity(x):
 
 # -- pure-ldp ---------------------------------------------------------------------------------------
 
-def _pure_ldp(protocol: str, epsilon: float, d: int):
+def _pure_ldp_factories() -> dict:
+    """Our protocol name → (client, server) of pure-ldp's classes, for ε and d."""
     from pure_ldp.frequency_oracles import (
         DEClient,
         DEServer,
@@ -80,16 +84,21 @@ def _pure_ldp(protocol: str, epsilon: float, d: int):
     )
 
     kw = dict(index_mapper=_identity)
-    if protocol == "de":
-        return DEClient(epsilon, d, **kw), DEServer(epsilon, d, **kw)
-    if protocol in ("sue", "oue"):
-        oue = protocol == "oue"
-        return UEClient(epsilon, d, use_oue=oue, **kw), UEServer(epsilon, d, use_oue=oue, **kw)
-    if protocol in ("she", "the"):
-        return HEClient(epsilon, d, **kw), HEServer(epsilon, d, use_the=protocol == "the", **kw)
-    if protocol == "olh":
-        return LHClient(epsilon, d, use_olh=True, **kw), LHServer(epsilon, d, use_olh=True, **kw)
-    raise ValueError(protocol)
+    return {
+        "de": lambda e, d: (DEClient(e, d, **kw), DEServer(e, d, **kw)),
+        "sue": lambda e, d: (UEClient(e, d, use_oue=False, **kw), UEServer(e, d, use_oue=False, **kw)),
+        "oue": lambda e, d: (UEClient(e, d, use_oue=True, **kw), UEServer(e, d, use_oue=True, **kw)),
+        "she": lambda e, d: (HEClient(e, d, **kw), HEServer(e, d, use_the=False, **kw)),
+        "the": lambda e, d: (HEClient(e, d, **kw), HEServer(e, d, use_the=True, **kw)),
+        "olh": lambda e, d: (LHClient(e, d, use_olh=True, **kw), LHServer(e, d, use_olh=True, **kw)),
+    }
+
+
+def _pure_ldp(protocol: str, epsilon: float, d: int):
+    factories = _pure_ldp_factories()
+    if protocol not in factories:
+        raise ValueError(protocol)
+    return factories[protocol](epsilon, d)
 
 
 def _run_pure_ldp(protocol, epsilon, d, values):
@@ -108,24 +117,19 @@ def _run_pure_ldp(protocol, epsilon, d, values):
 def _run_multi_freq(protocol, epsilon, d, values):
     from multi_freq_ldpy.pure_frequency_oracles import GRR, HE, LH, SS, UE
 
-    if protocol == "de":
-        client, server = (lambda v: GRR.GRR_Client(v, d, epsilon)), (lambda r: GRR.GRR_Aggregator_MI(r, d, epsilon))
-    elif protocol in ("sue", "oue"):
-        opt = protocol == "oue"
-        client = lambda v: UE.UE_Client(v, d, epsilon, opt)  # noqa: E731
-        server = lambda r: UE.UE_Aggregator_MI(r, epsilon, opt)  # noqa: E731
-    elif protocol in ("she", "the"):
-        thr = protocol == "the"
-        client = lambda v: HE.HE_Client(v, d, epsilon)  # noqa: E731
-        server = lambda r: HE.HE_Aggregator_MI(r, d, epsilon, use_thresh=thr)  # noqa: E731
-    elif protocol == "olh":
-        client = lambda v: LH.LH_Client(v, d, epsilon, True)  # noqa: E731
-        server = lambda r: LH.LH_Aggregator_MI(r, d, epsilon, True)  # noqa: E731
-    elif protocol == "ss":
-        client = lambda v: SS.SS_Client(v, d, epsilon)  # noqa: E731
-        server = lambda r: SS.SS_Aggregator_MI(r, d, epsilon)  # noqa: E731
-    else:
+    # Our protocol name → (client(v), server(reports)) of multi-freq-ldpy's functions for ε and d.
+    factories = {
+        "de": (lambda v: GRR.GRR_Client(v, d, epsilon), lambda r: GRR.GRR_Aggregator_MI(r, d, epsilon)),
+        "sue": (lambda v: UE.UE_Client(v, d, epsilon, False), lambda r: UE.UE_Aggregator_MI(r, epsilon, False)),
+        "oue": (lambda v: UE.UE_Client(v, d, epsilon, True), lambda r: UE.UE_Aggregator_MI(r, epsilon, True)),
+        "she": (lambda v: HE.HE_Client(v, d, epsilon), lambda r: HE.HE_Aggregator_MI(r, d, epsilon, use_thresh=False)),
+        "the": (lambda v: HE.HE_Client(v, d, epsilon), lambda r: HE.HE_Aggregator_MI(r, d, epsilon, use_thresh=True)),
+        "olh": (lambda v: LH.LH_Client(v, d, epsilon, True), lambda r: LH.LH_Aggregator_MI(r, d, epsilon, True)),
+        "ss": (lambda v: SS.SS_Client(v, d, epsilon), lambda r: SS.SS_Aggregator_MI(r, d, epsilon)),
+    }
+    if protocol not in factories:
         raise ValueError(protocol)
+    client, server = factories[protocol]
     server([client(values[0]) for _ in range(2)])  # numba compilation (clients too) outside the timings
     t0 = time.perf_counter()
     reports = [client(v) for v in values]

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CHUNK", "fold_de", "fold_unary", "fold_she", "fold_the", "fold_olh", "estimate_pure", "fold", "estimate"]
+from aggregator.privacy.oracles import PureProtocol
+
+__all__ = ["CHUNK", "FOLDS", "fold_de", "fold_unary", "fold_she", "fold_the", "fold_olh", "estimate_pure", "fold",
+           "estimate"]
 
 CHUNK = 1 << 16
 
@@ -61,26 +64,30 @@ def estimate_pure(support: np.ndarray, n: int, p: float, q: float) -> np.ndarray
     return (support - n * q) / (p - q)
 
 
-# -- dispatch on the engine's oracle objects --------------------------------------------------------
+# -- the reference of each engine oracle, by its report format and parameters ------------------------
+
+#: The reference fold of each oracle (its registry name → fold(fo, reports)): independent code on purpose, so one per
+#: report format; an oracle without one is benchmarked without the equality check.
+FOLDS = {
+    "de": lambda fo, reports: fold_de(reports, fo.domain),
+    "sue": lambda fo, reports: fold_unary(reports, fo.domain),
+    "oue": lambda fo, reports: fold_unary(reports, fo.domain),
+    "ss": lambda fo, reports: fold_unary(reports, fo.domain),
+    "she": lambda fo, reports: fold_she(reports, fo.domain),
+    "the": lambda fo, reports: fold_the(reports, fo.domain, fo.threshold),
+    "olh": lambda fo, reports: fold_olh(*reports, fo.domain, fo.g, fo.params()["prime"]),
+}
+
 
 def fold(fo, reports) -> np.ndarray:
     """Reference support counts for the engine oracle ``fo`` (its report format and parameters)."""
-    name, d = fo.name, fo.domain
-    if name == "de":
-        return fold_de(reports, d)
-    if name in ("sue", "oue", "ss"):
-        return fold_unary(reports, d)
-    if name == "she":
-        return fold_she(reports, d)
-    if name == "the":
-        return fold_the(reports, d, fo.threshold)
-    if name == "olh":
-        a, b, y = reports
-        return fold_olh(a, b, y, d, fo.g, fo.params()["prime"])
-    raise ValueError(f"no reference fold for {name!r}")
+    if fo.name not in FOLDS:
+        raise ValueError(f"no reference fold for {fo.name!r}")
+    return FOLDS[fo.name](fo, reports)
 
 
 def estimate(fo, n: int, support: np.ndarray) -> np.ndarray:
-    if fo.name == "she":
+    """Ê_v = (c_v − n·q)/(p − q) for a pure protocol; a summed component itself otherwise (SHE)."""
+    if not isinstance(fo, PureProtocol):
         return support.astype(np.float64)
     return estimate_pure(support, n, fo.p, fo.q)

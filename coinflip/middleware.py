@@ -16,6 +16,7 @@ many clients") get the same answer: the request did nothing, and trying again la
 from __future__ import annotations
 
 import logging
+import threading
 
 from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpResponse, JsonResponse
@@ -60,23 +61,44 @@ def database_unavailable(request, exception) -> HttpResponse:
     return unavailable_response(request)
 
 
-def database_answers() -> bool:
-    """Whether PostgreSQL (or the embedded database) answers ``SELECT 1`` (Django's ``request_started`` has already
-    dropped a connection that broke or outlived ``CONN_MAX_AGE``)."""
+#: Seconds the health check waits for the database (the compose health check gives the whole request 4): a paused or
+#: unreachable PostgreSQL makes it answer 503 within this time, never hold it or its thread longer.
+HEALTH_TIMEOUT = 2.0
+_probing = threading.Lock()  # held while a probe waits on the database: at most one per process at any time
+
+
+def _probe(answer: list) -> None:
+    """``SELECT 1`` on this thread's own connection, closed afterwards; appends True to ``answer`` if it answered."""
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
-    except Exception:  # any failure means "not healthy"; the details go to no one
+            if cursor.fetchone() == (1,):
+                answer.append(True)
+    except Exception:  # noqa: BLE001, S110 — any failure means "not healthy"; the details go to no one
+        pass
+    finally:
         connection.close()
+        _probing.release()
+
+
+def database_answers() -> bool:
+    """Whether PostgreSQL (or the embedded database) answers ``SELECT 1`` within ``HEALTH_TIMEOUT``, asked from a
+    thread of its own (with its own connection) so that the check never waits longer; while an earlier probe still
+    waits (a paused database), none other starts: False at once."""
+    if not _probing.acquire(blocking=False):
         return False
+    answer: list = []
+    probe = threading.Thread(target=_probe, args=(answer,), name="healthz-probe", daemon=True)
+    probe.start()
+    probe.join(HEALTH_TIMEOUT)
+    return bool(answer)
 
 
 class HealthCheckMiddleware:
-    """``GET``/``HEAD /healthz``: 200 ``ok`` when the application is loaded and the database answers ``SELECT 1``,
-    503 otherwise; nothing else (no version, no error text). First in ``settings.MIDDLEWARE``, so that a container
-    health check on ``http://127.0.0.1:8000/healthz`` is answered whatever ``ALLOWED_HOSTS`` and the HTTPS redirect
-    say (no host is read, no session opened)."""
+    """``GET``/``HEAD /healthz``: 200 ``ok`` when the application is loaded and the database answers ``SELECT 1``
+    within ``HEALTH_TIMEOUT`` seconds, 503 otherwise; nothing else (no version, no error text). First in
+    ``settings.MIDDLEWARE``, so that a container health check on ``http://127.0.0.1:8000/healthz`` is answered whatever
+    ``ALLOWED_HOSTS`` and the HTTPS redirect say (no host is read, no session opened)."""
 
     PATH = "/healthz"
 

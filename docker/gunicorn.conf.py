@@ -1,23 +1,27 @@
 """gunicorn configuration of the Coinflip web process (`gunicorn -c docker/gunicorn.conf.py coinflip.wsgi`).
 
-Every value can be set from the environment (docker/README.md lists them). Threaded workers (gthread): a request
-mostly waits on PostgreSQL, so threads serve more reports per process than sync workers; each thread holds one
-database connection, and so does each worker's event loop, which answers respondents' simple report and redemption
-POSTs itself (``GUNICORN_INLINE_FAST_PATH``, coinflip/inline.py): keep workers × (threads + 1), summed over the web
-containers and plus the Celery processes, under PostgreSQL's max_connections.
+Every value can be set from the environment (docker/README.md lists them). gunicorn's stock threaded worker
+(``gthread``): a request mostly waits on PostgreSQL, so threads serve more reports per process than sync workers;
+each thread holds one database connection: keep workers × threads, summed over the web containers and plus the
+Celery processes, under PostgreSQL's max_connections.
 
-Slow clients (issue 14): the worker class is ``coinflip.buffering.BufferingThreadWorker``, gthread with each request
-read whole in the worker's event loop before a thread takes it, so a client sending one byte per second holds a
-socket, not a thread; a request must arrive within ``GUNICORN_REQUEST_READ_TIMEOUT`` seconds (default 20, then 408),
-bodies up to ``GUNICORN_REQUEST_BUFFER_BYTES`` (default 1 MiB) are buffered, and a response not read within
-``timeout`` seconds is abandoned. The compose proxy buffers bodies too (docker/Caddyfile).
+gunicorn runs behind the proxy (docker/Caddyfile), which does the edge's work: it reads every request whole, with
+its own timeouts, before gunicorn sees it, so no slow client holds a thread here. The timeouts (seconds):
+
+- ``timeout`` (30): a worker whose main loop has not reported to the arbiter for this long is killed and replaced
+  (a request waiting on PostgreSQL holds its thread, not the loop: it is not killed for that);
+- ``graceful_timeout`` (20): on SIGTERM, workers finish their requests for up to this long;
+- ``keepalive`` (5): an idle connection from the proxy is closed after this long. It must exceed the proxy's own idle
+  timeout for upstream connections (``transport http { keepalive 2s }``): the proxy then always closes first, and never
+  sends a request on a connection gunicorn is closing (a 502 it would not retry for a POST).
 
 Access log and privacy: a line holds the time, method, path, protocol, status, body size and duration — never the
 client's address, user agent, referrer, query string or any request header, and invitation tokens in survey paths
-(``/s/<slug>/t/<token>/``) are replaced by ``<token>`` (coinflip.security.redact_path). ``PrivateLogger`` enforces
-that whatever ``GUNICORN_ACCESS_LOG_FORMAT`` says: the atoms that could identify a respondent are blanked. The
-error log goes through ``coinflip.security.RedactAddressesFilter`` too: gunicorn writes "Invalid request from
-ip=…" and "Error handling request <uri>", which become ``ip=<address>`` and the path without token or query string.
+(``/s/<slug>/t/<token>/``) are replaced by ``<token>`` (coinflip.security.redact_path). ``PrivateLogger`` (gunicorn's
+``logger_class`` setting) enforces that whatever ``GUNICORN_ACCESS_LOG_FORMAT`` says: the atoms that could identify
+a respondent are blanked. The error log goes through ``coinflip.security.RedactAddressesFilter`` too: gunicorn writes
+"Invalid request from ip=…" and "Error handling request <uri>", which become ``ip=<address>`` and the path without
+token or query string.
 """
 import multiprocessing
 import os
@@ -36,11 +40,11 @@ def _int(name: str, default: int) -> int:
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = _int("WEB_CONCURRENCY", min(2 * multiprocessing.cpu_count(), 8))
-worker_class = "coinflip.buffering.BufferingThreadWorker"  # gthread, buffering requests
+worker_class = "gthread"
 threads = _int("GUNICORN_THREADS", 4)
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
-keepalive = _int("GUNICORN_KEEPALIVE", 5)
+keepalive = _int("GUNICORN_KEEPALIVE", 5)  # longer than the proxy's upstream keep-alive (docstring)
 # Recycle workers now and then (jittered so they do not all restart at once): bounds any slow memory growth. Rarely:
 # a new worker rebuilds its protocols (``post_worker_init``), and at 500 requests/s a worker reached 5,000 every 10 s.
 max_requests = _int("GUNICORN_MAX_REQUESTS", 200_000)

@@ -7,6 +7,7 @@ import csv
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.http import HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -16,10 +17,21 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.jsonable import format_epsilon
-from aggregator.privacy.protocol import SurveyProtocol
+from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
 from .credentials import active_key, rotate_key
-from .models import CHOICE_COUNT, SCALE_TOO_FEW, Choice, InvitationToken, Question, Survey, engine_message
+from .models import (
+    CHOICE_COUNT,
+    CHOICES_FROZEN,
+    NO_PRIVACY,
+    SCALE_TOO_FEW,
+    Choice,
+    InvitationToken,
+    Question,
+    Survey,
+    engine_message,
+    parameters_help,
+)
 from .permissions import can_manage, surveys_for
 from .pilot import fit_pilot
 from .protocol import get_protocol
@@ -38,21 +50,18 @@ from .services import (
 )
 from .views import invitation_link
 
-#: How the admin writes each privacy setting (``SurveyProtocol.privacy_settings``; as the dashboard does).
-SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
-
-
 #: The labels of the models' fields on the designers' forms, translatable (a model field's verbose_name is part of
 #: its migration state: these labels change no migration).
 FIELD_LABELS = {
     "title": _("Title"), "slug": _("Slug"), "description": _("Description"), "translations": _("Translations"),
     "status": _("Status"), "access": _("Access"), "mode": _("Mode"), "theta": _("θ (MRR)"), "epsilon": _("ε (LDP)"),
-    "encoding": _("Encoding"), "the_threshold": _("THE threshold t"), "strategy": _("Strategy"),
+    "encoding": _("Encoding"), "encoding_parameters": _("Encoding parameters"), "strategy": _("Strategy"),
     "numeric_handling": _("Numeric handling"), "numeric_bins": _("Numeric bins"),
     "gaussian_approach": _("Gaussian approach"), "projection": _("Projection"),
     "projection_components": _("Projection components"), "reference_sample": _("Reference sample"),
     "allocation": _("Allocation"), "postprocess": _("Post-processing"), "validation_share": _("Validation share"),
     "designers": _("Designers"), "retrain_minutes": _("Retrain every (minutes)"),
+    "ohttp_relay": _("Oblivious HTTP relay"),
     "survey": _("Survey"), "position": _("Position"), "section": _("Section"), "name": _("Name"), "text": _("Text"),
     "help_text": _("Help text"), "kind": _("Kind"), "style": _("Style"), "is_class": _("Is the class"),
     "low": _("Lower bound"), "high": _("Upper bound"), "prefer_not_to_say": _("Prefer not to say"),
@@ -77,11 +86,15 @@ class TranslatedLabelsMixin:
     ``TranslationsField``, narrow enough for a table row."""
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if isinstance(db_field, models.URLField):
+            kwargs.setdefault("assume_scheme", "https")  # a relay's address typed without its scheme
         if db_field.name == "translations":
             kwargs.update(form_class=TranslationsField, widget=forms.Textarea(attrs={"rows": 2, "cols": 36}))
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None and db_field.name in FIELD_LABELS:
             field.label = FIELD_LABELS[db_field.name]
+        if field is not None and db_field.name == "encoding_parameters":
+            field.help_text = parameters_help()  # from the oracles' own parameters, in the page's language
         return field
 
 
@@ -138,17 +151,26 @@ def _locked(obj) -> bool:
     return bool(survey is not None and survey.pk and survey.has_reports())
 
 
+def _opened(obj) -> bool:
+    """The survey of ``obj`` (a survey, question or choice) has been opened: nothing its protocol covers changes, no
+    question or choice is added or removed (``survey_app.models.frozen_errors``)."""
+    survey = obj if isinstance(obj, Survey) else getattr(obj, "survey", None)
+    if survey is None and isinstance(obj, Choice):
+        survey = obj.question.survey
+    return bool(survey is not None and survey.pk and survey.has_opened())
+
+
 class LockedInlineMixin(TranslatedLabelsMixin):
     """For inlines: ``obj`` is the parent (a survey or a question)."""
 
     def has_add_permission(self, request, obj=None):
-        return not _locked(obj) and super().has_add_permission(request, obj)
+        return not (_locked(obj) or _opened(obj)) and super().has_add_permission(request, obj)
 
     def has_change_permission(self, request, obj=None):
         return not _locked(obj) and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return not _locked(obj) and super().has_delete_permission(request, obj)
+        return not (_locked(obj) or _opened(obj)) and super().has_delete_permission(request, obj)
 
 
 CHOICES_HELP = _("One answer per line, in the order respondents see them. MRR: optionally “label = probability” on "
@@ -191,6 +213,11 @@ class QuestionChoicesForm(forms.ModelForm):
             return cleaned
         if self.instance.pk is not None and not {"choices_text", "kind", "prefer_not_to_say"} & set(self.changed_data):
             return cleaned  # the choices are not concerned: saving the survey's other settings is not held up
+        if "choices_text" in self.changed_data and self.instance.survey_id is not None \
+                and self.instance.survey.has_opened():
+            self.add_error("choices_text", ValidationError(CHOICES_FROZEN, code="frozen",
+                                                           params={"fields": gettext("the choices")}))
+            return cleaned
         kind = cleaned.get("kind", self.instance.kind)
         prefer = cleaned.get("prefer_not_to_say", self.instance.prefer_not_to_say)
         try:
@@ -297,15 +324,16 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         css = {"all": ("css/admin.css",)}  # e.g. no capital "Ε" in the privacy table's headings
     actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys"]
     fieldsets = (
-        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "retrain_minutes")}),
+        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "ohttp_relay",
+                           "retrain_minutes")}),
         (_("Schedule and quota"), {"fields": ("opens_at", "closes_at", "quota")}),
         (_("Webhook"), {"fields": ("webhook_url", "webhook_secret"), "classes": ("collapse",)}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
         (_("Privacy"), {
-            "fields": ("mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "allocation",
+            "fields": ("mode", "theta", "epsilon", "encoding", "encoding_parameters", "strategy", "allocation",
                        "postprocess", "validation_share", "privacy_report"),
-            "description": _("MRR uses θ; LDP uses ε and an encoding. Locked once the survey has reports "
-                             "(clone it to change)."),
+            "description": _("MRR uses θ; LDP uses ε and an encoding. Locked once the survey has been opened, "
+                             "with its questions' answers, groups and unrelated questions (clone it to change)."),
         }),
         (_("Numeric questions (LDP)"), {
             "fields": ("numeric_handling", "numeric_bins", "gaussian_approach", "projection", "projection_components",
@@ -371,7 +399,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         survey = form.instance
         if not change:
             survey.designers.add(request.user)  # the designers field (superusers only) was just saved
-        if survey.projection != Survey.Projection.NONE and not survey.has_reports():
+        frozen = survey.has_opened() or survey.has_reports()
+        if survey.projection != Survey.Projection.NONE and not frozen:
             try:
                 fit_projection(survey)
                 self.message_user(request, gettext("%(projection)s fitted on the reference sample.")
@@ -379,7 +408,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
             except ValueError as exc:
                 self.message_user(request, gettext("PCA/DCA not fitted: %(reason)s") % {"reason": exc},
                                   messages.ERROR)
-        if not survey.has_reports():
+        if not frozen:
             try:
                 if fit_pilot(survey) is not None:
                     self.message_user(request, gettext("The first days' assignment of respondents was set from the "
@@ -395,7 +424,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         if obj is None or obj.pk is None:
             return gettext("Save the survey to see the privacy it gives.")
         try:
-            privacy = get_protocol(obj).privacy()
+            protocol = get_protocol(obj)
+            privacy, unprotected = protocol.privacy(), protocol.unprotected()
         except ValueError as exc:
             return gettext("Not computable yet: %(reason)s") % {"reason": reason(exc)}
         pse = privacy.get("pse_per_question", {})
@@ -406,6 +436,8 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         )
         epsilon = privacy["epsilon_per_respondent"]
         notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
+        if unprotected:  # the engine's verdict: the survey cannot open (survey_app.services.opening_refusal)
+            notes.insert(0, gettext(NO_PRIVACY) % {"questions": ", ".join(unprotected)})
         if "epsilon_per_respondent_known_personal" in privacy:
             notes.append(gettext("Against someone who knows a respondent's answers to the real unrelated questions: "
                                  "ε = %(epsilon)s per respondent.")
@@ -468,13 +500,14 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
 
     @admin.action(description=_("Open the selected surveys"))
     def open_surveys(self, request, queryset):
-        """Open only surveys whose protocol the engine accepts (a class question with ≥ 2 answers, features, …)."""
+        """Open only surveys whose protocol the engine accepts (a class question with ≥ 2 answers, features, …) and
+        whose settings give privacy (``survey_app.services.open_survey``)."""
         for survey in queryset:
             try:
                 open_survey(survey)
             except ValueError as exc:
                 self.message_user(request, gettext("%(slug)s cannot open: %(reason)s")
-                                  % {"slug": survey.slug, "reason": reason(exc)}, messages.ERROR)
+                                  % {"slug": survey.slug, "reason": exc}, messages.ERROR)
                 continue
             self.message_user(request, gettext("%(slug)s is open: %(link)s")
                               % {"slug": survey.slug, "link": f"/s/{survey.slug}/"}, messages.SUCCESS)
@@ -609,7 +642,7 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
         return not _locked(obj) and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return not _locked(obj) and super().has_delete_permission(request, obj)
+        return not (_locked(obj) or _opened(obj)) and super().has_delete_permission(request, obj)
 
     fieldsets = (
         (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "style", "is_class",

@@ -59,7 +59,7 @@ from rest_framework.views import APIView
 from aggregator.privacy import blind_rsa
 from aggregator.privacy.protocol import report_shapes
 
-from . import languages
+from . import languages, ohttp
 from .credentials import public_credential, redeem, warm_keys
 from .models import NONCE_CHARS, NONCE_PATTERN, Survey
 from .protocol import get_protocol, survey_version
@@ -187,6 +187,16 @@ class StaleVersion(APIException):
         super().__init__({"detail": message, "code": self.default_code})
 
 
+class StaleProtocol(APIException):
+    """409 with a code the page recognises: the report was randomized under other settings than the survey's."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "stale_protocol"
+
+    def __init__(self, message: str = MESSAGES[Result.STALE_PROTOCOL]):
+        super().__init__({"detail": message, "code": self.default_code})
+
+
 def public_survey(slug: str) -> Survey:
     """An open or closed survey (drafts are not public), read through the ingestion service's cache
     (``survey_app.reports.find_public_survey``); 404 otherwise."""
@@ -266,6 +276,12 @@ class ReportSerializer(serializers.Serializer):
     credential = serializers.JSONField(
         required=False, help_text="Token surveys: the credential from redeeming the invitation, "
                                   "{value, signature, key_id} (see CredentialSerializer).")
+    protocol_version = serializers.JSONField(
+        required=False, help_text="The protocol version the report was randomized under: SHA-256 (hex) of the "
+                                  "protocol's JSON as the browser writes it (JSON.stringify of the protocol served by "
+                                  "GET /api/surveys/{slug}/protocol/, without adaptive allocation's assignment, "
+                                  "assignment_cdf and assignment_source). Another version than the survey's: 409 "
+                                  "stale_protocol, nothing stored.")
     token = serializers.CharField(required=False, max_length=64,
                                   help_text="Refused: a report never carries the invitation token (redeem it first).")
     nonce = serializers.RegexField(
@@ -277,8 +293,8 @@ class ReportSerializer(serializers.Serializer):
     def validate(self, attrs):
         unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
         if unknown:
-            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report, credential and "
-                                                     "nonce."]})
+            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report, protocol_version, "
+                                                     "credential and nonce."]})
         return attrs
 
 
@@ -300,7 +316,8 @@ def read_submission(data) -> Submission:
     serializer = ReportSerializer(data=data)
     serializer.is_valid(raise_exception=True)
     data = serializer.validated_data
-    return Submission(data["report"], data.get("token"), data.get("credential"), data.get("nonce"))
+    return Submission(data["report"], data.get("token"), data.get("credential"), data.get("nonce"),
+                      data.get("protocol_version"))
 
 
 #: The answer to each refusal of the ingestion service (``survey_app.reports.Result``).
@@ -313,6 +330,7 @@ REFUSALS: dict[Result, type[APIException]] = {
     Result.CREDENTIAL_USED: TokenUsed,
     Result.NO_INVITATIONS: NotFound,
     Result.STALE_VERSION: StaleVersion,
+    Result.STALE_PROTOCOL: StaleProtocol,
 }
 
 
@@ -381,11 +399,12 @@ def _static_body(survey: Survey, protocol) -> dict:
 
 
 def warm_protocols(budget: float) -> int:
-    """Build, in this process, the engine protocol and the protocol GET's fixed parts (every site language) of the
-    open surveys, most recently changed first, and read a token survey's keys (``credentials.warm_keys``), for at
-    most ``budget`` seconds; the number warmed. gunicorn calls it as a worker starts (docker/gunicorn.conf.py,
-    ``post_worker_init``), so a new or recycled worker does not make its first respondents of each survey wait for
-    the build (up to a second per survey), nor serve them by the whole stack in a thread."""
+    """Build, in this process, the engine protocol (and its version) and the protocol GET's fixed parts (every site
+    language) of the open surveys, most recently changed first, and read a token survey's keys
+    (``credentials.warm_keys``), for at most ``budget`` seconds; the number warmed. gunicorn calls it as a worker
+    starts (docker/gunicorn.conf.py, ``post_worker_init``), so a new or recycled worker does not make its first
+    respondents of each survey wait for the build (up to a second per survey), nor serve them by the whole stack in a
+    thread."""
     deadline = time.monotonic() + budget
     warmed = 0
     for slug in Survey.objects.filter(status=Survey.Status.OPEN).order_by("-updated_at").values_list("slug", flat=True):
@@ -396,6 +415,7 @@ def warm_protocols(budget: float) -> int:
             continue
         try:
             protocol = get_protocol(survey)
+            protocol.version  # noqa: B018 - computed once here, not by a respondent's report
             for language, _name in settings.LANGUAGES:
                 with translation.override(language):
                     _static_body(survey, protocol)
@@ -422,6 +442,7 @@ def protocol_body(survey: Survey, *, preview: bool = False) -> dict:
         "protocol": public_protocol(survey, protocol, preview),
         "model_url": None if preview else reverse("api-model", kwargs={"slug": survey.slug}),
         **credential,
+        **ohttp.published(survey),  # the relay and the gateway's key, if it has a relay
     }
 
 
@@ -445,7 +466,9 @@ class ReportView(JSONBodyView):
             404: OpenApiResponse(ErrorSchema, description="Unknown survey"),
             409: OpenApiResponse(ErrorSchema, description="Credential already used; or (code stale_model_version) a "
                                                           "validation report of a model version other than the one "
-                                                          "evaluated today (?for=validation)"),
+                                                          "evaluated today (?for=validation); or (code "
+                                                          "stale_protocol) a report stating another protocol_version "
+                                                          "than the survey's"),
             410: OpenApiResponse(ErrorSchema, description="Survey closed"),
             413: OpenApiResponse(ErrorSchema, description=f"Body larger than {MAX_REPORT_BYTES} bytes (declared, or "
                                                           "read from a chunked body)"),

@@ -37,8 +37,9 @@ from django.contrib.staticfiles.storage import staticfiles_storage
 ENTRY = "js/survey.mjs"
 
 # Static imports and re-exports: `import x from "…"`, `import {a, b} from "…"` (over several lines too),
-# `import * as m from "…"`, `export … from "…"`, and side-effect imports `import "…"`.
-IMPORT = re.compile(r"""^\s*(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']""",
+# `import * as m from "…"`, `export … from "…"`, and side-effect imports `import "…"`. Between the keyword and `from`
+# only names, braces, commas and `*` (so an `export class …` followed by a doc comment's example import is no import).
+IMPORT = re.compile(r"""^\s*(?:import|export)\b[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']""",
                     re.MULTILINE)
 
 

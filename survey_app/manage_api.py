@@ -31,7 +31,7 @@ from .views import invitation_link
 SURVEY_FIELDS = (
     "slug", "title", "description", "status", "access", "mode", "theta", "epsilon", "encoding", "strategy",
     "postprocess", "allocation", "validation_share", "numeric_handling", "numeric_bins", "gaussian_approach",
-    "retrain_minutes", "opens_at", "closes_at", "quota", "webhook_url", "webhook_secret",
+    "retrain_minutes", "opens_at", "closes_at", "quota", "webhook_url", "webhook_secret", "ohttp_relay",
 )
 QUESTION_FIELDS = ("name", "text", "help_text", "section", "kind", "style", "is_class", "low", "high",
                    "prefer_not_to_say", "group")
@@ -102,7 +102,7 @@ class SurveySerializer(serializers.ModelSerializer):
     def update(self, survey, validated_data):
         for field, value in validated_data.items():
             setattr(survey, field, value)
-        _checked(survey)  # a survey with reports keeps its privacy settings (Survey.clean)
+        _checked(survey)  # a survey once opened keeps its privacy settings (Survey.clean)
         survey.save()
         return survey
 
@@ -143,8 +143,8 @@ CREATE_EXAMPLE = OpenApiExample("A two-question LDP survey", request_only=True, 
     list=extend_schema(summary="The surveys you design"),
     retrieve=extend_schema(summary="One survey with its questions"),
     create=extend_schema(summary="Create a draft survey with its questions", examples=[CREATE_EXAMPLE]),
-    partial_update=extend_schema(summary="Change a survey's settings (its privacy settings only while it has no "
-                                         "reports)"),
+    partial_update=extend_schema(summary="Change a survey's settings (its privacy settings only while it is a "
+                                         "draft)"),
 )
 class SurveyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
                     mixins.UpdateModelMixin, viewsets.GenericViewSet):

@@ -40,25 +40,47 @@ def option_feature(name: str, index: int) -> str:
 
 
 def encoding_choices() -> list[tuple[str, str]]:
-    """(name, title) of every registered frequency oracle, in registration order (issue 10: one home per oracle)."""
+    """(name, title) of every registered frequency oracle, in registration order; the titles are the engine's
+    English, translated with the catalogue (``aggregator.mechanism_texts`` lists them for makemessages)."""
     from aggregator.privacy import oracles
 
     return [(name, _(oracles.lookup(name).title)) for name in oracles.names(sort=False)]
 
 
-#: The frequency oracles' titles (``aggregator.privacy.oracles``: the engine knows no Django), marked here so that
-#: makemessages finds them; ``encoding_choices`` translates them (tests/survey/test_languages.py checks that every
-#: registered oracle's title is in the German catalogue).
-ORACLE_TITLES = (
-    _("DE — direct encoding (k-ary randomized response)"),
-    _("SUE — symmetric unary encoding (basic RAPPOR)"),
-    _("OUE — optimized unary encoding"),
-    _("SHE — summation with histogram encoding"),
-    _("THE — thresholding with histogram encoding"),
-    _("OLH — optimized local hashing"),
-    _("SS — subset selection (ω-subset)"),
-    _("Adaptive — least variance for each question"),
-)
+def mode_choices() -> list[tuple[str, str]]:
+    """(mode, title) of the survey modes, MRR first (SPEC §2, §3)."""
+    from aggregator.privacy.protocol import LDPProtocol, MRRProtocol
+
+    return [(cls.mode, cls.title) for cls in (MRRProtocol, LDPProtocol)]
+
+
+def approach_choices() -> list[tuple[str, int, str]]:
+    """(member name, number, title) of every Gaussian approach."""
+    from aggregator.privacy.continuous.approaches import APPROACH_CLASSES
+
+    return [(f"APPROACH_{number}", number, cls.title) for number, cls in APPROACH_CLASSES.items()]
+
+
+def parameters_help() -> str:
+    """The help text of ``Survey.encoding_parameters``: each encoding's extra parameters (``privacy.describe``)."""
+    from aggregator.privacy import oracles
+
+    lines = [f"{name.upper()}: {{\"{p.name}\": …}} — {gettext(p.label)}: {gettext(p.help)}"
+             for name in oracles.names(sort=False) for p in getattr(oracles.lookup(name), "parameters", ())]
+    return " ".join([gettext("The encoding's own settings, as an object; empty for its defaults."), *lines])
+
+
+def validate_relay_url(value: str) -> None:
+    """An Oblivious HTTP relay's address: HTTPS (RFC 9458 §6), or plain HTTP on this machine (tests, a local relay);
+    no user name, password or fragment."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    local = parts.hostname in ("localhost", "127.0.0.1", "::1")
+    if parts.scheme != "https" and not (parts.scheme == "http" and local):
+        raise ValidationError(_("A relay's address must start with https:// (plain http:// only on this machine)."))
+    if parts.username or parts.password or parts.fragment:
+        raise ValidationError(_("A relay's address has no user name, password or #fragment."))
 
 
 class Survey(models.Model):
@@ -71,9 +93,8 @@ class Survey(models.Model):
         LINK = "link", _("Open link")
         TOKENS = "tokens", _("One-use invitation tokens")
 
-    class Mode(models.TextChoices):
-        MRR = "mrr", _("Unrelated-question randomized response (θ)")
-        LDP = "ldp", _("Local differential privacy (ε)")
+    #: The survey modes, titled by their protocol classes (``aggregator.privacy.protocol``).
+    Mode = models.TextChoices("Mode", [(name.upper(), (name, _(title))) for name, title in mode_choices()])
 
     #: The frequency oracles, from the engine's registry (``aggregator.privacy.oracles``): registering an oracle adds it
     #: here, with no migration (the field's choices are the callable ``encoding_choices``).
@@ -87,10 +108,9 @@ class Survey(models.Model):
         DISCRETIZE = "discretize", _("Discretize into equal-width bins")
         GAUSSIAN = "gaussian", _("Gaussian Naive Bayes")
 
-    class GaussianApproach(models.IntegerChoices):
-        ALL_LAPLACE = 1, _("Approach 1 — every answer with Laplace noise 2m/ε")
-        ONE_BIT = 2, _("Approach 2 — one bit (Duchi et al.)")
-        ONE_ANSWER = 3, _("Approach 3 — one answer with Laplace noise 2/ε")
+    #: The Gaussian approaches (SPEC §5b), titled by their classes (``aggregator.privacy.continuous.approaches``).
+    GaussianApproach = models.IntegerChoices(
+        "GaussianApproach", [(name, (number, _(title))) for name, number, title in approach_choices()])
 
     class Projection(models.TextChoices):
         NONE = "none", _("None")
@@ -145,10 +165,7 @@ class Survey(models.Model):
         help_text=_("LDP: privacy budget per respondent (ε > 0). Smaller ε: more privacy, less accuracy."),
     )
     encoding = models.CharField(max_length=10, choices=encoding_choices, default="adaptive")
-    the_threshold = models.FloatField(
-        null=True, blank=True,
-        help_text=_("THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25).")
-    )
+    encoding_parameters = models.JSONField(default=dict, blank=True)
     strategy = models.CharField(max_length=12, choices=Strategy.choices, default=Strategy.ONE_REPORT)
     numeric_handling = models.CharField(max_length=12, choices=NumericHandling.choices,
                                         default=NumericHandling.DISCRETIZE)
@@ -157,7 +174,7 @@ class Survey(models.Model):
         help_text=_("Equal-width bins per numeric question."),
     )
     gaussian_approach = models.PositiveSmallIntegerField(choices=GaussianApproach.choices,
-                                                         default=GaussianApproach.ONE_ANSWER)
+                                                         default=GaussianApproach.APPROACH_3)
     projection = models.CharField(max_length=5, choices=Projection.choices, default=Projection.NONE)
     projection_components = models.PositiveSmallIntegerField(null=True, blank=True)
     reference_sample = models.FileField(
@@ -191,6 +208,12 @@ class Survey(models.Model):
         help_text=_("Staff who may see and edit this survey (superusers see every survey). Whoever creates a survey "
                   "designs it."),
     )
+    ohttp_relay = models.URLField(
+        max_length=500, blank=True, validators=[validate_relay_url],
+        help_text=_("Optional: the address of an Oblivious HTTP relay (RFC 9458) run by someone else, which forwards "
+                  "respondents' redemption and report to this server's gateway (/ohttp/gateway/) so that this "
+                  "server never sees their address with them (docs/operations.md). Empty: the browser sends "
+                  "them directly."))
     retrain_minutes = models.PositiveIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
         help_text=_("While the survey is open, workers fold new reports and publish a new model this often."),
@@ -256,10 +279,27 @@ class Survey(models.Model):
                     _("This survey has reports: its privacy settings can no longer change (the estimates would be "
                       "corrupted). Changed: %(fields)s. Clone the survey instead."),
                     code="frozen", params={"fields": ", ".join(changed)})
+        frozen = frozen_errors(self)
+        if frozen is not None:
+            raise frozen
+        if not errors and self.status == self.Status.OPEN:
+            errors.update(self._opening_errors())
         self.translations = self.translations or {}  # an emptied form field: no translations
         errors.update(languages.translation_errors(self.translations, languages.SURVEY_FIELDS))
         if errors:
             raise ValidationError(errors)
+
+    def _opening_errors(self) -> dict[str, str]:
+        """Opening through the form (its status set to open): the checks of the admin's “Open” action
+        (``survey_app.services.opening_refusal``). A new survey opens once saved with its questions."""
+        from .services import opening_refusal
+
+        if self.pk is None:
+            return {"status": _("Save the survey as a draft with its questions first, then open it.")}
+        if Survey.objects.filter(pk=self.pk, status=self.Status.OPEN).exists():
+            return {}
+        refusal = opening_refusal(self)
+        return {"status": refusal} if refusal is not None else {}
 
     def _mixed_errors(self) -> dict[str, str]:
         """A Gaussian survey whose saved questions mix categorical and numeric ones is a mixed survey
@@ -278,6 +318,11 @@ class Survey(models.Model):
         except ValueError:
             pass
         return {}
+
+    def has_opened(self) -> bool:
+        """Whether the saved survey has been opened (its saved status is open or closed: a survey never goes back to
+        draft). From then on its privacy settings are frozen (``frozen_errors``)."""
+        return self.pk is not None and Survey.objects.filter(pk=self.pk).exclude(status=Survey.Status.DRAFT).exists()
 
     def has_reports(self) -> bool:
         """Whether any report arrived (folded or still in the inbox)."""
@@ -311,7 +356,7 @@ CONFIG_FIELDS = {
     "mode": "mode",
     "ldp.epsilon": "epsilon",
     "ldp.encoding": "encoding",
-    "ldp.threshold": "the_threshold",
+    "ldp.parameters": "encoding_parameters",
     "ldp.strategy": "strategy",
     "ldp.postprocess": "postprocess",
     "ldp.allocation": "allocation",
@@ -326,10 +371,79 @@ CONFIG_FIELDS = {
 
 #: Fields that define the randomization protocol: frozen once reports exist.
 PROTOCOL_FIELDS = (
-    "mode", "theta", "epsilon", "encoding", "the_threshold", "strategy", "numeric_handling", "numeric_bins",
+    "mode", "theta", "epsilon", "encoding", "encoding_parameters", "strategy", "numeric_handling", "numeric_bins",
     "gaussian_approach", "projection", "projection_components", "postprocess", "validation_share",
     "allocation",
 )
+
+
+#: A question's fields its survey's protocol covers — its engine attribute (name, kind, bounds, “Prefer not to say”,
+#: class), its place in the order of questions, its MRR group and unrelated question — and a choice's (its label, place
+#: and declared share): frozen once the survey has opened, as ``PROTOCOL_FIELDS`` (``frozen_errors``).
+QUESTION_PROTOCOL_FIELDS = ("survey", "position", "name", "kind", "is_class", "low", "high", "prefer_not_to_say",
+                            "group", "personal_mode")
+CHOICE_PROTOCOL_FIELDS = ("question", "position", "label", "personal_probability")
+
+SETTINGS_FROZEN = _(
+    "This survey has been opened: its privacy settings can no longer change (a report randomized under the old "
+    "settings would be refused, and the privacy figures respondents were shown would no longer hold). Changed: "
+    "%(fields)s. Clone the survey to change them.")
+QUESTIONS_FROZEN = _(
+    "This survey has been opened: what its questions send can no longer change (%(fields)s), and no question can be "
+    "added or removed. Texts and translations can still be edited. Clone the survey to change the rest.")
+CHOICES_FROZEN = _(
+    "This survey has been opened: its answers can no longer change, be added or be removed (%(fields)s). "
+    "Translations can still be edited. Clone the survey to change them.")
+NO_BACK_TO_DRAFT = _(
+    "A survey that has been opened cannot go back to draft: its settings stay those its respondents were told. Close "
+    "it, or clone it for a new draft.")
+
+
+def _changed(instance, fields) -> list[str]:
+    """The ``fields`` of ``instance`` whose values differ from its saved row's."""
+    columns = [instance._meta.get_field(f).attname for f in fields]
+    previous = type(instance).objects.filter(pk=instance.pk).values(*columns).first()
+    if previous is None:
+        return []
+    return [f for f, column in zip(fields, columns, strict=True) if previous[column] != getattr(instance, column)]
+
+
+def frozen_errors(instance) -> ValidationError | None:
+    """Why ``instance`` (a ``Survey``, ``Question`` or ``Choice``, about to be saved) may not be, or ``None``: once a
+    survey has opened (``Survey.has_opened``) nothing its protocol covers changes — the survey's ``PROTOCOL_FIELDS``
+    and fitted projection, its questions' ``QUESTION_PROTOCOL_FIELDS``, its choices' ``CHOICE_PROTOCOL_FIELDS``, no
+    question or choice added (nor removed: the admin offers no removal, ``sync_choices`` refuses) — and it never goes
+    back to draft. (A survey with reports freezes its questions whole: their ``clean``.) The forms (``clean``) and
+    the services that write (``survey_app.services``) ask this."""
+    if isinstance(instance, Survey):
+        if instance.pk is None or not instance.has_opened():
+            return None
+        if instance.status == Survey.Status.DRAFT and instance.has_opened():
+            return ValidationError({"status": NO_BACK_TO_DRAFT}, code="frozen")
+        changed = _changed(instance, (*PROTOCOL_FIELDS, "projection_params"))
+        return ValidationError(SETTINGS_FROZEN, code="frozen", params={"fields": ", ".join(changed)}) if changed \
+            else None
+    if isinstance(instance, Question):
+        survey, fields, message = instance.survey, QUESTION_PROTOCOL_FIELDS, QUESTIONS_FROZEN
+    else:
+        survey, fields, message = instance.question.survey, CHOICE_PROTOCOL_FIELDS, CHOICES_FROZEN
+    if not survey.has_opened():
+        return None
+    changed = _changed(instance, fields) if instance.pk is not None else [gettext("a new one")]
+    return ValidationError(message, code="frozen", params={"fields": ", ".join(changed)}) if changed else None
+
+
+#: Why a survey whose settings give no privacy may not open (``survey_app.services.opening_refusal``).
+NO_PRIVACY = _(
+    "These settings give no privacy for %(questions)s: ε is infinite against anyone who reads the reports, so what "
+    "is sent gives the true answers away (θ = 1 sends them as they are; a declared share of 0 makes that answer "
+    "always true when sent). A survey cannot open with them: change the settings.")
+#: A question with one possible answer carries no information, and its PSE (0) would be the survey's headline.
+SINGLE_ANSWER = _("A question needs at least two possible answers: with one, it carries no information (and its "
+                  "privacy figure, PSE 0, would stand for the whole survey). Add answers or delete the question.")
+SINGLE_ANSWER_COLUMN = _(
+    "The column “%(column)s” has a single answer (%(answer)s): a question with one possible answer carries no "
+    "information (and its privacy figure, PSE 0, would stand for the whole survey). Leave the column out.")
 
 
 #: Under MRR a respondent's “Prefer not to say” on a select-all question applies to every choice at once, while the
@@ -410,7 +524,8 @@ class Question(models.Model):
             raise ValidationError(
                 _("This survey has reports: its questions can no longer change. Clone the survey instead."),
                 code="frozen")
-        errors = {}
+        frozen = frozen_errors(self) if self.survey_id else None
+        errors: dict = {NON_FIELD_ERRORS: frozen} if frozen is not None else {}
         if self.kind == self.Kind.NUMERIC:
             if self.low is None or self.high is None:
                 errors["high"] = _("A numeric question needs public lower and upper bounds.")
@@ -461,6 +576,8 @@ class Question(models.Model):
                 code="scale_kind"))
         if self.pk and self.kind in (self.Kind.MULTI, self.Kind.CATEGORICAL):
             count = self.choices.count()
+            if self.kind == self.Kind.CATEGORICAL and count == 1 and not self.prefer_not_to_say:  # none: unfinished
+                errors["kind"] = ValidationError(SINGLE_ANSWER, code=CHOICE_COUNT)
             if self.kind == self.Kind.MULTI and count < 2:
                 errors["kind"] = ValidationError(MULTI_TOO_FEW, code=CHOICE_COUNT)
             elif self.style == self.Style.SCALE and count < 3:
@@ -549,6 +666,9 @@ class Choice(models.Model):
             raise ValidationError(
                 _("This survey has reports: its answers can no longer change. Clone the survey instead."),
                 code="frozen")
+        frozen = frozen_errors(self) if self.question_id else None
+        if frozen is not None:
+            raise frozen
         self.translations = self.translations or {}  # an emptied form field: no translations
         errors = languages.translation_errors(self.translations, None)
         if errors:
@@ -557,13 +677,13 @@ class Choice(models.Model):
 
 #: The engine's fixed messages that a designer meets on the survey's form (``aggregator.privacy``: the engine knows no
 #: Django), marked here for the catalogue: ``engine_message`` shows them in the page's language (a message with a
-#: figure or a name in it stays English).
+#: figure or a name in it stays English). The mechanisms' own messages (a parameter out of range) are in
+#: ``aggregator.mechanism_texts``.
 ENGINE_MESSAGES = (
     gettext_noop("LDP needs ε"),
     gettext_noop("ε must be a number > 0"),
     gettext_noop("MRR needs θ"),
     gettext_noop("θ must be in (0, 1]"),
-    gettext_noop("the threshold t of THE must lie in [0, 1]"),
     gettext_noop("the validation share must be a number"),
     gettext_noop("the number of bins must be a whole number of at least 2"),
     gettext_noop("adaptive allocation assigns one input per respondent: it needs the one-report strategy"),
@@ -696,6 +816,26 @@ class SurveyKey(models.Model):
 
     def __str__(self) -> str:
         return f"key {self.key_id[:12]}… of {self.survey_id}{' (active)' if self.active else ''}"
+
+
+class GatewayKey(models.Model):
+    """An X25519 key of this server's Oblivious HTTP gateway (RFC 9458; ``survey_app/ohttp.py``), one for every
+    survey, so that a key cannot set one survey's respondents apart. The ``active`` key is the one published; every
+    stored key opens requests (so a rotation never strands a page loaded before it)."""
+
+    key_id = models.PositiveSmallIntegerField(unique=True, help_text="The one-byte key identifier (0–255).")
+    public_key = models.CharField(max_length=64, help_text="The raw X25519 public key, hex.")
+    private_key = models.CharField(max_length=64, help_text="The raw X25519 private key, hex. Secret: it opens "
+                                                            "respondents' relayed requests.")
+    active = models.BooleanField(default=True, help_text="Published in the protocol of surveys with a relay.")
+    created_on = models.DateField(default=timezone.localdate, editable=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["active"], condition=models.Q(active=True),
+                                               name="one_active_gateway_key")]
+
+    def __str__(self) -> str:
+        return f"gateway key {self.key_id}{' (active)' if self.active else ''}"
 
 
 class SpentCredential(models.Model):

@@ -74,7 +74,7 @@ def settings_config(survey: Survey, questions: list[Question] | None = None) -> 
         config["ldp"] = {
             "epsilon": survey.epsilon,
             "encoding": survey.encoding,
-            "threshold": survey.the_threshold,
+            "parameters": survey.encoding_parameters or {},
             "strategy": survey.strategy,
             "postprocess": survey.postprocess,
             "allocation": survey.allocation,

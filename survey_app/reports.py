@@ -9,10 +9,12 @@ inbox rows: one INSERT). The view (``survey_app.api.ReportView``) parses the bod
 status code.
 
 Checks, in order (the first that fails is the outcome): no such public survey (``NOT_FOUND``), survey closed
-(``CLOSED``), the body itself (the reader's exception propagates), the report (``INVALID`` with the field), the
-validation version (``INVALID``, ``STALE_VERSION``), the admission (a token survey: ``INVALID`` on ``token`` when
-the body holds the token, ``CREDENTIAL_MISSING``, ``INVALID`` for a malformed or unverifiable credential,
-``CREDENTIAL_USED``); otherwise ``STORED``.
+(``CLOSED``), the body itself (the reader's exception propagates), the protocol version the body states
+(``STALE_PROTOCOL``: the report was randomized under other settings — or ``STORED`` for a resend whose nonce is
+stored; ``INVALID`` if not a string), the report (``INVALID`` with the field), the validation version (``INVALID``,
+``STALE_VERSION``), the admission (a token survey: ``INVALID`` on ``token`` when the body holds the token,
+``CREDENTIAL_MISSING``, ``INVALID`` for a malformed or unverifiable credential, ``CREDENTIAL_USED``); otherwise
+``STORED``.
 
 Idempotency: a report may carry a random ``nonce`` (the page draws one per prepared report); it is stored with the
 report, unique per survey, and a resend of a report whose nonce is stored — its first answer lost — is answered
@@ -56,6 +58,7 @@ class Result(enum.Enum):
     NO_INVITATIONS = "no_invitations"          # a redemption for an open-link survey
     SIGNED = "signed"                          # a redemption succeeded: the blind signature is in the answer
     STALE_VERSION = "stale_version"            # a validation report of a version not evaluated today (issue 11)
+    STALE_PROTOCOL = "stale_protocol"          # a report randomized under another protocol than the survey's
 
 
 #: The refusal (``INVALID``, field ``token``) of a token survey's report that carries the invitation token.
@@ -80,6 +83,9 @@ MESSAGES = {
     Result.STALE_VERSION: _("This validation report evaluated a model version that validation respondents no longer "
                           "evaluate today (a new day began, UTC): fetch the model with ?for=validation and prepare "
                           "the report again."),
+    Result.STALE_PROTOCOL: _("This report was randomized under other privacy settings than this survey's (its "
+                           "protocol_version is not the survey's), so it was not stored: fetch the survey's protocol "
+                           "again and prepare the report anew."),
 }
 
 
@@ -113,12 +119,27 @@ class Submission:
     """A parsed request body: the randomized report (as the browser sent it: it is stored verbatim), the invitation
     token if any (refused for token surveys: ``TOKEN_IN_REPORT``) and the credential object if any (a token survey's
     ``{"value", "signature", "key_id"}``, read by ``survey_app.credentials.parse_credential``) and the report's
-    idempotency nonce if any (``survey_app.models.NONCE_PATTERN``)."""
+    idempotency nonce if any (``survey_app.models.NONCE_PATTERN``), and the protocol version it states if any
+    (``protocol_refusal``)."""
 
     report: Any
     token: str | None = None
     credential: Any = None
     nonce: str | None = None
+    protocol_version: Any = None
+
+
+def protocol_refusal(protocol, submission: Submission) -> Outcome | None:
+    """The refusal of a submission that states a protocol version other than ``protocol``'s (``STALE_PROTOCOL``:
+    it was randomized under other settings), or ``INVALID`` when the stated version is not a string; ``None`` when
+    it states ``protocol.version`` or none (the report is then judged by its shape alone)."""
+    stated = submission.protocol_version
+    if stated is None:
+        return None
+    if not isinstance(stated, str):
+        return Outcome.invalid("protocol_version", "must be a string: the SHA-256 (hex) of the protocol the report "
+                                                   "was randomized under")
+    return None if stated == protocol.version else Outcome.of(Result.STALE_PROTOCOL)
 
 
 #: A submission, or a function reading it from the request (called once, after the survey's checks).
@@ -140,6 +161,11 @@ def submit_report(slug: str, body: Body) -> Outcome:
         return Outcome.of(Result.CLOSED)
     submission = body if isinstance(body, Submission) else body()
     protocol = protocol_of(slug, survey)
+    refused = protocol_refusal(protocol, submission)
+    if refused is not None:
+        # a resend of a report stored before (its answer lost) is answered as stored, not refused
+        return STORED if refused.result is Result.STALE_PROTOCOL and nonce_stored(survey, submission.nonce) \
+            else refused
     try:
         protocol.parse_one(submission.report)
     except ReportError as exc:

@@ -6,12 +6,25 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
-from .models import MULTI_TOO_FEW, PREFER_NOT_TO_SAY, Choice, InvitationToken, Question, Survey
+from .models import (
+    CHOICES_FROZEN,
+    MULTI_TOO_FEW,
+    NO_PRIVACY,
+    PREFER_NOT_TO_SAY,
+    SETTINGS_FROZEN,
+    SINGLE_ANSWER_COLUMN,
+    Choice,
+    InvitationToken,
+    Question,
+    Survey,
+    engine_message,
+)
 
 #: Kinds of question whose answers are its ``Choice`` rows (a yes/no question's are no/yes, a number has none).
 KINDS_WITH_CHOICES = (Question.Kind.CATEGORICAL, Question.Kind.MULTI)
@@ -53,6 +66,22 @@ def clone_survey(survey: Survey) -> Survey:
     return copy
 
 
+def opening_refusal(survey: Survey) -> str | None:
+    """Why ``survey`` (its settings as in memory, its saved questions) may not open, in the page's language, or
+    ``None``: the engine refuses its protocol (a class question with two answers or more, features, …), or the
+    settings give no privacy for some question (``SurveyProtocol.unprotected``: ε = ∞ against every reader)."""
+    from .protocol import get_protocol
+
+    try:
+        unprotected = get_protocol(survey).unprotected()
+    except ValueError as exc:
+        message = getattr(exc, "message", None)
+        return engine_message(message) if isinstance(message, str) and message else str(exc)
+    if unprotected:
+        return gettext(NO_PRIVACY) % {"questions": ", ".join(unprotected)}
+    return None
+
+
 def generate_tokens(survey: Survey, count: int, batch: str = "") -> list[InvitationToken]:
     if not 1 <= count <= 100_000:
         raise ValueError("count must be between 1 and 100000")
@@ -71,7 +100,8 @@ def create_survey_from_table(
     theta: float | None = None,
     open_now: bool = False,
 ) -> Survey:
-    """A survey whose questions, choices and numeric bounds come from a ``aggregator.lab.datasets.Table``.
+    """A survey whose questions, choices and numeric bounds come from a ``aggregator.lab.datasets.Table``; a draft, or
+    opened (``open_survey``) with ``open_now``. A column with a single answer is refused (``SINGLE_ANSWER_COLUMN``).
 
     Defaults follow the papers: LDP ε = 1 with numeric questions discretized into 4 equal-width bins; MRR θ = 0.7
     with every personal answer simulated uniformly by the browser (seed 004's experiments). Validation errors of the
@@ -91,7 +121,6 @@ def create_survey_from_table(
         encoding=encoding,
         epsilon=(epsilon if epsilon is not None else 1.0) if mode == Survey.Mode.LDP else None,
         theta=(theta if theta is not None else 0.7) if mode == Survey.Mode.MRR else None,
-        status=Survey.Status.OPEN if open_now else Survey.Status.DRAFT,
     )
     survey.full_clean()
     survey.save()
@@ -137,6 +166,8 @@ def create_survey_from_table(
             if not is_class and PREFER_NOT_TO_SAY in labels:  # the answer written out: the same as a missing cell
                 labels.remove(PREFER_NOT_TO_SAY)
                 missing = True
+            if not is_class and len(labels) + missing < 2:
+                raise ValueError(gettext(SINGLE_ANSWER_COLUMN) % {"column": attr.name, "answer": ", ".join(labels)})
             q = Question(survey=survey, position=position, name=name, text=text, kind=Question.Kind.CATEGORICAL,
                          is_class=is_class, prefer_not_to_say=missing)
         if attr.name in getattr(table, "ordered", ()) and len(labels) >= 3:
@@ -145,6 +176,8 @@ def create_survey_from_table(
         q.save()
         if labels:
             Choice.objects.bulk_create([Choice(question=q, position=i, label=v) for i, v in enumerate(labels)])
+    if open_now:
+        open_survey(survey)
     return survey
 
 
@@ -175,6 +208,8 @@ def fit_projection(survey: Survey) -> dict | None:
     from aggregator.lab.datasets import read_csv
     from aggregator.privacy.continuous.projection import fit_dca, fit_pca
 
+    if survey.has_opened() or survey.has_reports():  # the fitted projection is part of the protocol: frozen
+        raise ValidationError(SETTINGS_FROZEN, code="frozen", params={"fields": "projection_params"})
     if survey.projection == Survey.Projection.NONE:
         survey.projection_params = None
         survey.save(update_fields=["projection_params"])
@@ -337,6 +372,12 @@ def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
     survey_app/protocol.py). Returns how many were created, renamed, moved or changed, deleted, and how many renamed
     rows' translations were reset."""
     existing = list(question.choices.all())
+    same = len(existing) == len(lines) and all(
+        c.label == line.label and (c.personal_probability is None) == (line.probability is None)
+        and (line.probability is None or math.isclose(c.personal_probability, line.probability, abs_tol=1e-11))
+        for c, line in zip(existing, lines, strict=False))
+    if not same and question.survey_id is not None and (question.survey.has_opened() or question.survey.has_reports()):
+        raise ValidationError(CHOICES_FROZEN, code="frozen", params={"fields": gettext("the choices")})
     by_label = {c.label: c for c in existing}
     kept: list[Choice | None] = [by_label.get(line.label) for line in lines]
     used = {c.pk for c in kept if c is not None}
@@ -373,11 +414,17 @@ def sync_choices(question: Question, lines: list[ChoiceLine]) -> dict[str, int]:
     return counts
 
 
-def open_survey(survey: Survey) -> None:
-    """Open ``survey`` for reports; ``ValueError`` (the engine's reason) when its settings cannot run yet."""
-    from .protocol import get_protocol
+class CannotOpen(ValueError):
+    """Why a survey may not open (``opening_refusal``), in the page's language: ``str(exc)``."""
 
-    get_protocol(survey)  # a class question with ≥ 2 answers, features, settings the browser can honour, …
+
+def open_survey(survey: Survey) -> None:
+    """Open ``survey`` for reports; ``CannotOpen`` (a ``ValueError``) saying why not (``opening_refusal``): the
+    engine refuses its settings (a class question with ≥ 2 answers, features, settings the browser can honour, …) or
+    they give no privacy."""
+    refusal = opening_refusal(survey)
+    if refusal is not None:
+        raise CannotOpen(refusal)
     survey.status = Survey.Status.OPEN
     survey.save(update_fields=["status"])  # one save each: the retraining schedule follows (aggregator.schedules)
 

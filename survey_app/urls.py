@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-from . import api, manage_api, views
+from . import api, manage_api, ohttp, views
 
 manage = SimpleRouter()
 manage.register("surveys", manage_api.SurveyViewSet, basename="manage-survey")
@@ -11,6 +11,9 @@ urlpatterns = [
     path("api/surveys/<slug:slug>/reports/", api.ReportView.as_view(), name="api-reports"),
     path("api/surveys/<slug:slug>/invitations/redeem/", api.RedeemView.as_view(), name="api-redeem"),
     path("api/manage/", include(manage.urls)),  # the management API (token authentication)
+    # The Oblivious HTTP gateway (RFC 9458) for surveys with a relay, and its key configuration.
+    path("ohttp/gateway/", ohttp.gateway, name="ohttp-gateway"),
+    path("ohttp/keys/", ohttp.keys, name="ohttp-keys"),
     path("s/<slug:slug>/", views.survey_page, name="survey"),
     # An invitation: the token travels in the fragment (/s/<slug>/i/#<token>), which no request sends.
     path("s/<slug:slug>/i/", views.invited_page, name="survey-invited"),

@@ -24,6 +24,7 @@ from django.views.decorators.cache import never_cache
 
 from aggregator.privacy import blind_rsa
 
+from . import ohttp
 from .api import protocol_body
 from .credentials import public_credential
 from .integrity import groups_of_8, randomizer
@@ -110,14 +111,25 @@ def _respond_page(request, survey: Survey, *, invited: bool = False, survey_key:
     if survey_key is not None:
         survey_key["key_id_parts"] = groups_of_8(survey_key["key_id"])
     context = {"survey": survey, "invited": invited, "randomizer": code, "survey_key": survey_key, "preview": preview,
-               "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", "")}
+               "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
+               "unprotected": _unprotected(survey)}
 
     # django-csp's decorator, applied per request: the import map's hash follows the modules' files.
-    @csp_update({"script-src": [code.import_map_csp_source]})
+    # connect-src: the survey's Oblivious HTTP relay, if it has one.
+    @csp_update({"script-src": [code.import_map_csp_source], **ohttp.csp_update(survey)})
     def page(request):
         return render(request, "survey/respond.html", context)
 
     return page(request)
+
+
+def _unprotected(survey: Survey) -> list[str]:
+    """The questions the survey's settings give no privacy (``SurveyProtocol.unprotected``): the page then never says
+    that it randomizes them. Empty when the protocol cannot be built (the page says why once loaded)."""
+    try:
+        return get_protocol(survey).unprotected()
+    except ValueError:
+        return []
 
 
 # -- a designer's preview (issue 12 item 2) ---------------------------------------------------------------------------

@@ -219,3 +219,16 @@ def make_designer(name: str):
                  for model in ("survey", "question", "choice", "invitationtoken")]
     user.user_permissions.set(Permission.objects.filter(codename__in=codenames))
     return user
+
+
+def informative_mushroom(directory):
+    """A copy (in ``directory``) of the mushroom data without its veil-type column, whose one value ("partial")
+    makes a question with a single possible answer, which the import refuses; the path of the copy. The simulated
+    respondents may read the whole file (``simulate`` reads the survey's columns only)."""
+    from pathlib import Path
+
+    from aggregator.lab.datasets import DATASETS_DIR, read_csv
+
+    path = Path(directory) / "mushroom-informative.csv"
+    read_csv(DATASETS_DIR / "mushroom.csv").drop(columns=["veil-type"]).to_csv(path, index=False)
+    return path

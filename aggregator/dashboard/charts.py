@@ -207,14 +207,18 @@ def privacy_summary(privacy: dict | None) -> dict:
     """At a glance: ε per respondent (a float, ∞ included: the page prints it, never JSON) — and against someone who
     knows the real personal answers, when that differs, with the note saying which is which — and, for MRR, the
     survey's PSE: the minimum over its groups (SPEC §2, group privacy) before and after mining (``None`` where the
-    privacy figures do not have them)."""
+    privacy figures do not have them), each with the questions of the group it comes from (``…_group``)."""
     privacy = privacy or {}
     groups = privacy.get("groups") or []
 
+    def lowest(key: str):
+        """(the smallest figure over the groups, that group's questions), or (None, None)."""
+        values = [(value, g.get("attributes") or []) for g in groups
+                  if g.get(key) is not None and (value := _number(g.get(key))) is not None]
+        return min(values, key=lambda pair: pair[0]) if values else (None, None)
+
     def minimum(key: str):
-        values = [_number(g.get(key)) for g in groups if g.get(key) is not None]
-        values = [v for v in values if v is not None]
-        return min(values) if values else None
+        return lowest(key)[0]
 
     def epsilon(key: str):
         value, infinite = _epsilon(privacy.get(key))
@@ -226,6 +230,7 @@ def privacy_summary(privacy: dict | None) -> dict:
             "epsilon_per_respondent_known_personal": None if known == respondent else known,
             "epsilon_note": privacy.get("epsilon_note"),
             "pse_before": minimum("pse_before_mining"), "pse_after": minimum("pse_after_mining"),
+            "pse_before_group": lowest("pse_before_mining")[1], "pse_after_group": lowest("pse_after_mining")[1],
             "pse_uniform": minimum("pse")}
 
 

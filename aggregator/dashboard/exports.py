@@ -53,8 +53,10 @@ import numpy as np
 from django.utils import translation
 
 from aggregator.privacy import oracles
+from aggregator.privacy.continuous.approaches import APPROACH_CLASSES
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR, SIGMA_FLOOR_FRACTION, NaiveBayesModel
+from aggregator.privacy.protocol import SETTING_SYMBOLS
 from aggregator.privacy.schema import Categorical, Numeric
 from aggregator.privacy.survey_protocol import SurveyProtocol
 
@@ -304,9 +306,6 @@ def frequency_summary(card: dict) -> list[tuple[str, Any]]:
 
 
 # -- model card -------------------------------------------------------------------------------------------------
-#: How a card writes the settings that set a survey's privacy level (``SurveyProtocol.privacy_settings``).
-SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
-
 #: What each interval method (``SurveyProtocol.conditional_standard_errors``) means, for people.
 INTERVAL_SENTENCES = {
     "delta": "The standard errors are delta-method standard errors of the published estimates; estimate ± 1.96 "
@@ -341,11 +340,16 @@ def _setting(survey, name: str) -> tuple[str, str]:
     return SETTING_SYMBOLS.get(name, str(field.verbose_name)), "—" if value is None else str(value)
 
 
-def _oracle_title(name: str) -> str:
+def _oracle(name: str):
+    """The oracle class registered as ``name``, or ``None`` (an oracle since unregistered)."""
     try:
-        return oracles.lookup(name).title or name
+        return oracles.lookup(name)
     except ValueError:
-        return name
+        return None
+
+
+def _oracle_title(name: str) -> str:
+    return getattr(_oracle(name), "title", "") or name
 
 
 def _mechanism(survey, protocol, privacy: dict, model: NaiveBayesModel, questions: Sequence,
@@ -375,9 +379,14 @@ def _mechanism(survey, protocol, privacy: dict, model: NaiveBayesModel, question
         else:
             sentences.append("Frequency oracle per question: "
                              + "; ".join(f"{name}: {titles[name]}" for name in _in_order(titles, order)) + ".")
+        for name in dict.fromkeys(encodings[q] for q in _in_order(encodings, order)):  # each oracle once, in order
+            description = getattr(_oracle(name), "description", None)
+            if description is not None:
+                sentences.append(f"{description.term}: {description.summary}")
     approach = privacy.get("approach")
     if approach is not None:
-        label = dict(survey.GaussianApproach.choices).get(int(approach), f"approach {approach}")
+        approach_type = APPROACH_CLASSES.get(int(approach))
+        label = approach_type.title if approach_type else f"approach {approach}"
         if mixed:
             sentences.append(f"Numeric answers: {label}; the model holds a mean and a standard deviation per class "
                              "for each numeric question (Gaussian Naive Bayes) and the share of each answer per class "
@@ -428,8 +437,11 @@ def _privacy(privacy: dict, grouped: bool, order: Sequence[str] = ()) -> dict:
                     "the real personal answers)")
     pse = None
     if grouped and summary["pse_before"] is not None:
+        before, after = summary["pse_before_group"], summary["pse_after_group"]
+        where = (f"the group of {', '.join(before)}" if before == after
+                 else f"before: the group of {', '.join(before)}; after: the group of {', '.join(after)}")
         pse = (f"{_figure(summary['pse_before'], '.3f')} / {_figure(summary['pse_after'], '.3f')} (lowest over the "
-               "question groups)")
+               f"question groups: {where})")
     rows = []
     index = {name: i for i, name in enumerate(per["labels"])}
     for name in _in_order(per["labels"], order):

@@ -62,6 +62,12 @@ def _numbers(text: str, name: str, low: float, high: float, low_open: bool = Tru
     return sorted(set(values))
 
 
+def _planned_by_default(name: str) -> bool:
+    """Whether the mechanism the lab method ``name`` runs asks to be ticked at first (``Description.plan_default``)."""
+    description = getattr(get_method(name).mechanism, "description", None)
+    return bool(description is not None and description.plan_default)
+
+
 class PlannerForm(forms.Form):
     """What the planner evaluates: reference data, mechanisms, grids, repetitions and the target accuracy."""
 
@@ -94,7 +100,7 @@ class PlannerForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["dataset"].choices = [("", "—")] + [(d, d) for d in datasets]
         self.fields["methods"].choices = [(m, method_label(m, label)) for m, label in methods]  # plain words
-        self.fields["methods"].initial = [m for m, _ in methods if m in ("oue", "olh", "mrr")]
+        self.fields["methods"].initial = [m for m, _ in methods if _planned_by_default(m)]
 
     def clean_epsilons(self):
         return _numbers(self.cleaned_data["epsilons"], "ε", 0.0, 100.0)

@@ -1,16 +1,16 @@
-"""The dashboard's glossary page, ``/dashboard/glossary/`` (issue 12 item 6): every term of the dashboard and the
-planner in plain words (``glossary.GLOSSARY``), one anchor per term, which the pages' ``{% term %}`` links point at.
+"""The dashboard's glossary page, ``/dashboard/glossary/``: every term of the dashboard and the planner in plain words
+(``glossary.entries``), one anchor per term, which the pages' ``{% term %}`` links point at.
 Staff only, like every dashboard page."""
 from __future__ import annotations
 
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from .glossary import GLOSSARY
+from .glossary import entries
 from .views import staff_required
 
 
 @staff_required
 @require_GET
 def glossary(request):
-    return render(request, "dashboard/glossary.html", {"entries": GLOSSARY})
+    return render(request, "dashboard/glossary.html", {"entries": entries()})

@@ -15,6 +15,7 @@ from aggregator import jobs, planning, tasks
 from aggregator.lab import methods as registry
 from aggregator.lab.planner import survey_methods
 from aggregator.models import Job
+from aggregator.privacy.protocol import SETTING_SYMBOLS
 from survey_app.models import Survey
 from survey_app.permissions import surveys_for
 
@@ -54,7 +55,8 @@ def planner(request):
 def _rows(result: dict) -> list[dict]:
     """The settings as table rows: their index (what "apply" posts) and whether it is the recommendation."""
     chosen = result.get("recommendation") or {}
-    return [{**s, "index": i, "recommended": (s["method"], s["value"]) == (chosen.get("method"), chosen.get("value"))}
+    return [{**s, "index": i, "symbol": SETTING_SYMBOLS.get(s["parameter"], s["parameter"]),
+             "recommended": (s["method"], s["value"]) == (chosen.get("method"), chosen.get("value"))}
             for i, s in enumerate(result.get("settings", []))]
 
 
@@ -66,8 +68,10 @@ def planner_result(request, job_id: int):
                "apply_form": ApplySettingForm(surveys=_drafts(request.user)), "chart_data": None}
     if job.state == Job.State.DONE:
         result = job.result
+        recommendation = result.get("recommendation") or {}
         rows = _rows(result)
         context |= {"result": result, "rows": rows, "warning": planning.usefulness_warning(result),
+                    "rec_symbol": SETTING_SYMBOLS.get(recommendation.get("parameter"), ""),
                     "edge_notes": any(row.get("epsilon_note") for row in rows),
                     "majority": (planning.percent(result["majority_accuracy"])
                                  if result.get("majority_accuracy") is not None else None)}
@@ -97,6 +101,6 @@ def planner_apply(request, job_id: int):
     except ValidationError as exc:
         messages.error(request, f"“{survey.title}” cannot take this setting: {'; '.join(exc.messages)}")
         return redirect(result_url)
-    parameter = "θ" if setting["parameter"] == "theta" else "ε"
+    parameter = SETTING_SYMBOLS[setting["parameter"]]
     messages.success(request, f"“{survey.title}” now uses {setting['method']} with {parameter} = {setting['value']:g}.")
     return redirect(result_url)

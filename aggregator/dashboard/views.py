@@ -19,16 +19,18 @@ from django.db.models import Count, Q
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from aggregator import jobs, services, tasks
 from aggregator.api import records_to_matrix
 from aggregator.models import Job, ModelVersion, SurveyStatistics
+from aggregator.privacy import describe
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
-from aggregator.privacy.protocol import SurveyProtocol
+from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 from survey_app.models import PendingReport, Report, Survey, feature_labels
 from survey_app.permissions import can_manage, surveys_for
-from survey_app.protocol import get_protocol
+from survey_app.protocol import get_protocol, settings_config
 from survey_app.reports import todays_assignment
 
 from . import charts, exports
@@ -65,6 +67,15 @@ def _protocol_privacy(survey: Survey) -> dict | None:
         return None
 
 
+def _unprotected(survey: Survey) -> list[str]:
+    """The questions the survey's settings give no privacy (``SurveyProtocol.unprotected``: ε = ∞ against every
+    reader); empty for an incomplete draft."""
+    try:
+        return get_protocol(survey).unprotected()
+    except ValueError:
+        return []
+
+
 def _accuracy_at_publication(survey: Survey) -> bool | None:
     """Whether a version's accuracy is measured when it is published (``SurveyProtocol.accuracy_at_publication``),
     ``None`` for an incomplete draft."""
@@ -74,16 +85,26 @@ def _accuracy_at_publication(survey: Survey) -> bool | None:
         return None
 
 
-#: How the page writes each privacy setting (``SurveyProtocol.privacy_settings``).
-SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
-
-
 def _privacy_setting(survey: Survey) -> dict:
     """What the survey's mode decides about its privacy (``SurveyProtocol.for_mode``, so incomplete drafts too): the
-    symbol and value of the setting that sets the privacy level, and whether ε and PSE come per group of questions."""
+    name (a glossary anchor), symbol and value of the setting that sets the privacy level, and whether ε and PSE come
+    per group of questions."""
     protocol = SurveyProtocol.for_mode(survey.mode)
     level = protocol.privacy_settings[0]
-    return {"symbol": SETTING_SYMBOLS[level], "value": getattr(survey, level), "grouped": protocol.grouped_privacy}
+    return {"name": level, "symbol": SETTING_SYMBOLS[level], "value": getattr(survey, level),
+            "grouped": protocol.grouped_privacy}
+
+
+def _mechanism_terms(survey: Survey) -> list[list[tuple[str, str]]]:
+    """Per mechanism the survey's settings name beyond its mode — the encoding's oracle (after the word "encoding"),
+    the Gaussian approach — its (glossary anchor, label) terms, from its own description (``privacy.describe``)."""
+    try:
+        used = describe.of_settings(settings_config(survey))
+    except ValueError:  # settings the survey's own checks refuse: nothing to name
+        return []
+    kinds = {"oracle": [("encoding", gettext("encoding"))]}
+    return [kinds.get(family, []) + [(m.description.anchor, gettext(m.description.term))]
+            for family, m in used if family != "mode"]
 
 
 def _pending_reports(survey: Survey, statistics: SurveyStatistics | None) -> int:
@@ -213,7 +234,10 @@ def survey_detail(request, slug: str):
         "privacy_summary": charts.privacy_summary(privacy),
         "accuracy_at_publication": _accuracy_at_publication(survey),
         "privacy_setting": _privacy_setting(survey),
+        "mechanism_terms": _mechanism_terms(survey),
         "warnings": [f for f in all_findings if f["warning"]],
+        "unprotected": (unprotected := _unprotected(survey)),
+        "warning_total": sum(f["warning"] for f in all_findings) + bool(unprotected),
         # Per-report checks run on every input of every version: only their warnings are worth showing.
         "notes": [f for f in all_findings if not f["warning"] and selected and f["version"] == selected.version
                   and f["kind"] != "report_check"],

@@ -57,9 +57,11 @@ from ..privacy import oracles, survey_protocol
 from ..privacy.central import fit_laplace_nb, fit_robust_nb, fit_smooth_nb
 from ..privacy.channel import check_theta
 from ..privacy.comparison import fit_dp_svm, fit_dp_tree
+from ..privacy.continuous.approaches import APPROACH_CLASSES
 from ..privacy.continuous.projection import fit_dca, fit_pca
 from ..privacy.naive_bayes.fit import fit_nonprivate
 from ..privacy.naive_bayes.ldp import LDPNaiveBayes
+from ..privacy.protocol.mrr import MRRProtocol
 from ..privacy.schema import Categorical, Numeric
 from ..privacy.synthetic import synthetic_from_model, synthetic_published
 from ..privacy.warner import WarnerScheme
@@ -153,6 +155,9 @@ class Method:
     #: For a method a live survey can run: its protocol configuration at a privacy value, without the questions
     #: (``survey_protocol``'s "mode", "ldp", "mrr", "numeric" keys) — what the planner shows and applies.
     survey: Callable[[float], dict] | None = None
+    #: The mechanism it runs (an oracle class, a Gaussian approach class, a protocol class), whose ``description``
+    #: (``privacy.describe``) gives the planner's plain words.
+    mechanism: object = None
 
     def __post_init__(self):
         if self.parameter is not None and self.parameter not in DEFAULTS:
@@ -205,7 +210,9 @@ def register(method: Method) -> Method:
 
 
 def names() -> list[str]:
-    return list(_REGISTRY)
+    """Every method in registration order, then the frequency oracles registered after this module was imported (as
+    their ``oracle_method``, see ``get``)."""
+    return list(_REGISTRY) + [name for name in oracles.names(sort=False) if name not in _REGISTRY]
 
 
 def get(name: str) -> Method:
@@ -259,10 +266,10 @@ def _mrr(theta: float) -> dict:
 
 
 def survey_method(name: str, summary: str, config: Callable[[float], dict], parameter: str,
-                  features: Features | None = None) -> Method:
+                  features: Features | None = None, mechanism: object = None) -> Method:
     """Register a method that runs as a live survey with protocol configuration ``config(value)``."""
     return register(Method(name, summary, _survey(config), parameter=parameter, features=features or DISCRETE,
-                           survey=config))
+                           survey=config, mechanism=mechanism))
 
 
 def _fit_warner(table: Table, theta: float, rng: np.random.Generator) -> Predictor:
@@ -277,15 +284,16 @@ NONPRIVATE = register(Method("nonprivate", "Naive Bayes on the true data, unsmoo
 register(Method("nonprivate-add1", "Naive Bayes on the true data, add-1 smoothing (BASELINES.md's CategoricalNB)",
                 _nonprivate(1.0)))
 survey_method("mrr", "unrelated-question randomized response, one group, uniform personal answers (SPEC §2)", _mrr,
-              parameter="theta")
+              parameter="theta", mechanism=MRRProtocol)
 register(Method("warner", "Warner's related-question randomized response on one-hot binary attributes (SPEC §2)",
                 _fit_warner, parameter="theta", features=BINARY))
 def oracle_method(name: str) -> Method:
     """LDP Naive Bayes, one report per respondent, with the frequency oracle registered as ``name`` (its ``label``
     in the summary): the lab's method for every oracle of ``privacy.oracles``, registered under the oracle's name."""
-    label = getattr(oracles.lookup(name), "label", "") or name
+    oracle = oracles.lookup(name)
+    label = getattr(oracle, "label", "") or name
     return Method(name, f"LDP Naive Bayes, one report per respondent, {label} (SPEC §3–§4)", _survey(_ldp_nb(name)),
-                  parameter="epsilon", features=DISCRETE, survey=_ldp_nb(name))
+                  parameter="epsilon", features=DISCRETE, survey=_ldp_nb(name), mechanism=oracle)
 
 
 for _name in oracles.names(sort=False):  # registration order: SPEC §3's table, then the adaptive choice
@@ -337,7 +345,7 @@ for _encoding in ("de", "sue", "oue", "olh", "ss", "adaptive"):
 register(Method("mrr-majority", "the private majority rule of mrr (SPEC §4)", _private_majority(_mrr),
                 parameter="theta"))
 register(Method("the-0.25", "THE at seed 000's threshold 0.25", _survey(
-    lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": "the", "threshold": 0.25}}),
+    lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": "the", "parameters": {"threshold": 0.25}}}),
     parameter="epsilon"))
 for _name, _approach, _label, _features in (
         ("gauss-laplace", 1, "Approach 1: all vectors + Laplace; numeric features only", NUMERIC),
@@ -345,7 +353,7 @@ for _name, _approach, _label, _features in (
         ("gauss-sample", 3, "Approach 3: one sampled vector + Laplace; categorical features, if any, through "
                             "their class-joint frequency oracles in the same one report (a mixed survey)", GAUSSIAN)):
     survey_method(_name, f"LDP Gaussian Naive Bayes, {_label} (SPEC §5b)", _gaussian(_approach), parameter="epsilon",
-                  features=_features)
+                  features=_features, mechanism=APPROACH_CLASSES[_approach])
     register(Method(f"{_name}-majority", f"the private majority rule of {_name} (SPEC §4)",
                     _private_majority(_gaussian(_approach)), parameter="epsilon", features=_features))
     register(Method(f"{_name}-nofloor", f"{_name} without the floor (every question kept, as before issue 26)",

@@ -33,7 +33,8 @@ import numpy as np
 
 __all__ = [
     "UNIFORM_BITS", "MIN_PROBABILITY", "realized_bernoulli", "realized_categorical", "log_ratio",
-    "realized_oracle_epsilon", "realized_binary_rr_epsilon", "duchi_probability", "realized_duchi_epsilon",
+    "realized_oracle_epsilon", "realized_binary_rr_epsilon", "duchi_half_gap", "duchi_probability",
+    "realized_duchi_epsilon",
     "grid_laplace_max_steps", "grid_laplace_unmatched_mass", "max_supported_epsilon", "check_supported_epsilon",
     "check_supported_personal",
 ]
@@ -95,10 +96,15 @@ def realized_oracle_epsilon(params: dict) -> float:
     return oracle_class(params["name"]).realized_epsilon(params)
 
 
-def duchi_probability(v: float, epsilon: float) -> float:
-    """The double gaussian.mjs compares with (Approach 2): (v(e^ε−1) + e^ε + 1)/(2e^ε + 2), e = exp(ε) rounded."""
+def duchi_half_gap(epsilon: float) -> float:
+    """h = (e^ε−1)/(2e^ε + 2), e = exp(ε) rounded: Approach 2 publishes it (``onebit_half_gap``)."""
     e = math.exp(epsilon)
-    return (v * (e - 1) + e + 1) / (2 * e + 2)
+    return (e - 1) / (2 * e + 2)
+
+
+def duchi_probability(v: float, epsilon: float) -> float:
+    """The double static/js/approaches/one_bit.mjs compares with (Approach 2): 1/2 + v·h, h = ``duchi_half_gap``."""
+    return 0.5 + v * duchi_half_gap(epsilon)
 
 
 def realized_duchi_epsilon(epsilon: float) -> float:

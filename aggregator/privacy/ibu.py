@@ -18,16 +18,11 @@ __all__ = ["ibu", "channel_matrix"]
 
 
 def channel_matrix(oracle) -> np.ndarray:
-    """The d×d channel of a DE oracle: p on the diagonal, q elsewhere (SPEC §3).
+    """The oracle's own channel (``FrequencyOracle.channel``; DE's: p on the diagonal, q elsewhere, SPEC §3).
 
     Only protocols whose report is one value of the domain have a small channel; others raise ``ValueError``.
     """
-    if getattr(oracle, "name", None) != "de":
-        raise ValueError("channel_matrix supports the DE oracle only (its report space is the domain)")
-    d = oracle.domain
-    channel = np.full((d, d), oracle.q, dtype=np.float64)
-    np.fill_diagonal(channel, oracle.p)
-    return channel
+    return oracle.channel()
 
 
 def ibu(channel, observed_counts, *, max_iter: int = 10000, tol: float = 1e-12) -> np.ndarray:

@@ -7,15 +7,15 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 
-from aggregator.dashboard.glossary import BY_ANCHOR
+from aggregator.dashboard.glossary import entry as glossary_entry
 
 register = template.Library()
 
 
 @register.simple_tag
 def term(anchor: str, label: str | None = None, tooltip: str | None = None) -> str:
-    entry = BY_ANCHOR.get(anchor)
-    if entry is None:  # e.g. an encoding registered after the glossary was written: the plain label, unlinked
+    entry = glossary_entry(anchor)
+    if entry is None:  # a term without an entry: the plain label, unlinked
         return format_html("{}", label if label is not None else anchor)
     url = f"{reverse('dashboard:glossary')}#{anchor}"
     return format_html('<a class="term" href="{}" title="{}">{}</a>', url, tooltip or entry.short,

@@ -1,9 +1,10 @@
 """python -m bench.load — the load benchmark (``make bench-load``); see ``bench/load/README.md``.
 
 Creates the database ``coinflip_load`` (PostgreSQL of ``--database-url``), migrates it, runs the load
-(``bench.load.run``) against gunicorn + PostgreSQL + Redis db 12 over loopback, prints the table, rewrites the
-``bench.load`` block of docs/benchmarks.md (full-length runs only) and drops the database. Exit status 1 with
-``--strict`` when a target is missed.
+(``bench.load.run``) against what compose deploys — Caddy → gunicorn (compose's workers and threads) → PostgreSQL, with
+Redis db 12 and a Celery worker folding — over loopback, then the same stream on the plain-Django floor through the
+same Caddy, prints the table, rewrites the ``bench.load`` block of docs/benchmarks.md (full-length runs only) and drops
+the database. Exit status 1 with ``--strict`` when a target is missed.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import platform
 import sys
 from dataclasses import replace
 
-from .servers import GRANIAN, PRODUCTION_WORKER, ROOT, Gunicorn
+from .servers import ROOT, Gunicorn
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/coinflip_load"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/12"
@@ -51,13 +52,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of sending (default 60)")
     parser.add_argument("--rate", type=float, default=1100.0, help="offered reports/s, open loop; 0: closed loop")
     parser.add_argument("--connections", type=int, default=64, help="keep-alive connections of the generator")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
-    parser.add_argument("--worker-class", default=PRODUCTION_WORKER,
-                        choices=[PRODUCTION_WORKER, "gthread", "sync", GRANIAN],
-                        help="gunicorn worker class (default: the production one, docker/gunicorn.conf.py), or "
-                             "granian: the peer server instead of gunicorn")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads per gthread worker (1: one request at a time, keep-alive kept)")
+    parser.add_argument("--max-requests", type=int, default=200_000,
+                        help="respondents pre-generated (bounds a closed loop, --rate 0: the ceilings' run)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (compose: WEB_CONCURRENCY=2)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (compose: GUNICORN_THREADS=4)")
+    parser.add_argument("--celery-concurrency", type=int, default=2,
+                        help="the folding Celery worker's pool processes (compose: CELERY_CONCURRENCY=2)")
     parser.add_argument("--fold-every", type=float, default=20.0,
                         help="fold every survey this often during the load (0: never)")
     parser.add_argument("--fold-phased", action="store_true",
@@ -97,10 +97,12 @@ def main(argv=None) -> int:
         from .run import Options, run
 
         options = Options(duration=args.duration, rate=args.rate, connections=args.connections,
+                          max_requests=args.max_requests,
                           seed_reports=args.seed_reports, fold_every=args.fold_every, floor=not args.no_floor,
                           fold_phased=args.fold_phased,
                           quiet_wait=args.quiet_wait,
-                          gunicorn=Gunicorn(args.workers, args.worker_class, args.threads))
+                          celery_concurrency=args.celery_concurrency,
+                          gunicorn=Gunicorn(args.workers, args.threads))
         if args.quick:
             options = replace(options, duration=10.0, fold_every=min(args.fold_every, 4.0), protocol_gets=5.0)
         from .surveys import MECHANISMS

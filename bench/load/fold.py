@@ -1,23 +1,25 @@
-"""Folding in a separate process, as the workers do: ``python -m bench.load.fold [--every S --for T] SLUG…``.
+"""Folding during and after the load: ``python -m bench.load.fold [--every S --for T] SLUG…``.
 
 Without options: ``manage.py retrain SLUG`` for each survey (fold the new reports, publish a version) — the final
-fold after the load. With ``--every S --for T``: ``aggregator.services.fold_new_reports`` of each survey every S
-seconds for T seconds — drains of the inbox racing the report inserts, as each survey's periodic retrain does in
-production (``aggregator.schedules``: one task per survey, on its own interval; a drain locks only the survey's
-statistics row: inserts never wait for it). Every survey is folded at each multiple of S, one after the other
-(every schedule in phase, as for surveys opened together: the worst case); with ``--phased``, survey i of n at
-S·(k + i/n), k = 1, 2, … (schedules out of phase, as for surveys opened at different times). Like a Celery worker, which
-boots once and then folds for as long as it runs, it prints ``ready`` once Django is set up and every survey's
-engine protocol built (``get_protocol``, cached per survey version), and starts its clock
-when it reads a line from stdin (the load's start), so its start-up is not part of the load. Prints one JSON line:
-how many reports each fold folded and how long it took, and any error a retrain raised (its fold is
-committed before it publishes, so the fold checks still apply).
+fold after the load, in this process. With ``--every S --for T``: the schedule of the folds that race the report
+inserts — this process plays Celery beat and sends ``aggregator.tasks.fold_survey`` of each survey every S seconds for
+T seconds to the Celery worker the benchmark runs (``run.celery_worker``, compose's worker command), which drains the
+inbox as each survey's periodic retrain does in production (``aggregator.schedules``: one task per survey, on its own
+interval; a drain locks only the survey's statistics row: inserts never wait for it). Every survey is folded at each
+multiple of S, one after the other (every schedule in phase, as for surveys opened together: the worst case); with
+``--phased``, survey i of n at S·(k + i/n), k = 1, 2, … (schedules out of phase, as for surveys opened at different
+times). Before the load, every survey is folded once by the worker (a worker that has folded before has built each
+survey's engine protocol, cached per survey version); then this process prints ``ready`` and starts its clock when it
+reads a line from stdin (the load's start), so start-up is not part of the load. Prints one JSON line: each fold's
+survey and seconds from its sending to its end (queueing behind the others included), and any error a retrain raised
+(its fold is committed before it publishes, so the fold checks still apply).
 
 Run with the product's settings (``DJANGO_SETTINGS_MODULE=coinflip.settings`` and the benchmark's ``DATABASE_URL``).
 """
 from __future__ import annotations
 
 import argparse
+import datetime
 import io
 import json
 import sys
@@ -54,24 +56,26 @@ def main(argv=None) -> None:
     from django.core.management import call_command
 
     from aggregator.models import SurveyStatistics
-    from aggregator.services import fold_new_reports
     from survey_app.models import Survey
 
     folds = []
     if args.every > 0:
-        from survey_app.protocol import get_protocol
+        from aggregator.tasks import fold_survey
 
         surveys = [Survey.objects.get(slug=slug) for slug in args.slugs]
-        for survey in surveys:  # built once, as a worker that has folded before keeps them (its privacy checks
-            get_protocol(survey)  # take up to a second per survey here: not part of the load)
+        for result in [fold_survey.delay(survey.id) for survey in surveys]:
+            result.get(timeout=600)  # the worker is up and has built every survey's protocol
         print("ready", flush=True)
         sys.stdin.readline()
         began = time.monotonic()
+        sent = []
         for due, survey in schedule(surveys, args.every, args.duration, args.phased):
             time.sleep(max(0.0, began + due - time.monotonic()))
-            start = time.perf_counter()
-            count = fold_new_reports(survey)
-            folds.append({"slug": survey.slug, "reports": count, "seconds": time.perf_counter() - start})
+            sent.append((survey.slug, time.time(), fold_survey.delay(survey.id)))
+        for slug, at, result in sent:
+            result.get(timeout=600)
+            done = result.date_done if result.date_done.tzinfo else result.date_done.replace(tzinfo=datetime.UTC)
+            folds.append({"slug": slug, "reports": None, "seconds": done.timestamp() - at})
     else:
         for slug in args.slugs:
             start = time.perf_counter()

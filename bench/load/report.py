@@ -15,9 +15,14 @@ import numpy as np
 
 from .client import NO_ANSWER, LoadResult
 
-#: Targets of issue 5 ("Load"), p99 tightened by issue 14 (item 7).
+#: Targets of issue 5 ("Load"), p99 tightened by issue 14 (item 7); the floor's through the same proxy (issue 25).
 TARGET_RATE = 1000.0
 TARGET_P99_MS = 100.0
+#: Server CPU per request at most this multiple of the floor's, through the same proxy.
+TARGET_CPU_RATIO = 1.3
+#: Closed loop (``--rate 0``, the ceilings): where the proxy's own CPU keeps both below TARGET_RATE on two cores, the
+#: product's ceiling must be at least this share of the floor's.
+TARGET_CEILING_SHARE = 0.9
 WINDOW_S = 5.0
 
 BEGIN, END = "<!-- bench.load:begin -->", "<!-- bench.load:end -->"
@@ -147,9 +152,10 @@ def _per_request(result: LoadResult) -> str:
     some respondents made two requests)."""
     if not result.http_requests:
         return "no answer"
-    text = ", ".join(f"{name} {cpu_ms(result, name):.2f}" for name in ("server", "postgres")) + " ms CPU per request"
+    groups = ("server", "proxy", "postgres")
+    text = ", ".join(f"{name} {cpu_ms(result, name):.2f}" for name in groups) + " ms CPU per request"
     if result.two_step.any():
-        text += (" (" + ", ".join(f"{name} {cpu_ms(result, name, 'report'):.2f}" for name in ("server", "postgres"))
+        text += (" (" + ", ".join(f"{name} {cpu_ms(result, name, 'report'):.2f}" for name in groups)
                  + f" per accepted report; {result.http_requests:,} requests)")
     return text
 
@@ -213,9 +219,18 @@ def render(outcome, machine: str) -> str:
     ]
     if floor:
         floor_row = row("floor", floor.result, np.ones(len(prepared.slugs), bool))
+        ratio = cpu_ms(product.result) / cpu_ms(floor.result)
+        targets.append([f"server CPU per request ≤ {TARGET_CPU_RATIO:g}× the floor's (same Caddy)",
+                        f"{cpu_ms(product.result):.2f} vs {cpu_ms(floor.result):.2f} ms: {ratio:.2f}×; proxy "
+                        f"{cpu_ms(product.result, 'proxy'):.2f} vs {cpu_ms(floor.result, 'proxy'):.2f} ms",
+                        verdict(ratio <= TARGET_CPU_RATIO)])
+        if options.rate <= 0:
+            share = overall.rate / floor_row.rate if floor_row.rate else float("nan")
+            targets.append([f"ceiling ≥ {TARGET_CEILING_SHARE:.0%} of the floor's (closed loop)",
+                            f"{overall.rate:,.0f} vs {floor_row.rate:,.0f} accepted/s: {share:.0%}",
+                            verdict(share >= TARGET_CEILING_SHARE)])
         targets.append(["Coinflip vs the floor", f"{overall.rate:,.0f} vs {floor_row.rate:,.0f} accepted/s; p99 "
-                        f"{overall.p99:.1f} vs {floor_row.p99:.1f} ms; server CPU {cpu_ms(product.result):.2f} vs "
-                        f"{cpu_ms(floor.result):.2f} ms per request", "—"])
+                        f"{overall.p99:.1f} vs {floor_row.p99:.1f} ms", "—"])
     lines += [markdown_table(["target", "measured", "verdict"], targets)]
     by_window = p99_by_window(product.result, options.duration)
     if by_window:

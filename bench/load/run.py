@@ -40,6 +40,7 @@ class Options:
     floor: bool = True  #: also run the same stream against the floor peer
     protocol_gets: float = 10.0  #: seconds of protocol GETs after the load (``protocol_gets``; 0: none)
     gunicorn: Gunicorn = field(default_factory=Gunicorn)
+    celery_concurrency: int = 2  #: pool processes of the folding Celery worker (compose: CELERY_CONCURRENCY)
     random_seed: int = 20261123
     log_dir: Path = servers.ROOT / "var" / "bench-load"
 
@@ -88,18 +89,29 @@ def _python_env(database_url: str, redis_url: str) -> dict:
     return servers.server_env(database_url, redis_url, "coinflip.settings")
 
 
-#: The folder's niceness (``_fold``).
+#: The Celery worker's niceness (``celery_worker``).
 FOLDER_NICENESS = 10
 
 
 def _fold(slugs: list[str], database_url: str, redis_url: str, *extra: str) -> subprocess.Popen:
-    """The folding subprocess, at a lower CPU priority than the web server (``nice`` 10), as docker/compose.yml gives
-    the Celery worker a smaller CPU share than the web container: a fold yields the CPU to report requests."""
-    command = ["nice", "-n", str(FOLDER_NICENESS), servers.python(), "-m", "bench.load.fold", *extra, *slugs]
+    """``bench.load.fold``: the final retrain, or (``--every``) the schedule sending folds to the Celery worker."""
+    command = [servers.python(), "-m", "bench.load.fold", *extra, *slugs]
     return subprocess.Popen(command,
                             cwd=servers.ROOT,
                             env=_python_env(database_url, redis_url), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
+
+
+def celery_worker(database_url: str, redis_url: str, concurrency: int, log: Path) -> subprocess.Popen:
+    """compose's worker command (``celery -A coinflip worker --prefetch-multiplier=1 -O fair``, ``concurrency``
+    pool processes) at a lower CPU priority than the web server (``nice`` 10), as docker/compose.yml gives the worker
+    a smaller CPU share than the web container: a fold yields the CPU to report requests."""
+    command = ["nice", "-n", str(FOLDER_NICENESS), servers.python(), "-m", "celery", "-A", "coinflip", "worker",
+               "-n", "bench-load@%h", "--concurrency", str(concurrency), "--prefetch-multiplier=1", "-O", "fair",
+               "-l", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"]
+    with open(log, "ab") as handle:
+        return subprocess.Popen(command, cwd=servers.ROOT, env=_python_env(database_url, redis_url), stdout=handle,
+                                stderr=subprocess.STDOUT)
 
 
 def _start_folding(folder: subprocess.Popen) -> None:
@@ -168,15 +180,16 @@ def product_phase(prepared: surveys.Prepared, options: Options, database_url: st
     slugs = list(prepared.surveys)
     connection.close()  # the servers and folders use their own connections
     server = servers.start(servers.PRODUCT, options.gunicorn, database_url, redis_url, options.log_dir / "product.log")
-    folder = None
+    folder = worker = None
     try:
         requests = product_requests(prepared, server.port)
-        roots = {"server": server.process.pid}
+        roots = server.roots()
         if options.fold_every > 0:  # booted before the load, as a worker is
+            worker = celery_worker(database_url, redis_url, options.celery_concurrency, options.log_dir / "celery.log")
+            roots["worker"] = worker.pid
             folder = _fold(slugs, database_url, redis_url,
                            "--every", str(options.fold_every), "--for", str(options.duration),
                            *(["--phased"] if options.fold_phased else []))
-            roots["folder"] = folder.pid
         warm_up(server, slugs, PROTOCOL_PATH, options)
         if folder is not None:
             _start_folding(folder)
@@ -186,6 +199,12 @@ def product_phase(prepared: surveys.Prepared, options: Options, database_url: st
     finally:
         if folder is not None and folder.poll() is None:
             folder.kill()
+        if worker is not None:
+            worker.terminate()  # warm shutdown: its folds are done (``_folds`` waited for every one)
+            try:
+                worker.wait(60)
+            except subprocess.TimeoutExpired:
+                worker.kill()
         server.stop()
     final = _fold(slugs, database_url, redis_url, "--dump", str(options.log_dir))  # manage.py retrain per survey
     retrains = _folds(final, 900)
@@ -210,7 +229,7 @@ def protocol_gets(server: servers.Server, slugs: list[str], options: Options, da
     before, start = cpu.snapshot(), time.monotonic()
     result = client.run(servers.HOST, server.port, requests, rate=0, duration=options.protocol_gets,
                         connections=PROTOCOL_GET_CONNECTIONS, timeout=options.timeout)
-    cores = cpu.usage(before, cpu.snapshot(), {"server": server.process.pid}, database, time.monotonic() - start)
+    cores = cpu.usage(before, cpu.snapshot(), server.roots(), database, time.monotonic() - start)
     return ProtocolGets(result, cores, PROTOCOL_GET_CONNECTIONS)
 
 
@@ -225,7 +244,7 @@ def floor_phase(prepared: surveys.Prepared, options: Options, database_url: str,
     try:
         requests = client.build_requests(servers.HOST, server.port, paths, prepared.bodies)
         warm_up(server, list(prepared.surveys), surveys.REPORTS_PATH, options)
-        result, cores = _load(server, requests, options, name_of(database_url), {"server": server.process.pid})
+        result, cores = _load(server, requests, options, name_of(database_url), server.roots())
     finally:
         server.stop()
     accepted = checks.per_slug(prepared.slugs, result.status, 201)

@@ -1,9 +1,11 @@
-"""Starting and stopping the servers under load: gunicorn with the product's WSGI app, or with the floor peer.
+"""Starting and stopping the servers under load, as compose deploys them: Caddy (docker/Caddyfile, ``proxy.py``) in
+front of gunicorn — with the product's WSGI app under docker/gunicorn.conf.py, or with the floor peer under the same
+worker class, workers, threads and keep-alive — so that both pay the same proxy.
 
-Both run from the main ``.venv`` (the product's own environment), on a free loopback port, with
+Both run from the main ``.venv`` (the product's own environment), on free loopback ports, with
 ``DJANGO_SETTINGS_MODULE`` and ``DATABASE_URL`` / ``REDIS_URL`` set explicitly (never inherited from a test run's
-settings). ``DEBUG`` stays off, as in production; ``COINFLIP_PRODUCTION`` too (it would redirect plain HTTP to
-HTTPS), and gunicorn writes no access log.
+settings). ``DEBUG`` stays off, as in production; ``COINFLIP_PRODUCTION`` too (it would redirect Caddy's plain HTTP
+to HTTPS), and gunicorn writes no access log.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import proxy
+
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 
@@ -23,29 +27,20 @@ HOST = "127.0.0.1"
 PRODUCT = ("coinflip.wsgi:application", "coinflip.settings")
 #: The floor peer: a plain-Django app without DRF (``bench.load.floor``), built by Django's own WSGI factory.
 FLOOR = ("django.core.wsgi:get_wsgi_application()", "bench.load.floor")
-#: The production worker class (docker/gunicorn.conf.py): gthread reading each request whole before a thread takes it.
-PRODUCTION_WORKER = "coinflip.buffering.BufferingThreadWorker"
-#: A peer server instead of gunicorn (``--worker-class granian``): granian's Rust HTTP server with its WSGI interface,
-#: ``threads`` blocking threads per worker (requirements-dev.txt). Not the production server (bench/load/README.md).
-GRANIAN = "granian"
 
 
 @dataclass(frozen=True)
 class Gunicorn:
-    """gunicorn settings: worker count and class (the production ``PRODUCTION_WORKER``, ``gthread`` or ``sync``),
-    threads per worker, keep-alive."""
+    """gunicorn settings: workers and threads per worker (compose's web service: ``WEB_CONCURRENCY=2``,
+    ``GUNICORN_THREADS=4``) of gunicorn's stock ``gthread`` worker; keep-alive as docker/gunicorn.conf.py."""
 
     workers: int = 2
-    worker_class: str = PRODUCTION_WORKER
-    threads: int = 1
-    keep_alive: int = 30
+    threads: int = 4
+    keep_alive: int = 5
 
     def describe(self) -> str:
-        if self.worker_class == GRANIAN:
-            return f"granian {self.workers} WSGI workers × {self.threads} blocking thread{'s' * (self.threads != 1)}"
-        threads = f" × {self.threads} thread{'s' * (self.threads != 1)}" if self.worker_class != "sync" else ""
-        name = {PRODUCTION_WORKER: "BufferingThreadWorker (production)"}.get(self.worker_class, self.worker_class)
-        return f"gunicorn {self.workers} {name} workers{threads}"
+        return (f"Caddy {proxy.caddy_version()} (docker/Caddyfile) → gunicorn {self.workers} gthread workers × "
+                f"{self.threads} thread{'s' * (self.threads != 1)}")
 
 
 def free_port() -> int:
@@ -75,14 +70,25 @@ def server_env(database_url: str, redis_url: str, settings_module: str) -> dict:
 
 @dataclass
 class Server:
-    """A running gunicorn; ``stop()`` ends it (SIGTERM to its master, which stops its workers)."""
+    """A running gunicorn behind its Caddy: clients use ``port`` (Caddy's); ``stop()`` ends both."""
 
     process: subprocess.Popen
-    port: int
+    upstream_port: int
     log: Path
     config: Gunicorn = field(default_factory=Gunicorn)
+    edge: proxy.Proxy | None = None
+
+    @property
+    def port(self) -> int:
+        return self.edge.port if self.edge is not None else self.upstream_port
+
+    def roots(self) -> dict[str, int]:
+        """The process groups of the CPU accounting (``cpu.usage``): gunicorn's master (and its workers), Caddy."""
+        return {"server": self.process.pid, **({"proxy": self.edge.process.pid} if self.edge else {})}
 
     def stop(self) -> None:
+        if self.edge is not None:
+            self.edge.stop()
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -91,52 +97,46 @@ class Server:
                 self.process.kill()
                 self.process.wait()
 
-    def pids(self) -> list[int]:
-        """The master and its worker processes (for CPU accounting)."""
-        pids = [self.process.pid]
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == self.process.pid:
-                pids.append(int(stat.parent.name))
-        return pids
-
 
 def start(app: tuple[str, str], config: Gunicorn, database_url: str, redis_url: str, log: Path,
           ready_path: str = "/api/surveys/-/reports/", wait: float = 60.0) -> Server:
-    """Start gunicorn (or granian) serving ``app`` (``PRODUCT`` or ``FLOOR``) and wait until it answers HTTP."""
+    """Start gunicorn serving ``app`` (``PRODUCT`` or ``FLOOR``) and Caddy in front of it; wait until both answer."""
     wsgi, settings_module = app
     port = free_port()
-    # The product runs under the production configuration file (its logger and worker hooks), the command line
-    # setting what the run varies; its access log stays off (``server_env``).
+    # The product runs under the production configuration file (its worker class, timeouts, logger and worker hooks),
+    # the command line setting only what the run varies; its access log stays off (``server_env``).
     conf = ["--config", str(ROOT / "docker" / "gunicorn.conf.py")] if app == PRODUCT else []
     command = [python(), "-m", "gunicorn", wsgi, *conf, "--bind", f"{HOST}:{port}", "--workers", str(config.workers),
-               "--worker-class", config.worker_class, "--threads", str(config.threads),
-               "--keep-alive", str(config.keep_alive), "--backlog", "2048", "--log-level", "warning",
-               "--error-logfile", "-", "--chdir", str(ROOT)]
-    if config.worker_class == GRANIAN:  # the same app, settings and environment; its access log is off by default
-        target, factory = (wsgi[:-2], ["--factory"]) if wsgi.endswith("()") else (wsgi, [])
-        command = [python(), "-m", "granian", target, *factory, "--interface", "wsgi", "--host", HOST,
-                   "--port", str(port), "--workers", str(config.workers), "--blocking-threads", str(config.threads),
-                   "--http", "1", "--no-ws", "--backlog", "2048", "--log-level", "warning",
-                   "--working-dir", str(ROOT)]
+               "--worker-class", "gthread", "--threads", str(config.threads), "--keep-alive", str(config.keep_alive),
+               "--backlog", "2048", "--log-level", "warning", "--error-logfile", "-", "--chdir", str(ROOT)]
     handle = open(log, "ab")
     process = subprocess.Popen(command, cwd=ROOT, env=server_env(database_url, redis_url, settings_module),
                                stdout=handle, stderr=subprocess.STDOUT)
     handle.close()
     server = Server(process, port, log, config)
     deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with status {process.returncode}; see {log}")
-        try:
-            with socket.create_connection((HOST, port), timeout=1) as s:
-                s.sendall(f"GET {ready_path} HTTP/1.0\r\nHost: {HOST}\r\n\r\n".encode())
-                if s.recv(12).startswith(b"HTTP/1."):
-                    return server
-        except OSError:
+    try:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited with status {process.returncode}; see {log}")
+            if _answers(port, ready_path):
+                break
             time.sleep(0.2)
-    server.stop()
-    raise RuntimeError(f"the server did not answer within {wait:g} s; see {log}")
+        else:
+            raise RuntimeError(f"the server did not answer within {wait:g} s; see {log}")
+        server.edge = proxy.start(log.parent / f"caddy-{log.stem}", free_port(), port, log.with_suffix(".caddy.log"))
+        if not _answers(server.port, ready_path):
+            raise RuntimeError(f"caddy did not answer; see {log.with_suffix('.caddy.log')}")
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def _answers(port: int, path: str) -> bool:
+    try:
+        with socket.create_connection((HOST, port), timeout=5) as s:
+            s.sendall(f"GET {path} HTTP/1.0\r\nHost: {HOST}\r\n\r\n".encode())
+            return s.recv(12).startswith(b"HTTP/1.")
+    except OSError:
+        return False

@@ -1,13 +1,13 @@
 // LDP Gaussian Naive Bayes (aggregator/privacy/continuous/gaussian.py), one respondent.
 // Group (public, by the shares CDF): 0 the class through the prior oracle, 1 the mean group (x̃), 2 the square
-// group (x̃²), with class-hiding vectors: Approach 1 all m vectors + grid Laplace noise; Approach 2 one bit
-// (Duchi et al.); Approach 3 one attribute's vector + grid Laplace noise.
-import { discreteLaplace, randomizedRound } from "./noise.mjs";
+// group (x̃²), with the class-hiding vectors of the approach the server publishes (params.approach_name), whose own
+// module (./approaches/) draws them and words them.
+import { approach } from "./approaches/index.mjs";
 import { findQuestion } from "./questions.mjs";
 import { t } from "./i18n.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
-import { answerCount, answerText, codeText, epsilonText, answerTo, figure as fig, ldpValidationOverview, ldpValidationSummary,
+import { answerCount, answerText, figure as fig, ldpValidationOverview, ldpValidationSummary,
          ldpValidationWords, lowerFirst, percent, questionText, quote, boundedNoiseWords, levelWords } from "./words.mjs";
 
 export function normalise(attribute, x) {
@@ -15,36 +15,10 @@ export function normalise(attribute, x) {
   return (2.0 * (clipped - attribute.low)) / (attribute.high - attribute.low) - 1.0;
 }
 
-/** Grid Laplace of gaussian.py ``_laplace``: randomized rounding of every entry, then discrete Laplace noise of the
- * published scale Δ/ε (rounding keeps a class-hiding vector one, so Δ needs no widening). */
-function gridLaplace(params, values, rng) {
-  const rounded = randomizedRound(rng, values, params.grid);
-  const noise = discreteLaplace(rng, params.laplace_scale, values.length, params.grid);
-  return rounded.map((x, i) => x + noise[i]);
-}
-
-/** The class-hiding vector report of the approach (``params``: the published Gaussian parameters) for the normalised
- * entries ``z`` (x̃ or x̃²) and the class; a mixed survey's numeric groups use it too (./mixed.mjs). */
+/** The class-hiding vector report of the published approach (``params``: the published Gaussian parameters) for the
+ * normalised entries ``z`` (x̃ or x̃²) and the class; a mixed survey's numeric groups use it too (./mixed.mjs). */
 export function vectors(params, z, classCode, rng) {
-  const m = params.attributes.length, k = params.classes;
-  if (params.approach === 1) {
-    const flat = new Array(m * k).fill(0);
-    z.forEach((value, i) => { flat[i * k + classCode] = value; });
-    const noisy = gridLaplace(params, flat, rng);
-    return Array.from({ length: m }, (_, i) => noisy.slice(i * k, (i + 1) * k));
-  }
-  if (params.approach === 2) {
-    const j = rng.integers(0, m * k);
-    const attr = Math.floor(j / k), cls = j % k;
-    const v = cls === classCode ? z[attr] : 0.0;
-    const e = Math.exp(params.epsilon);
-    const u = rng.random() < (v * (e - 1) + e + 1) / (2 * e + 2);
-    return [j, u ? 1 : -1];
-  }
-  const attr = rng.integers(0, m);
-  const vector = new Array(k).fill(0);
-  vector[classCode] = z[attr];
-  return [attr, gridLaplace(params, vector, rng)];
+  return approach(params).vectors(params, z, classCode, rng);
 }
 
 export function perturb(params, values, classCode, rng) {
@@ -93,19 +67,10 @@ export function describe(protocol, privacy, questions = []) {
     : t("Each number is first put on a scale from −1 (the question's lowest value) to 1 (its highest); a number beyond a limit counts as the limit."));
   overview.push(t("The numbers sit in a table with one column per answer to {question} ({k} columns): yours go in the column of your answer, zeros in the others, so the disguise hides your answer to {question} as well.", { question: cls, k }));
   const noise = noiseWords(params);
-  const e = Math.exp(params.epsilon);
-  const onebit = t("sent as a single +1 or −1: +1 with a {low} chance when the entry is −1, rising to {high} when it is 1 (50 % when it is 0)",
-    { low: percent(1 / (e + 1)), high: percent(e / (e + 1)) });
-  if (params.approach === 1) {
-    overview.push(m === 1 ? t("When your number is the thing sent, the whole table is sent, {noise}.", { noise })
-      : t("When your numbers are the thing sent, the whole table is sent, {noise}.", { noise }));
-  } else if (params.approach === 3) {
-    overview.push(m === 1 ? t("When your number is the thing sent, its row of the table is sent, {noise}.", { noise })
-      : t("When your numbers are the thing sent, only one of them, picked at random (which one is visible in the message), is sent: its row of the table, {noise}.", { noise }));
-  } else {
-    overview.push(m === 1 ? t("When your number is the thing sent, only one entry of the table, picked at random (which one is visible in the message), is {onebit}.", { onebit })
-      : t("When your numbers are the thing sent, only one entry of the table, picked at random (which one is visible in the message), is {onebit}.", { onebit }));
-  }
+  const words = { protocol, questions, params, m, k, cls, noise, what,
+                  classLabel: (code) => classLabel(questions, protocol.class.name, code) };
+  const module = approach(params);
+  overview.push(module.overview(words));
   overview.push(t("When your answer to {question} is the thing sent ({k} possible values): {disguise}",
     { question: cls, k, disguise: lowerFirst(oracles.describe(params.prior_oracle)) }));
   overview.push(level.closing);
@@ -123,27 +88,8 @@ export function describe(protocol, privacy, questions = []) {
     if (report.group === 0) {
       out.push(t("This is the complete message that will be sent. Your browser chose, at random, to send your answer to {question} (one of {k} possible values); none of your numbers is in it.", { question: cls, k }));
       out.push(t("How it is disguised: {disguise}", { disguise: lowerFirst(oracles.describe(params.prior_oracle)) }));
-    } else if (params.approach === 1) {
-      out.push(m === 1
-        ? t("This is the complete message that will be sent. Your browser chose, at random, to send {what}: the whole table (1 row of {k}), {noise}.", { what: what[report.group], k, noise })
-        : t("This is the complete message that will be sent. Your browser chose, at random, to send {what}: the whole table ({m} rows of {k}), {noise}.", { what: what[report.group], m, k, noise }));
-    } else if (params.approach === 3) {
-      const [attr] = report.report;
-      const part = answerTo(protocol, questions, params.attributes[attr].name);
-      const one = report.group === 2 ? t("{part}, squared", { part }) : part;
-      out.push(m === 1
-        ? t("This is the complete message that will be sent. Your browser chose, at random, to send {one}: its row of the table ({k} entries), {noise}.", { one, k, noise })
-        : t("This is the complete message that will be sent. Your browser chose, at random, to send {what}, and of them only {one}: its row of the table ({k} entries), {noise}.{others}",
-          { what: what[report.group], one, k, noise, others: protocol.projection ? "" : ` ${t("Your other numbers are not in it.")}` }));
     } else {
-      const [j] = report.report;
-      const attr = Math.floor(j / k), c = j % k;
-      out.push(t("This is the complete message that will be sent. Your browser chose, at random, to send {what}, and of the table only one entry: the one for {part} in the column of the answer {label} to {question} ({holds}), {onebit}.", {
-        what: what[report.group], part: answerTo(protocol, questions, params.attributes[attr].name),
-        label: classLabel(questions, protocol.class.name, c), question: cls, onebit,
-        holds: report.group === 2 ? t("it holds your scaled number squared if that is your answer, 0 otherwise")
-          : t("it holds your scaled number if that is your answer, 0 otherwise"),
-      }));
+      out.push(module.review(words, report));
     }
     out.push(t("{key} What is sent may reflect your true answers, but nobody can be sure that it does.", { key: groupKey }));
     return out;
@@ -168,24 +114,16 @@ export function summarize(report, protocol, questions = []) {
   const table = t("a table with one column per answer to {question} ({numbers} in the column of your answer, zeros elsewhere)", { question: cls, numbers });
   const scaled = squared ? t("put on a scale from −1 to 1, then squared,") : t("put on a scale from −1 to 1");
   const noisy = t("each entry with random noise added, so it may reflect your true answers, but nobody can be sure that it does");
-  if (params.approach === 1) {
-    return m === 1
-      ? t("Of your {answers}, only {numbers} — chosen at random — is sent: {scaled} and placed in {table}; the whole table is sent, {noisy}. Nothing else is sent.", { answers, numbers, scaled, table, noisy })
-      : t("Of your {answers}, only {numbers} — chosen at random — are sent: {scaled} and placed in {table}; the whole table is sent, {noisy}. Nothing else is sent.", { answers, numbers, scaled, table, noisy });
-  }
-  if (params.approach === 3) {
-    const one = answerTo(protocol, questions, params.attributes[report.report[0]].name);
-    const vars = { answers, one, scaled, question: cls, k, noisy };
-    return m === 1
-      ? t("Of your {answers}, only {one} — chosen at random — is sent: {scaled} and placed in the column of your answer to {question} in a row of {k} (zeros elsewhere), {noisy}. Nothing else is sent.", vars)
-      : t("Of your {answers}, only one of your numbers, chosen at random (here {one}), is sent: {scaled} and placed in the column of your answer to {question} in a row of {k} (zeros elsewhere), {noisy}. Nothing else is sent.", vars);
-  }
-  const [j, bit] = report.report;
-  const attr = Math.floor(j / k), c = j % k;
-  const entry = t("{part} ({scaled}) if your answer to {question} is {answer}, 0 otherwise", {
-    part: answerTo(protocol, questions, params.attributes[attr].name), scaled: scaled.replace(/,$/, ""), question: cls,
-    answer: codeText(protocol, questions, protocol.class.name, c),
-  });
-  return t("Of your {answers}, only a single {sign} is sent, about one entry, picked at random, of {table}: here the entry that holds {entry}. The sign is drawn at random, +1 being the more likely the higher that entry is (50 % when it is 0), so it may or may not reflect your answers. Nothing else is sent.",
-    { answers, sign: bit > 0 ? "+1" : "−1", table, entry });
+  return approach(params).summary({ protocol, questions, params, m, k, cls, answers, numbers, scaled, table, noisy },
+    report);
+}
+
+/** One respondent's training report (protocol.mjs ``randomize``): numbers as answered (projected). */
+export function randomize(protocol, answers, classCode, rng) {
+  return perturb(protocol.ldp, answers, classCode, rng);
+}
+
+/** The published model's input: the numbers themselves (Gaussian NB). */
+export function modelInput(protocol, answers) {
+  return answers;
 }

@@ -2,6 +2,7 @@
 // Input 0 is the class (value c); input i + 1 is feature i jointly encoded as a·k + c.
 // One-report: draw the input by the published assignment CDF, report it with the full ε.
 // Split: report every input, in order, each with ε/(m+1).
+import { engineCodes } from "./inputs.mjs";
 import { t } from "./i18n.mjs";
 import * as oracles from "./oracles/index.mjs";
 import { assign } from "./random.mjs";
@@ -128,4 +129,14 @@ export function summarize(report, protocol, questions = []) {
   return n - 1 === 1
     ? t("All of your {answers} are sent, in {n} parts, each disguised separately: your answer to {question} alone, and {m} part pairing your answer to {question} with {pairs}. Each part may reflect your true answers, but nobody can be sure that it does; the list below says how each is disguised.", vars)
     : t("All of your {answers} are sent, in {n} parts, each disguised separately: your answer to {question} alone, and {m} parts pairing your answer to {question} with {pairs}. Each part may reflect your true answers, but nobody can be sure that it does; the list below says how each is disguised.", vars);
+}
+
+/** One respondent's training report (protocol.mjs ``randomize``) from the bin codes. */
+export function randomize(protocol, answers, classCode, rng) {
+  return perturb(protocol.ldp, engineCodes(protocol, answers), classCode, rng);
+}
+
+/** The published model's input: numeric features binned. */
+export function modelInput(protocol, answers) {
+  return engineCodes(protocol, answers);
 }

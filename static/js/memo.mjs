@@ -137,8 +137,9 @@ export function clear(storage, bind) {
 
 // ---- Respondent-facing words about the memo (shown by survey.mjs; tests/js/describe.test.mjs checks them) ----
 
-/** What the page says this browser keeps, for a binding (or null: nothing can be kept). */
-export function words(bind) {
+/** What the page says this browser keeps, for a binding (or null: nothing can be kept); ``relayed``: the page's
+ * requests go through an Oblivious HTTP relay (./ohttp.mjs). */
+export function words(bind, { relayed = false } = {}) {
   if (!bind) {
     return t("What this browser keeps: nothing. It cannot store a copy of the randomized report here, so if sending fails, trying again sends a freshly randomized report.");
   }
@@ -147,7 +148,7 @@ export function words(bind) {
     bind.invited
       ? t("What this browser keeps: once your invitation is redeemed (when you give your first answer), the credential that goes with your report; when you press “Send”, a copy of the randomized report it is about to send. Only these, never your true answers, are saved in this site's local storage, tied to this survey's current settings.")
       : t("What this browser keeps: when you press “Send”, your browser saves a copy of the randomized report it is about to send — only that report, never your true answers — in this site's local storage, tied to this survey's current settings."),
-    ...(bind.invited ? [t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that nothing in the report ties it to your invitation (the survey's server still sees your network address and the time of each request); the invitation code itself is never kept, and once redeemed it is not needed again.")] : []),
+    ...(bind.invited ? [(relayed ? t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that nothing in the report ties it to your invitation (both requests go through the relay, so the survey's server sees the time of each request but not your network address); the invitation code itself is never kept, and once redeemed it is not needed again.") : t("The credential is a random value the survey signs without seeing it when your invitation is redeemed, so that nothing in the report ties it to your invitation (the survey's server still sees your network address and the time of each request); the invitation code itself is never kept, and once redeemed it is not needed again."))] : []),
     t("It is kept so that, if sending fails (for example the network drops), trying again sends that same report rather than a freshly randomized one, which would tell more about your answers if the first one did arrive. The copy is deleted as soon as the report is received or refused, when the survey's settings change, or after {days} days; clearing this site's data in your browser deletes it too.", days),
   ].join(" ");
 }

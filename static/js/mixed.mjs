@@ -145,3 +145,13 @@ export function summarize(report, protocol, questions = []) {
     noisy: t("each entry with random noise added, so it may reflect your true answers, but nobody can be sure that it does"),
   });
 }
+
+/** One respondent's training report (protocol.mjs ``randomize``): codes and numbers as answered, one report. */
+export function randomize(protocol, answers, classCode, rng) {
+  return perturb(protocol.ldp, answers, classCode, rng);
+}
+
+/** The published model's input: codes and numbers as answered (Gaussian NB for the numbers). */
+export function modelInput(protocol, answers) {
+  return answers;
+}

@@ -4,6 +4,7 @@
 // ``answers``: codes of every attribute, the class included, in the scheme's order. ``realPersonal`` (optional):
 // answers to real unrelated questions, by attribute index, which replace the simulated ones.
 import { t } from "./i18n.mjs";
+import { engineCodes } from "./inputs.mjs";
 import { findQuestion } from "./questions.mjs";
 import { assign } from "./random.mjs";
 import { answerCount, epsilonText, joinAnd, percent, questionText, quote, validationShareText } from "./words.mjs";
@@ -61,6 +62,15 @@ export function describe(protocol, privacy, questions = []) {
   const except = anyNever ? ` ${t("(except as said below)")}` : "";
   const oneGroup = params.groups.length === 1;
   const thetas = params.thetas.map(percent);
+  if (params.thetas.every((theta) => theta >= 1)) {
+    // θ = 1: the true record every time. Such a survey cannot open (its ε is ∞ against everyone); a preview shows it.
+    const order = { questions: joinAnd(names.map((n) => questionText(questions, n))) };
+    return {
+      figure: t("No privacy: with this survey's setting (θ = 1) your browser sends your true answers as they are — nothing is randomized."),
+      overview: [t("This survey's setting (θ = 1) never replaces your answers by stand-ins: the record your browser would send is your true answers, so anyone who reads it learns them (no finite ε holds). A survey with this setting cannot be opened.")],
+      review: () => [t("This is the complete message that would be sent: your true answers, one code per question, in this order: {questions}. Nothing in it is randomized.", order)],
+    };
+  }
   const overview = [];
   if (oneGroup) {
     overview.push(t("Your browser flips one secret, biased coin for your whole record: with probability {theta} the record it sends holds your true answers; otherwise every answer in it is replaced by a stand-in answer. The record looks the same either way, so {who} can tell whether the record sent is your true one{except}.", {
@@ -168,4 +178,15 @@ export function summarize(report, protocol, questions = []) {
   return report.validation
     ? `${whole} ${t("It is used only to check the model's accuracy, not to train it.")}`
     : whole;
+}
+
+/** One respondent's training report (protocol.mjs ``randomize``): the record of bin codes and the class, randomized.
+ * ``realPersonal``: answers to real unrelated questions by attribute index (features in order, then the class). */
+export function randomize(protocol, answers, classCode, rng, realPersonal = {}) {
+  return { answers: perturb(protocol.mrr, [...engineCodes(protocol, answers), classCode], rng, realPersonal) };
+}
+
+/** The published model's input: numeric features binned. */
+export function modelInput(protocol, answers) {
+  return engineCodes(protocol, answers);
 }

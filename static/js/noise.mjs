@@ -19,3 +19,11 @@ export function randomizedRound(rng, values, grid = GRID) {
     return (floor + up) * grid;
   });
 }
+
+/** Grid Laplace of gaussian.py ``_laplace``: randomized rounding of every entry, then discrete Laplace noise of the
+ * published scale Δ/ε (rounding keeps a class-hiding vector one, so Δ needs no widening). */
+export function gridLaplace(rng, values, scale, grid = GRID) {
+  const rounded = randomizedRound(rng, values, grid);
+  const noise = discreteLaplace(rng, scale, values.length, grid);
+  return rounded.map((x, i) => x + noise[i]);
+}

@@ -18,6 +18,7 @@ import * as fields from "./fields.mjs";
 import { el } from "./fields.mjs";
 import { t } from "./i18n.mjs";
 import * as memos from "./memo.mjs";
+import { describeRoute, transport } from "./ohttp.mjs";
 import { PermanentResponse } from "./permanent.mjs";
 import { featureCode, featureSource } from "./questions.mjs";
 import { ByteSource } from "./random.mjs";
@@ -210,7 +211,11 @@ async function main() {
     fail(response.status === 410 ? t("This survey is closed.") : t("The survey could not be loaded. Please try again later."));
     return;
   }
-  const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey } = await response.json();
+  const { survey, questions, protocol, privacy, model_url: modelUrl, credential: surveyKey, ohttp: relay } = await response.json();
+  // The page's two POSTs leave by one way: straight to this server, or through the survey's relay (./ohttp.mjs).
+  const post = transport(relay);
+  const route = document.getElementById("route-words");
+  if (route) route.replaceChildren(...(await describeRoute(relay, Boolean(surveyKey))).map((words) => el("p", {}, words)));
   if (surveyKey && (await keyIdOf(surveyKey.spki)) !== surveyKey.key_id) {
     fail(t("The survey's key does not match its published fingerprint, so your invitation will not be used and nothing will be sent. Please tell the survey's organiser."));
     return;
@@ -269,17 +274,20 @@ async function main() {
   const back = el("button", { type: "button", class: "secondary", text: t("Back") });
   const next = el("button", { type: "submit", text: t("Next") });
   nav.append(back, next);
-  const words = describe(protocol, privacy, questions);
+  let words = describe(protocol, privacy, questions);
   const figure = el("p", { id: "privacy-figure", class: "privacy-figure", text: words.figure });
   // The "How your answers stay private" box of the template: the mechanism's own overview and what is kept.
   const storage = preview ? null : (() => { try { return window.localStorage; } catch { return null; } })();
-  const bind = await memos.binding(slug, protocol, Boolean(surveyKey), storage);
+  let bind = await memos.binding(slug, protocol, Boolean(surveyKey), storage);
+  // The protocol version the report states (the server refuses any other: 409 stale_protocol); null when this
+  // browser cannot hash (no crypto.subtle), and the report then states none.
+  let version = await memos.protocolVersion(protocol).catch(() => null);
   const mechanismBox = document.getElementById("mechanism-words");
   if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
   const memoBox = document.getElementById("memo-words");
   // A preview keeps nothing, but shows what the real page tells a respondent whose browser can keep a copy.
-  const memoWords = preview ? `${t("In this preview nothing is kept. On the survey's page:")} ${memos.words({ invited: Boolean(surveyKey) })}`
-    : memos.words(bind);
+  const memoWords = preview ? `${t("In this preview nothing is kept. On the survey's page:")} ${memos.words({ invited: Boolean(surveyKey) }, { relayed: Boolean(relay) })}`
+    : memos.words(bind, { relayed: Boolean(relay) });
   if (memoBox) memoBox.replaceChildren(el("p", { text: memoWords }));
   const { memo: kept, discarded } = memos.read(storage, bind);
   let memo = kept && kept.report ? kept : null;  // a randomized report kept from an earlier attempt to send it
@@ -309,7 +317,7 @@ async function main() {
   const nonces = new Map();  // report (JSON) → its nonce, so that a report shown again is sent the same
   // One randomization per answer set: reviewing the same answers again shows the same report (./permanent.mjs).
   // In this page's memory only: its keys are true answers.
-  const permanent = new PermanentResponse(protocol, source);
+  let permanent = new PermanentResponse(protocol, source);
   let answered = false;  // the answers are in this page (not only a kept report restored from an earlier visit)
 
   /** Show step `p`; `settle` (the page as it opens) focuses the first question without scrolling to it, so the
@@ -370,7 +378,7 @@ async function main() {
     const key = JSON.stringify(report);
     if (nonce === undefined) nonce = nonces.get(key) || memos.reportNonce();
     nonces.set(key, nonce);
-    body = { report, nonce };
+    body = version ? { report, protocol_version: version, nonce } : { report, nonce };  // the version: if it can hash
     const forget = memo ? el("button", { type: "button", class: "secondary", text: t("Delete the kept report and answer afresh") }) : null;
     if (forget) {
       forget.addEventListener("click", () => {
@@ -392,7 +400,8 @@ async function main() {
       el("p", { class: "review-summary" }, el("strong", { text: t("In short: ") }), summarize(body.report, protocol, questions)),
       ...blocks(words.review(body)),
       el("pre", { class: "payload", tabindex: "0", role: "region", "aria-label": t("The exact report"), text: JSON.stringify(body, null, 2) }),
-      ...(surveyKey ? [el("p", { class: "credential-words", text: t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. The survey's server does see the network address (IP) your browser connects from and the time of each request, so it could match the two requests by them, for example when few people answer at the same time.") })] : []));
+      ...(version ? [el("p", { class: "version-words", text: t("\"protocol_version\" is a fingerprint of this survey's settings (the SHA-256 of the protocol your browser randomized under, the same for every respondent): the survey refuses a report made under other settings.") })] : []),
+      ...(surveyKey ? [el("p", { class: "credential-words", text: (relay ? t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. Both requests go through the relay, so the survey's server does not see the network address (IP) your browser connects from, only the time of each request, by which it could still match the two requests when few people answer at the same time.") : t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. The survey's server does see the network address (IP) your browser connects from and the time of each request, so it could match the two requests by them, for example when few people answer at the same time.")) })] : []));
   }
 
   back.addEventListener("click", () => show(Math.max(0, page - 1)));
@@ -462,12 +471,8 @@ async function main() {
     }
     let answer;
     try {
-      answer = await fetch(redeemUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ token, blinded_msg: held.pending.blindedMsg, key_id: held.pending.key_id }),
-        ...PRIVATE,
-      });
+      answer = await post(redeemUrl,
+        JSON.stringify({ token, blinded_msg: held.pending.blindedMsg, key_id: held.pending.key_id }));
     } catch {
       if (!early) problem(`${t("Your invitation could not be redeemed (is the network down?).")}${keepWords()}`);
       return false;
@@ -530,8 +535,56 @@ async function main() {
     }
   }
 
+  /** The survey's protocol body as served now, or null when it cannot be read (the server then judges the version
+   * the report states). */
+  async function currentBody() {
+    return fetch(protocolUrl, { headers: { Accept: "application/json" }, ...PRIVATE })
+      .then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  }
+
+  /** Before a report leaves: the survey's protocol changed since this page loaded it (its version differs), so a
+   * report randomized under the old one would be refused and tell the wrong figures. Nothing has been sent: take the
+   * current protocol and its figures and prepare the report again from the answers in the page (a credential, not
+   * spent, is kept), or ask for them again; if the questions themselves changed, ask for a reload. */
+  async function settingsChanged(fresh, freshVersion) {
+    memos.clear(storage, bind);
+    memo = null;
+    saved = null;
+    if (JSON.stringify(fresh.questions) !== JSON.stringify(questions)) {
+      problem(t("This survey's questions changed since this page was loaded, so nothing was sent. Please reload the page and answer again."));
+      return;
+    }
+    for (const key of Object.keys(protocol)) delete protocol[key];
+    Object.assign(protocol, fresh.protocol);
+    for (const key of Object.keys(privacy)) delete privacy[key];
+    Object.assign(privacy, fresh.privacy);
+    version = freshVersion;
+    // The reports drawn under the old protocol never left this page: randomize afresh under the new one.
+    permanent = new PermanentResponse(protocol, source);
+    nonces.clear();
+    bind = await memos.binding(slug, protocol, Boolean(surveyKey), storage);
+    if (held.credential) keep();  // the credential, not spent, stays kept (bound to the current protocol)
+    words = describe(protocol, privacy, questions);
+    figure.textContent = words.figure;
+    if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
+    if (answered) {
+      showReview(buildReport());
+      show(pages.length);
+      problem(t("This survey's privacy settings changed since this page was loaded, so nothing was sent. Your answers were randomized again under the current settings, whose privacy figures are now shown: check the report below and press “Send” again."));
+    } else {
+      show(0);
+      problem(t("This survey's privacy settings changed since your report was kept, so it was deleted and nothing was sent. Please answer the questions again."));
+    }
+  }
+
   async function send() {
     if (preview) return;  // never from a preview (and the report API refuses a draft's report)
+    const fresh = await currentBody();
+    const freshVersion = fresh && fresh.protocol ? await memos.protocolVersion(fresh.protocol).catch(() => null) : null;
+    if (version && freshVersion && freshVersion !== version) {
+      await settingsChanged(fresh, freshVersion);
+      return;
+    }
     const checked = body.report && body.report.validation;
     if (checked && validates) {
       const current = await validationModel().catch(() => null);
@@ -544,8 +597,6 @@ async function main() {
     // loaded. If a new day (UTC) has changed them and the report has never left (no memo), draw it again with today's
     // chances: a report drawn with yesterday's but received today would hint that it was sent just after midnight.
     if (!memo && !checked && answered && protocol.ldp && protocol.ldp.allocation === "adaptive") {
-      const fresh = await fetch(protocolUrl, { headers: { Accept: "application/json" }, ...PRIVATE })
-        .then((r) => (r.ok ? r.json() : null)).catch(() => null);
       const today = fresh && fresh.protocol && fresh.protocol.ldp;
       if (today && JSON.stringify(today.assignment) !== JSON.stringify(protocol.ldp.assignment)) {
         Object.assign(protocol.ldp, { assignment: today.assignment, assignment_cdf: today.assignment_cdf,
@@ -563,16 +614,10 @@ async function main() {
       if (!held.credential && !(await redeem())) return;
     }
     // The nonce: a resend of this report (its first answer lost) is answered 201 and not stored twice.
-    const sentBody = surveyKey ? { report: body.report, credential: held.credential, nonce: body.nonce }
-      : { report: body.report, nonce: body.nonce };
+    const sentBody = surveyKey ? { ...body, credential: held.credential } : body;
     let sent;
     try {
-      sent = await fetch(reportUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify(sentBody),
-        ...PRIVATE,
-      });
+      sent = await post(reportUrl, JSON.stringify(sentBody));
     } catch {
       problem(`${t("The report could not be sent (is the network down?).")}${keepWords()}`);
       return;
@@ -583,6 +628,14 @@ async function main() {
       // randomized afresh, would spend the respondent's privacy twice. Nothing more is sent.
       forget();
       problem(t("Your report reached the survey just after midnight (UTC), when the model it checks had just changed, so it was not recorded. To protect your privacy, no second report is sent. Thank you for taking part."));
+      next.hidden = true;
+      return;
+    }
+    if (sent.status === 409 && detail.code === "stale_protocol") {
+      // The settings changed between the check above and the server's: the server saw this report, so a second one,
+      // randomized afresh, would spend the respondent's privacy twice. Nothing more is sent.
+      forget();
+      problem(t("Your report reached the survey just as its privacy settings changed, so it was not recorded. To protect your privacy, no second report is sent. Thank you for taking part."));
       next.hidden = true;
       return;
     }

@@ -19,6 +19,15 @@ def test_demo_is_idempotent():
         # MRR validation records need no model; LDP validation respondents evaluate the newest version published
         # before today (issue 11): the demo's simulated history publishes version 1 yesterday, before the second wave.
         assert survey.reports.filter(payload__has_key="validation").exists()
+        # every question carries information (mushroom's one-valued veil-type is left out), and the PSE headline
+        # is not that of a single-answer question
+        assert not survey.questions.filter(name="veil-type").exists()
+        assert all(len(q.labels()) >= 2 for q in survey.questions.exclude(kind="numeric"))
+        if survey.mode == "mrr":
+            from aggregator.dashboard.charts import privacy_summary
+
+            summary = privacy_summary(ModelVersion.objects.filter(survey=survey).latest("version").privacy)
+            assert summary["pse_before"] > 0 and summary["pse_before_group"]
         versions = ModelVersion.objects.filter(survey=survey).order_by("version")
         assert [v.through_day for v in versions] == [survey.reports.order_by("received_on").first().received_on,
                                                      survey.reports.order_by("received_on").last().received_on]

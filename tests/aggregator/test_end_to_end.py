@@ -31,7 +31,7 @@ from aggregator.services import accuracy_by_version
 from survey_app.models import PREFER_NOT_TO_SAY
 from survey_app.protocol import get_protocol, protocol_config
 from survey_app.services import create_survey_from_table
-from tests.factories import days_pass
+from tests.factories import days_pass, informative_mushroom
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -59,7 +59,8 @@ def offline_models(survey, train_csv, test_csv, seeds, counts):
 @pytest.mark.parametrize("mode, kwargs", [("ldp", {"epsilon": 2.0, "encoding": "oue"}), ("mrr", {"theta": 0.7})])
 def test_mushroom_survey_learns_from_simulated_respondents(tmp_path, mode, kwargs):
     path = DATASETS_DIR / "mushroom.csv"
-    survey = create_survey_from_table(load_table(path), slug=f"mushroom-{mode}", mode=mode, open_now=True, **kwargs)
+    survey = create_survey_from_table(load_table(informative_mushroom(tmp_path)), slug=f"mushroom-{mode}", mode=mode,
+                                      open_now=True, **kwargs)
     frame = read_csv(path)
     rng = np.random.default_rng(20261123)
     order = rng.permutation(len(frame))

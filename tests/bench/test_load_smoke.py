@@ -1,4 +1,5 @@
-"""Smoke version of the load benchmark (bench/load): a few hundred report POSTs against gunicorn + PostgreSQL (+ Redis).
+"""Smoke version of the load benchmark (bench/load): a few hundred report POSTs through Caddy to gunicorn + PostgreSQL,
+a Celery worker folding (Redis).
 
 Not a speed test — the speed targets live in ``make bench-load``. It runs the benchmark's own code end to end on a
 tiny stream (every mechanism, with validation reports; the token surveys' redemption + report; folds racing the
@@ -14,6 +15,7 @@ version) follow every change of a survey, its questions and its choices — incl
 transaction.
 """
 import datetime
+import os
 from dataclasses import replace
 
 import pytest
@@ -29,7 +31,7 @@ from tests.factories import make_survey
 
 SMOKE = Options(duration=2.0, rate=120.0, connections=16, seed_reports=300, fold_every=0.7, warmup=0.5, grace=20.0,
                 protocol_gets=1.0)
-REDIS_URL = "redis://127.0.0.1:6379/12"
+REDIS_URL = os.environ.get("COINFLIP_TEST_REDIS", "redis://127.0.0.1:6379") + "/12"
 
 
 def database_url() -> str:

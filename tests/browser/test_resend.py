@@ -16,7 +16,7 @@ def test_a_resend_after_a_lost_answer_is_stored_once(browser, live_server):
     context, page, posts, errors = open_page(browser, f"{live_server.url}/s/{survey.slug}/")
     answer_daily_73_yes(page)
     shown = json.loads(page.locator("pre.payload").inner_text())
-    assert set(shown) == {"report", "nonce"}
+    assert set(shown) == {"report", "protocol_version", "nonce"}
     report_url = f"**/api/surveys/{survey.slug}/reports/"
     reached = []
 

@@ -105,7 +105,7 @@ def test_gaussian_survey_with_invitation_token(browser, live_server):
     assert redeem.url.endswith("/api/surveys/body/invitations/redeem/")
     assert json.loads(redeem.post_data)["token"] == token
     body = json.loads(sent.post_data)
-    assert set(body) == {"report", "credential", "nonce"} and body["report"]["group"] in (0, 1, 2)
+    assert set(body) == {"report", "protocol_version", "credential", "nonce"} and body["report"]["group"] in (0, 1, 2)
     assert token not in sent.post_data  # the report never carries the token
     assert "83.5" not in sent.post_data  # numbers sent are randomized, normalised values on the 2⁻¹⁰ grid
     assert InvitationToken.objects.get(token=token).used

@@ -9,6 +9,7 @@ import json
 from aggregator.privacy import blind_rsa
 from survey_app.credentials import active_key
 from survey_app.models import InvitationToken, PendingReport, Report, SpentCredential
+from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
 from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page, wait_for_credential
 from tests.factories import make_habits_survey
@@ -47,7 +48,8 @@ def test_one_click_redeems_then_reports_with_a_credential(browser, live_server):
     assert fingerprint == active_key(survey).key_id  # the "verify" section shows the survey key's fingerprint
     answer_daily_73_yes(page)
     shown = json.loads(page.locator("pre.payload").inner_text())
-    assert set(shown) == {"report", "nonce"} and "credential" in page.locator("section.review").inner_text()
+    assert set(shown) == {"report", "protocol_version", "nonce"}
+    assert "credential" in page.locator("section.review").inner_text()
     assert [p.url for p in posts] == [f"{live_server.url}/api/surveys/{survey.slug}/invitations/redeem/"]  # answering
     wait_for_credential(page, survey.slug)
     kept = memo(page, survey.slug)  # the credential alone, before "Send"; never the token
@@ -59,8 +61,8 @@ def test_one_click_redeems_then_reports_with_a_credential(browser, live_server):
     assert redeem.url.endswith(f"/api/surveys/{survey.slug}/invitations/redeem/")
     assert set(json.loads(redeem.post_data)) == {"token", "blinded_msg", "key_id"}
     body = json.loads(sent.post_data)
-    assert body["report"] == shown["report"] and set(body) == {"report", "credential", "nonce"}
-    assert body["nonce"] == shown["nonce"]
+    assert body["report"] == shown["report"] and set(body) == {"report", "protocol_version", "credential", "nonce"}
+    assert body["nonce"] == shown["nonce"] and body["protocol_version"] == get_protocol(survey).version
     assert token not in sent.post_data and verifies(survey, body["credential"])
     assert body["credential"]["value"] not in redeem.post_data  # the server never sees the value with the token
     assert InvitationToken.objects.get(token=token).used
@@ -91,7 +93,8 @@ def test_a_failed_report_is_retried_with_the_kept_credential_without_the_token(b
     redeems = [p for p in posts if p.url.endswith("/invitations/redeem/")]
     reports = [json.loads(p.post_data) for p in posts if p.url.endswith("/reports/")]
     assert len(redeems) == 1  # redeemed once: the retry did not need the token
-    assert reports == [{"report": shown["report"], "credential": kept["credential"], "nonce": shown["nonce"]}] * 2
+    assert reports == [{"report": shown["report"], "protocol_version": shown["protocol_version"],
+                        "credential": kept["credential"], "nonce": shown["nonce"]}] * 2
     assert payloads(survey) == [shown["report"]]
     assert memo(page, survey.slug) is None and errors == []
     context.close()

@@ -194,7 +194,14 @@ def test_privacy_per_attribute_in_question_order():
 def test_privacy_summary_takes_the_lowest_pse_over_the_groups():
     assert charts.privacy_summary(MRR_PRIVACY) == {"mode": "mrr", "epsilon_per_respondent": 4.2, "pse_before": 0.2,
                                                    "pse_after": 0.0, "pse_uniform": 0.25,
+                                                   "pse_before_group": ["region"], "pse_after_group": ["region"],
                                                    "epsilon_per_respondent_known_personal": None, "epsilon_note": None}
+    # the headline names the group each lowest figure comes from, which may differ before and after mining
+    other = {**MRR_PRIVACY, "groups": [{**MRR_PRIVACY["groups"][0], "pse_before_mining": 0.1},
+                                       MRR_PRIVACY["groups"][1]]}
+    summary = charts.privacy_summary(other)
+    assert (summary["pse_before"], summary["pse_before_group"]) == (0.1, ["smoker", "sick"])
+    assert (summary["pse_after"], summary["pse_after_group"]) == (0.0, ["region"])
     assert charts.privacy_summary(LDP_PRIVACY)["pse_before"] is None
     assert charts.privacy_summary(None)["epsilon_per_respondent"] is None
 

@@ -20,13 +20,16 @@ JS = ROOT / "static" / "js"
 
 
 def expected_modules() -> set[str]:
-    """Every module of the randomizer: static/js, static/js/oracles, static/js/credentials and static/js/locale (the
-    message catalogues; static/js/dashboard is the dashboard's), and every module of the vendored blind-signature
-    library the credentials import (issue 11)."""
+    """Every module of the randomizer: static/js, static/js/oracles, static/js/approaches, static/js/credentials and
+    static/js/locale (the message catalogues; static/js/dashboard is the dashboard's), and every module of the
+    vendored blind-signature library the credentials import (issue 11) and of the HPKE and Binary HTTP libraries of
+    static/js/ohttp.mjs."""
     static = ROOT / "static"
+    vendored = [p for name in ("blindrsa-ts", "hpke-core", "hpke-common", "bhttp-js")
+                for p in (static / "vendor" / name).rglob("*.js")]
     return {str(p.relative_to(static)) for p in [*JS.glob("*.mjs"), *JS.glob("oracles/*.mjs"),
-                                                 *JS.glob("credentials/*.mjs"), *JS.glob("locale/*.mjs"),
-                                                 *(static / "vendor" / "blindrsa-ts").rglob("*.js")]}
+                                                 *JS.glob("approaches/*.mjs"), *JS.glob("credentials/*.mjs"),
+                                                 *JS.glob("locale/*.mjs"), *vendored]}
 
 
 def sri(data: bytes) -> str:
@@ -93,7 +96,8 @@ def test_cached_until_a_module_changes(settings, tmp_path):
     """The computation is cached; editing a module (development) makes the next call recompute."""
     static = tmp_path / "static"
     shutil.copytree(ROOT / "static" / "js", static / "js", ignore=shutil.ignore_patterns("dashboard"))
-    shutil.copytree(ROOT / "static" / "vendor" / "blindrsa-ts", static / "vendor" / "blindrsa-ts")
+    for name in ("blindrsa-ts", "hpke-core", "hpke-common", "bhttp-js"):
+        shutil.copytree(ROOT / "static" / "vendor" / name, static / "vendor" / name)
     settings.STATICFILES_DIRS = [static]
     integrity._cached = None
     try:

@@ -26,7 +26,7 @@ def test_krr_channel_has_its_epsilon(eps, d):
 
 
 def test_epsilon_of_oracle_refuses_oracles_without_a_single_value_channel():
-    with pytest.raises(ValueError, match="DE"):
+    with pytest.raises(ValueError, match="OUE has no small channel"):
         epsilon_of_oracle(oracles.get("oue", epsilon=1.0, domain=4))
 
 

@@ -38,13 +38,17 @@ def test_numbers_and_parameters(number, cls):
             _ = approach.sensitivity
         e = np.exp(EPSILON)
         assert approach.magnitude == pytest.approx(M * K * (e + 1) / (e - 1), rel=1e-15)
-        assert approach.params() == {"onebit_magnitude": approach.magnitude}
+        assert approach.params() == {"approach_name": "one-bit", "onebit_magnitude": approach.magnitude,
+                                     "onebit_half_gap": approach.half_gap}
+        assert approach.half_gap == pytest.approx((e - 1) / (2 * e + 2), rel=1e-15)
+        assert approach.probability(-1.0) == 0.5 - approach.half_gap  # the browser's double (one_bit.mjs)
         assert approach.default_prior_share() == 0.1
     else:
         assert approach.sensitivity == (2.0 * M if number == 1 else 2.0)
         assert approach.laplace_scale == approach.sensitivity / EPSILON
         assert approach.noise_variance == noise.discrete_laplace_variance(approach.laplace_scale)
-        assert approach.params() == {"laplace_scale": approach.laplace_scale, "grid": noise.GRID}
+        assert approach.params() == {"approach_name": approach.name, "laplace_scale": approach.laplace_scale,
+                                     "grid": noise.GRID}
         assert approach.default_prior_share() == (0.1 if number == 1 else 1 / (2 * M + 1))
 
 

@@ -58,9 +58,11 @@ CASES = [
                                     "ldp.encoding", "oue"), "ldp.epsilon", 90.0), False),
     ("ldp.epsilon", changed(changed(GAUSSIAN, "validation.share", 0), "ldp.epsilon", 20.0), True),
     ("ldp.encoding", changed(LDP, "ldp.encoding", "rappor"), True),
-    ("ldp.threshold", changed(changed(LDP, "ldp.encoding", "the"), "ldp.threshold", 1.5), True),
-    ("ldp.threshold", changed(changed(LDP, "ldp.encoding", "the"), "ldp.threshold", -0.1), True),
-    ("ldp.threshold", changed(changed(LDP, "ldp.encoding", "the"), "ldp.threshold", "half"), True),
+    ("ldp.parameters", changed(changed(LDP, "ldp.encoding", "the"), "ldp.parameters.threshold", 1.5), True),
+    ("ldp.parameters", changed(changed(LDP, "ldp.encoding", "the"), "ldp.parameters.threshold", -0.1), True),
+    ("ldp.parameters", changed(changed(LDP, "ldp.encoding", "the"), "ldp.parameters.threshold", "half"), True),
+    ("ldp.parameters", changed(changed(LDP, "ldp.encoding", "the"), "ldp.parameters.threshold", True), True),
+    ("ldp.parameters", changed(changed(LDP, "ldp.encoding", "the"), "ldp.parameters", [0.25]), True),
     ("ldp.strategy", changed(LDP, "ldp.strategy", "both"), True),
     ("ldp.postprocess", changed(LDP, "ldp.postprocess", "clip"), True),
     ("mrr.theta", changed(MRR, "mrr.theta", 0), True),
@@ -115,7 +117,7 @@ def test_browser_bound_is_stated_and_the_bound_itself_passes():
 
 
 def test_every_listed_field_has_a_case():
-    fields = {"mode", "class", "features", "ldp.epsilon", "ldp.encoding", "ldp.threshold", "ldp.strategy",
+    fields = {"mode", "class", "features", "ldp.epsilon", "ldp.encoding", "ldp.parameters", "ldp.strategy",
               "ldp.postprocess", "mrr.theta", "mrr.groups", "mrr.personal", "mrr.postprocess", "numeric.handling",
               "numeric.bins", "numeric.approach", "projection", "validation.share"}
     assert {case[0] for case in CASES} == fields
@@ -130,9 +132,15 @@ def test_check_settings_needs_no_questions(config):
 @pytest.mark.parametrize("threshold", [0.0, 0.25, 1.0, None])
 def test_the_threshold_is_the_closed_unit_interval(threshold):
     """THE's threshold t ∈ [0, 1] (the engine's rule; ``oracles.histogram`` formulas hold there)."""
-    protocol = build(changed(changed(LDP, "ldp.encoding", "the"), "ldp.threshold", threshold))
+    protocol = build(changed(changed(LDP, "ldp.encoding", "the"), "ldp.parameters.threshold", threshold))
     if threshold is not None:
         assert all(fo.threshold == threshold for fo in protocol.nb.oracles)
+
+
+def test_another_encodings_parameters_are_left_out():
+    """A parameter of another encoding (THE's t kept after switching to OUE) is ignored, not an error."""
+    protocol = build(changed(changed(LDP, "ldp.encoding", "oue"), "ldp.parameters.threshold", 0.25))
+    assert {fo.name for fo in protocol.nb.oracles} == {"oue"}
 
 
 def test_mrr_validation_share_with_one_group_or_none_passes():

@@ -1,6 +1,8 @@
 """Scale-out: two worker processes fold disjoint shards of one survey in parallel; merged, their partial statistics
-equal a fold from scratch (slow: real processes)."""
+equal a fold from scratch; two web processes and two workers on one database keep the counts exact (slow: real
+processes)."""
 import re
+import time
 
 import pytest
 from celery import group
@@ -53,3 +55,55 @@ def test_two_workers_fold_shards_in_parallel_and_the_merge_is_exact(database_url
     assert stored(survey) == from_scratch(survey) and not PartialStatistics.objects.exists()
     versions = ModelVersion.objects.filter(survey=survey).order_by("version")
     assert list(versions.values_list("report_count", flat=True)) == [first, stored(survey)["report_count"]]
+
+
+def test_two_web_processes_and_two_workers_on_one_database_keep_the_counts_exact(database_url, redis_url,
+                                                                                   start_worker, processes, tmp_path):
+    """The scale-out of docs/operations.md in small: two gunicorn processes (as two web containers) take report POSTs
+    while two Celery workers drain the same survey's inbox over and over (every fold racing the inserts, each worker
+    taking whichever task comes), all on one PostgreSQL. Then every 201 is one stored report, and the statistics are
+    exactly a fold from scratch of what is stored: nothing lost, doubled or folded twice."""
+    import json
+    import threading
+
+    import numpy as np
+
+    from survey_app.protocol import get_protocol
+
+    from .processes import Gunicorn, post_json, process_env
+
+    survey = make_survey(validation_share=0.0)
+    add_respondents(survey, 200)
+    webs = []
+    for name in ("web1", "web2"):
+        web = Gunicorn(process_env(database_url, redis_url), tmp_path / f"{name}.log", workers=1, threads=4)
+        processes.append(web)
+        webs.append(web.start(f"/api/surveys/{survey.slug}/protocol/"))
+    workers = [start_worker(name, database_url, redis_url) for name in ("w1", "w2")]
+    protocol, rng = get_protocol(survey), np.random.default_rng(3)
+    bodies = [json.dumps({"report": protocol.encode(np.array([[i % 3, 30.0 + i % 50]]), np.array([i % 2]), rng)[0]})
+              .encode() for i in range(400)]
+    statuses: list[int] = []
+
+    def client(k: int):
+        for i in range(k, len(bodies), 4):  # clients 0, 2 post to web1, clients 1, 3 to web2
+            statuses.append(post_json(f"{webs[k % 2].url}/api/surveys/{survey.slug}/reports/", bodies[i]))
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(4)]
+    with celery_client(redis_url) as app:
+        for thread in threads:
+            thread.start()
+        folds = []
+        while any(thread.is_alive() for thread in threads):
+            folds.append(app.send_task(tasks.fold_survey.name, args=[survey.id]))
+            time.sleep(0.2)
+        for thread in threads:
+            thread.join()
+        for fold in folds:
+            fold.get(timeout=120)
+        app.send_task(tasks.fold_survey.name, args=[survey.id]).get(timeout=120)
+    assert statuses == [201] * len(bodies)
+    assert all(re.search(r"Task aggregator\.tasks\.fold_survey\[[^]]+\] succeeded", w.log()) for w in workers)
+    scratch = from_scratch(survey)
+    assert scratch["report_count"] == 200 + len(bodies)  # stored: the seeded and every 201, once
+    assert stored(survey) == scratch  # folded: each exactly once, the inbox drained

@@ -60,7 +60,7 @@ def configs() -> dict[str, dict]:
                 "ldp": {"epsilon": 2.0, "encoding": encoding, "strategy": strategy},
             }
     out["ldp-the-seed-threshold"] = {**out["ldp-the-one-report"],
-                                     "ldp": {"epsilon": 1.0, "encoding": "the", "threshold": 0.25}}
+                                     "ldp": {"epsilon": 1.0, "encoding": "the", "parameters": {"threshold": 0.25}}}
     for approach in (1, 2, 3):
         out[f"gaussian-approach-{approach}"] = {
             "mode": "ldp", "class": CLASS, "features": NUMERIC,

@@ -227,3 +227,14 @@ test("MRR with θ = 1: the summary says the true record is sent, never that nobo
   const mixed = { ...two, mrr: { ...two.mrr, thetas: [0.5, 1] } };
   assert.match(summarize({ answers: [0, 0, 0, 0] }, mixed, display(mixed)), /a group sent true with probability 100 % is always your true answers/);
 });
+
+test("MRR with θ = 1: the page's figure, overview and review say nothing is randomized, never that nobody can tell", () => {
+  const { protocol } = vectors["mrr-one-group"];
+  const p = { ...protocol, mrr: { ...protocol.mrr, thetas: [1] } };
+  const words = mrr.describe(p, { epsilon_per_respondent: "Infinity" }, display(p));
+  assert.match(words.figure, /^No privacy: with this survey's setting \(θ = 1\) your browser sends your true answers as they are/);
+  const all = [words.figure, ...words.overview, ...words.review({ report: { answers: [0, 0, 0, 0] } })].join(" ");
+  assert.match(all, /anyone who reads it learns them/);
+  assert.doesNotMatch(all, /can tell which|randomizes|stand-in answer is|biased coin/);
+  assert.doesNotMatch(all, /Q-[a-z]+__/);  // questions by their texts
+});

@@ -30,7 +30,7 @@ from aggregator import services
 from aggregator.management.commands.simulate import read_tokens
 from aggregator.privacy import blind_rsa
 from survey_app.models import Survey
-from tests.factories import after_midnight
+from tests.factories import after_midnight, informative_mushroom
 
 from . import linkage
 
@@ -56,8 +56,8 @@ def _sent(path: Path) -> list[dict]:
 
 
 def _run(live_server, tmp_path, slug: str, access: str, mode_args: list[str]):
-    call_command("create_survey", str(MUSHROOM), "--slug", slug, *mode_args, "--open", "--access", access,
-                 "--class-column", "class")
+    call_command("create_survey", str(informative_mushroom(tmp_path)), "--slug", slug, *mode_args, "--open",
+                 "--access", access, "--class-column", "class")
     survey = Survey.objects.get(slug=slug)
     Survey.objects.filter(pk=survey.pk).update(validation_share=0)
     tokens_file = tmp_path / f"{slug}-tokens.csv"

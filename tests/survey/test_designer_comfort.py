@@ -271,15 +271,16 @@ def test_readable_texts():
         ["Capital gain", "Education num", "Bruises?", "RI", "Sepal Length", "Odd name"]
 
 
-def test_simulated_respondents_answer_prefer_not_to_say_for_missing_cells(datasets_dir):
+def test_simulated_respondents_answer_prefer_not_to_say_for_missing_cells(datasets_dir, tmp_path):
     """``manage.py simulate`` (the demo, the load tests) finds each column of an imported survey and sends a missing
     cell as "Prefer not to say"."""
     import numpy as np
     from django.core.management import call_command
 
     from aggregator.management.commands.simulate import records_from_csv
+    from tests.factories import informative_mushroom
 
-    call_command("create_survey", str(datasets_dir / "mushroom.csv"), "--slug", "mushroom", "--mode", "mrr")
+    call_command("create_survey", str(informative_mushroom(tmp_path)), "--slug", "mushroom", "--mode", "mrr")
     survey = Survey.objects.get(slug="mushroom")
     root = survey.questions.get(name="stalk-root")
     assert root.text == "Stalk root" and root.labels()[-1] == PREFER_NOT_TO_SAY
@@ -292,7 +293,8 @@ def test_simulated_respondents_answer_prefer_not_to_say_for_missing_cells(datase
 
 def test_settings_are_labelled_with_their_symbols_and_the_app_with_a_plain_name(admin_client):
     html = admin_client.get("/admin/survey_app/survey/add/").content.decode()
-    assert ">θ (MRR):</label>" in html and ">ε (LDP):</label>" in html and ">THE threshold t:</label>" in html
+    assert ">θ (MRR):</label>" in html and ">ε (LDP):</label>" in html and ">Encoding parameters:</label>" in html
+    assert '{"threshold": …} — THE threshold t' in html  # each encoding's own parameters, from its class
     assert ">The threshold:</label>" not in html and "Survey_App" not in html
     assert "Survey_App" not in admin_client.get("/admin/").content.decode()
 

@@ -1,28 +1,14 @@
 """The management API (``/api/manage/``): token-authenticated staff create, edit, open, close and clone the surveys
 they design and generate invitations; the models' and the engine's rules apply as in the admin."""
 import pytest
-from django.contrib.auth.models import Permission, User
-from rest_framework.authtoken.models import Token
+from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from survey_app.models import InvitationToken, Survey
 from tests.factories import add_reports, make_survey
+from tests.manage_support import COMMUTE, designer
 
 pytestmark = pytest.mark.django_db
-
-COMMUTE = {"slug": "commute", "title": "Getting to work", "mode": "ldp", "epsilon": 1.0, "encoding": "oue",
-           "questions": [{"name": "mode", "text": "How do you get to work?", "kind": "categorical",
-                          "choices": ["Walk", "Bike", "Bus or train", "Car"]},
-                         {"name": "late", "text": "Were you late this week?", "kind": "binary", "is_class": True}]}
-
-
-def designer(name="alice", perms=("add", "change", "view")) -> APIClient:
-    user = User.objects.create_user(name, is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(codename__in=[f"{p}_survey" for p in perms]))
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
-
 
 def test_a_designer_creates_opens_and_closes_a_survey():
     api = designer()

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.django_db
         (dict(mode="ldp", epsilon=0.0), "epsilon"),
         (dict(mode="ldp", epsilon=-1.0), "epsilon"),
         (dict(mode="ldp", epsilon=float("inf")), "epsilon"),
-        (dict(encoding="the", the_threshold=1.5), "the_threshold"),
+        (dict(encoding="the", encoding_parameters={"threshold": 1.5}), "encoding_parameters"),
+        (dict(encoding="the", encoding_parameters={"t": 0.5}), "encoding_parameters"),
         (dict(projection="pca", projection_components=2), "reference_sample"),
     ],
 )
@@ -32,7 +33,8 @@ def test_invalid_privacy_settings_name_the_field(kwargs, field):
 
 def test_valid_settings_pass():
     Survey(title="t", slug="t", mode="mrr", theta=1.0).full_clean()
-    Survey(title="t", slug="u", mode="ldp", epsilon=0.5, encoding="the", the_threshold=0.25).full_clean()
+    Survey(title="t", slug="u", mode="ldp", epsilon=0.5, encoding="the",
+           encoding_parameters={"threshold": 0.25}).full_clean()
 
 
 def test_numeric_question_needs_ordered_bounds():

@@ -226,7 +226,7 @@ def test_the_view_answers_every_outcome():
     codes = {result: api.REFUSALS[result]().status_code for result in refusals}
     assert codes == {Result.NOT_FOUND: 404, Result.CLOSED: 410, Result.TOKEN_UNKNOWN: 403, Result.TOKEN_USED: 409,
                      Result.CREDENTIAL_MISSING: 403, Result.CREDENTIAL_USED: 409, Result.NO_INVITATIONS: 404,
-                     Result.STALE_VERSION: 409}
+                     Result.STALE_VERSION: 409, Result.STALE_PROTOCOL: 409}
     survey = make_survey(access="tokens")
     token = generate_tokens(survey, 1)[0].token
     client, url = APIClient(), f"/api/surveys/{survey.slug}/reports/"

@@ -33,7 +33,7 @@ def a_projection() -> dict:
     ({**LDP, "epsilon": None}, "ldp.epsilon", "epsilon", "LDP needs ε."),
     ({**LDP, "epsilon": float("inf")}, "ldp.epsilon", "epsilon", "ε must be a number > 0."),
     ({**LDP, "encoding": "xyz"}, "ldp.encoding", "encoding", "Unknown frequency oracle"),
-    ({**LDP, "encoding": "the", "the_threshold": 1.5}, "ldp.threshold", "the_threshold",
+    ({**LDP, "encoding": "the", "encoding_parameters": {"threshold": 1.5}}, "ldp.parameters", "encoding_parameters",
      "The threshold t of THE must lie in [0, 1]."),
     ({**LDP, "strategy": "all"}, "ldp.strategy", "strategy", "The strategy must be one of"),
     ({**LDP, "postprocess": "clip"}, "ldp.postprocess", "postprocess", "The post-processing method must be one of"),
@@ -71,8 +71,9 @@ def test_mrr_groups_with_a_validation_share_land_on_the_share():
 def test_the_threshold_range_is_the_engines_closed_interval():
     """THE's t ∈ [0, 1] (the engine's rule; the form used to refuse 0 and 1)."""
     for t in (0.0, 0.25, 1.0):
-        Survey(title="t", slug="t", encoding="the", the_threshold=t, **LDP).clean()
-    assert list(errors_of(Survey(title="t", slug="t", encoding="the", the_threshold=-0.1, **LDP))) == ["the_threshold"]
+        Survey(title="t", slug="t", encoding="the", encoding_parameters={"threshold": t}, **LDP).clean()
+    assert list(errors_of(Survey(title="t", slug="t", encoding="the", encoding_parameters={"threshold": -0.1},
+                                 **LDP))) == ["encoding_parameters"]
 
 
 @pytest.mark.parametrize("path", sorted(CONFIG_FIELDS))

@@ -20,7 +20,7 @@ from aggregator.lab.datasets import DATASETS_DIR, MULTI_SEPARATOR, load_table, r
 from aggregator.models import ModelVersion
 from aggregator.services import latest_version, retrain
 from survey_app.models import PendingReport, Question, Survey
-from survey_app.services import create_survey_from_table
+from survey_app.services import create_survey_from_table, open_survey
 
 #: Titles in plain words (respondents read them; issue 12 item 6): the settings are on the survey's dashboard page.
 #: A demo survey that already exists keeps its title (the command only creates what is missing).
@@ -32,6 +32,11 @@ DEMOS = (
 )
 #: The demos validate with a larger share than the default 10 %, so their accuracy intervals are narrow early on.
 DEMO_VALIDATION_SHARE = 0.2
+
+#: Columns of the mushroom data the demos leave out: veil-type has one value (every mushroom's veil is "partial"), and a
+#: question with one possible answer carries no information — the import refuses it
+#: (``survey_app.models.SINGLE_ANSWER_COLUMN``), and its PSE of 0 would stand for the whole survey.
+LEFT_OUT = ("veil-type",)
 
 #: The demo that shows every question type (issue 12 item 4): four yes/no columns of the mushroom data become one
 #: select-all question (a cell lists what applies: ``aggregator.lab.datasets.MULTI_SEPARATOR``), the number of rings
@@ -53,8 +58,8 @@ DESCRIPTION = ("Describe a mushroom you have found — or make one up. On the la
 
 
 def mushroom_frame():
-    """The mushroom table as the demo uses it: ``REPAIRS`` applied."""
-    return read_csv(DATASETS_DIR / "mushroom.csv").replace(REPAIRS)
+    """The mushroom table as the demo uses it: ``REPAIRS`` applied, the ``LEFT_OUT`` columns left out."""
+    return read_csv(DATASETS_DIR / "mushroom.csv").replace(REPAIRS).drop(columns=list(LEFT_OUT))
 
 
 def question_types_frame(frame):
@@ -112,8 +117,8 @@ class Command(BaseCommand):
                     name_the_types(survey)
                 survey.validation_share = DEMO_VALIDATION_SHARE
                 survey.description = DESCRIPTION
-                survey.status = Survey.Status.OPEN
-                survey.save()
+                survey.save(update_fields=["validation_share", "description"])
+                open_survey(survey)
             add_german(survey)  # the survey's texts in German too (aggregator/demo_texts.py)
             if not survey.has_reports():
                 # A simulated history of two days (models include whole days only: docs/threat-model.md): the day

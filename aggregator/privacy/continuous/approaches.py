@@ -19,6 +19,8 @@ import math
 import numpy as np
 
 from .. import noise
+from ..browser_arithmetic import duchi_half_gap, grid_laplace_unmatched_mass, realized_duchi_epsilon
+from ..describe import Description
 from ..oracles.wire import check_grid_values, grid_numbers_schema, integer_schema, is_int, is_number, tuple_schema
 
 __all__ = ["VectorApproach", "AllVectors", "OneBit", "OneVector", "APPROACH_CLASSES", "approach_class", "get_approach"]
@@ -30,6 +32,14 @@ class VectorApproach:
     """One approach for m numeric attributes, k classes and budget ε (each report is ε-LDP)."""
 
     number: int
+    #: The browser module's key (``static/js/approaches/index.mjs``), published as ``approach_name``.
+    name: str
+    #: The survey form's choice text (``Survey.gaussian_approach``).
+    title: str
+    #: Its glossary entry and planner label (``privacy.describe``).
+    description: Description
+    #: The browser noise whose ε bound applies (``browser_arithmetic.max_supported_epsilon``): "laplace" or "duchi".
+    browser_noise: str = "laplace"
 
     def __init__(self, m: int, k: int, epsilon: float):
         self.m, self.k, self.epsilon = int(m), int(k), float(epsilon)
@@ -55,6 +65,20 @@ class VectorApproach:
     def noise_variance(self) -> float:
         """Variance of the noise on one component (rounding excluded): the discrete Laplace's, ≈ 2b²."""
         return noise.discrete_laplace_variance(self.laplace_scale)
+
+    @property
+    def noised_components(self) -> int:
+        """How many components of one report carry grid Laplace noise."""
+        return 0
+
+    def realized_epsilon(self) -> float:
+        """ε of one report as the browser realizes it (``browser_arithmetic``): grid Laplace from bounded draws has
+        outputs only one answer can give, so ∞, with ``unmatched_mass`` beside it."""
+        return math.inf
+
+    def unmatched_mass(self) -> float:
+        """The probability, per report, of the outputs only one answer can give (0: none)."""
+        return self.noised_components * grid_laplace_unmatched_mass(self.laplace_scale, noise.GRID, shift=2.0)
 
     def _laplace(self, V: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Randomized rounding to the grid, then discrete Laplace of scale Δ/ε."""
@@ -87,14 +111,23 @@ class VectorApproach:
         raise NotImplementedError
 
     def params(self) -> dict:
-        """This approach's part of the browser's parameters."""
-        return {"laplace_scale": self.laplace_scale, "grid": noise.GRID}
+        """This approach's part of the browser's parameters: its module's name and what it draws with."""
+        return {"approach_name": self.name, "laplace_scale": self.laplace_scale, "grid": noise.GRID}
 
 
 class AllVectors(VectorApproach):
     """Approach 1: all m class-hiding vectors, each component + grid Lap(2m/ε)."""
 
     number = 1
+    name = "all-vectors"
+
+    @property
+    def noised_components(self) -> int:
+        return self.m * self.k
+    title = "Approach 1 — every answer with Laplace noise 2m/ε"
+    description = Description(
+        "gaussian-1", title, "The whole table, with Laplace noise on every entry.", "", "SPEC §5b",
+        "Numbers kept as numbers: all of them with noise (Gaussian approach 1)")
 
     @property
     def sensitivity(self) -> float:
@@ -159,6 +192,19 @@ class OneBit(_IndexedApproach):
     """Approach 2: one uniformly drawn entry j of the D = m·k entries, one bit u ~ Bernoulli(P[u = 1 | V_j])."""
 
     number = 2
+    name = "one-bit"
+    title = "Approach 2 — one bit (Duchi et al.)"
+    description = Description(
+        "gaussian-2", title, "A single random +1 or −1 about one entry of the table.", "", "SPEC §5b",
+        "Numbers kept as numbers: one random +1 or −1 (Gaussian approach 2)")
+    browser_noise = "duchi"
+
+    def realized_epsilon(self) -> float:
+        """The Duchi bit's exact ε: finite."""
+        return realized_duchi_epsilon(self.epsilon)
+
+    def unmatched_mass(self) -> float:
+        return 0.0
 
     @property
     def magnitude(self) -> float:
@@ -166,10 +212,15 @@ class OneBit(_IndexedApproach):
         e = math.exp(self.epsilon)
         return self.m * self.k * (e + 1) / (e - 1)
 
+    @property
+    def half_gap(self) -> float:
+        """h = (e^ε−1)/(2e^ε + 2): P[u = 1] = 1/2 + v·h (published; the browser computes the same double)."""
+        return duchi_half_gap(self.epsilon)
+
     def probability(self, v) -> np.ndarray:
-        """P[u = 1] = (v(e^ε−1) + e^ε + 1)/(2e^ε + 2) for entries v ∈ [−1, 1]."""
-        e = math.exp(self.epsilon)
-        return (np.asarray(v, dtype=np.float64) * (e - 1) + e + 1) / (2 * e + 2)
+        """P[u = 1] = (v(e^ε−1) + e^ε + 1)/(2e^ε + 2) = 1/2 + v·h for entries v ∈ [−1, 1], as the browser computes
+        it (``browser_arithmetic.duchi_probability``)."""
+        return 0.5 + np.asarray(v, dtype=np.float64) * self.half_gap
 
     def randomize(self, z, y, rng):
         n = z.shape[0]
@@ -211,13 +262,22 @@ class OneBit(_IndexedApproach):
         return tuple_schema([integer_schema(0, self.m * self.k - 1), {"enum": [-1, 1]}])
 
     def params(self) -> dict:
-        return {"onebit_magnitude": self.magnitude}
+        return {"approach_name": self.name, "onebit_magnitude": self.magnitude, "onebit_half_gap": self.half_gap}
 
 
 class OneVector(_IndexedApproach):
     """Approach 3: one uniformly drawn attribute's class-hiding vector, each component + grid Lap(2/ε)."""
 
     number = 3
+    name = "one-vector"
+
+    @property
+    def noised_components(self) -> int:
+        return self.k
+    title = "Approach 3 — one answer with Laplace noise 2/ε"
+    description = Description(
+        "gaussian-3", title, "One number's row, picked at random, with Laplace noise.", "", "SPEC §5b",
+        "Numbers kept as numbers: one of them with noise (Gaussian approach 3)")
 
     def default_prior_share(self) -> float:
         """1/(2m + 1): uniform over the prior and the 2m (attribute, moment) inputs."""

@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Iterator
 
 import numpy as np
 
+from ..describe import Description, Parameter
 from ..stats import Counts
 
 #: Rows per block when support matrices are built.
@@ -69,6 +70,16 @@ class FrequencyOracle(ABC):
     label: ClassVar[str] = ""
     #: The survey form's text for choosing it (``Survey.encoding``), e.g. "OUE — optimized unary encoding".
     title: ClassVar[str] = ""
+    #: The glossary's, planner's and model card's plain words (``privacy.describe``).
+    description: ClassVar[Description | None] = None
+    #: Extra settings beyond ε (a survey's ``ldp.parameters``), passed to ``__init__`` by keyword.
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+    #: Whether the adaptive choice (``oracles.adaptive``) considers it, and its place when variances tie (smaller
+    #: first: the smaller report); ``None``: never chosen.
+    adaptive_rank: ClassVar[int | None] = None
+    #: The oracle whose client half sends the same reports for the same ε and d (THE: SHE's noisy one-hot vector,
+    #: folded differently), so one perturbation serves both (the benchmarks); ``None`` for none.
+    same_reports_as: ClassVar[str | None] = None
 
     def __init__(self, epsilon: float, domain: int):
         epsilon = float(epsilon)
@@ -82,6 +93,21 @@ class FrequencyOracle(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(epsilon={self.epsilon:g}, domain={self.domain})"
+
+    @classmethod
+    def epsilon_bound_needs_domain(cls) -> bool:
+        """Whether ``max_supported_epsilon`` needs the domain (if not, a survey's ε is checked before it has
+        questions)."""
+        try:
+            cls.max_supported_epsilon(None)
+        except ValueError:
+            return True
+        return False
+
+    def channel(self) -> np.ndarray:
+        """The (reports × values) channel P(R = r | V = v) when a report is one value of the domain (for
+        ``privacy.ibu``); ``ValueError`` for protocols with a larger report space."""
+        raise ValueError(f"{self.name.upper()} has no small channel: its report is not one value of the domain")
 
     # -- client half ---------------------------------------------------------------------------
     @abstractmethod

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ..browser_arithmetic import MIN_PROBABILITY, log_ratio, realized_bernoulli
+from ..describe import Description
 from ..stats import Counts
 from .base import PureProtocol, check_values
 from .wire import check_list, integer_schema, is_int
@@ -38,6 +39,12 @@ class DirectEncoding(PureProtocol):
     name = "de"
     label = "direct encoding"
     title = "DE — direct encoding (k-ary randomized response)"
+    description = Description(
+        "de", "DE (direct encoding)",
+        "The answer itself is sent with probability p; otherwise one of the other possible values, picked at random.",
+        "Small reports; accurate when an answer has few possible values.", "SPEC §3",
+        "One disguised answer per person: the value itself, sometimes swapped (DE)")
+    adaptive_rank = 0
 
     @property
     def p(self) -> float:
@@ -46,6 +53,12 @@ class DirectEncoding(PureProtocol):
     @property
     def q(self) -> float:
         return 1.0 / (math.exp(self.epsilon) + self.domain - 1)
+
+    def channel(self) -> np.ndarray:
+        """The d×d channel: p on the diagonal, q elsewhere (SPEC §3)."""
+        channel = np.full((self.domain, self.domain), self.q, dtype=np.float64)
+        np.fill_diagonal(channel, self.p)
+        return channel
 
     def perturb(self, values, rng: np.random.Generator) -> np.ndarray:
         values = check_values(values, self.domain)

@@ -31,6 +31,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from .. import browser_arithmetic, noise
+from ..describe import Description, Parameter
 from ..stats import Counts
 from .base import FrequencyOracle, PureProtocol, check_values
 from .wire import check_grid_values, check_list, grid_numbers_schema, is_number
@@ -140,6 +141,11 @@ class SummationHistogram(_HistogramClient):
     name = "she"
     label = "summation with histogram encoding"
     title = "SHE — summation with histogram encoding"
+    description = Description(
+        "she", "SHE (summation with histogram encoding)",
+        "A list of numbers, one per possible value (1 for the answer, 0 for the others), each with Laplace noise "
+        "added; the survey sums the lists.", "", "SPEC §3",
+        "One disguised answer per person: a list of noisy numbers, summed (SHE)")
 
     def zero_stats(self) -> Counts:
         return Counts.zero(self.domain, dtype=np.float64)
@@ -226,6 +232,15 @@ class ThresholdingHistogram(_HistogramClient, PureProtocol):
     name = "the"
     label = "thresholding with histogram encoding, variance-optimal threshold"
     title = "THE — thresholding with histogram encoding"
+    description = Description(
+        "the", "THE (thresholding with histogram encoding)",
+        "The same noisy list as SHE, but the survey counts a value when its noisy number exceeds a threshold t.",
+        "By default t is the one that gives the least variance.", "SPEC §3",
+        "One disguised answer per person: a list of noisy numbers, thresholded (THE)")
+    same_reports_as = "she"
+    parameters = (Parameter("threshold", "THE threshold t",
+                            "THE only: threshold t. Empty: the variance-optimal t (the paper used 0.25).", 0.0, 1.0,
+                            "the threshold t of THE must lie in [0, 1]"),)
 
     def __init__(self, epsilon: float, domain: int, threshold: float | None = None):
         super().__init__(epsilon, domain)

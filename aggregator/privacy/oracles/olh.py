@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from ..describe import Description
 from ..stats import Counts
 from .base import PureProtocol, check_values
 from .de import max_rr_epsilon, realized_rr_epsilon
@@ -60,6 +61,13 @@ class OptimizedLocalHashing(PureProtocol):
     name = "olh"
     label = "optimized local hashing"
     title = "OLH — optimized local hashing"
+    description = Description(
+        "olh", "OLH (optimized local hashing)",
+        "The browser picks a random hash function that sorts the possible values into g buckets and sends the "
+        "answer's bucket with probability p (otherwise another bucket).",
+        "Small reports even when an answer has many possible values.", "SPEC §3",
+        "One disguised answer per person: a random hash bucket (OLH)", plan_default=True)
+    adaptive_rank = 1
 
     def __init__(self, epsilon: float, domain: int):
         super().__init__(epsilon, domain)

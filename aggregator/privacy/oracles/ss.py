@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import bits
 from ..browser_arithmetic import log_ratio, realized_bernoulli
+from ..describe import Description
 from .base import check_values
 from .de import max_rr_epsilon
 from .unary import UnaryEncoding
@@ -98,6 +99,13 @@ class SubsetSelection(UnaryEncoding):
     name = "ss"
     label = "subset selection"
     title = "SS — subset selection (ω-subset)"
+    description = Description(
+        "ss", "SS (subset selection)",
+        "The report is a random set of ω of the possible values that contains the true answer with probability p; "
+        "the rest of the set is picked at random.",
+        "With ω = 1 it is the same as DE. The size ω is chosen for the least variance.", "SPEC §3",
+        "One disguised answer per person: a random set holding the answer (SS)")
+    adaptive_rank = 2
 
     def __init__(self, epsilon: float, domain: int):
         super().__init__(epsilon, domain)

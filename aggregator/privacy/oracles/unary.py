@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import bits
 from ..browser_arithmetic import MIN_PROBABILITY, log_ratio, realized_bernoulli
+from ..describe import Description
 from ..stats import Counts
 from .base import PureProtocol, check_values
 from .wire import base64_schema, check_list
@@ -174,6 +175,11 @@ class SymmetricUnaryEncoding(UnaryEncoding):
     name = "sue"
     label = "symmetric unary encoding"
     title = "SUE — symmetric unary encoding (basic RAPPOR)"
+    description = Description(
+        "sue", "SUE (symmetric unary encoding)",
+        "A row of 0s and 1s, one per possible value: the answer's position is 1 with probability p and every other "
+        "is 1 with probability q = 1 − p.", "", "SPEC §3",
+        "One disguised answer per person: a row of 0s and 1s (SUE)")
 
     @classmethod
     def max_supported_epsilon(cls, domain: int | None = None) -> float:
@@ -194,6 +200,12 @@ class OptimizedUnaryEncoding(UnaryEncoding):
     name = "oue"
     label = "optimal unary encoding"
     title = "OUE — optimized unary encoding"
+    description = Description(
+        "oue", "OUE (optimized unary encoding)",
+        "Like SUE, but the answer's position is 1 with probability 1/2 and every other position with a smaller "
+        "probability q: more accurate than SUE at the same ε.", "", "SPEC §3",
+        "One disguised answer per person: a row of 0s and 1s, optimized (OUE)", plan_default=True)
+    adaptive_rank = 3
 
     @classmethod
     def max_supported_epsilon(cls, domain: int | None = None) -> float:

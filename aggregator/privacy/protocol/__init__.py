@@ -7,7 +7,8 @@ Configuration (JSON-able; ``survey_app.models.Survey.protocol_config()`` produce
      "class": {"kind": "categorical", "name": ..., "values": [...]},
      "features": [{"kind": "categorical", ...} | {"kind": "numeric", "name": ..., "low": ..., "high": ...}, ...],
      "numeric": {"handling": "discretize", "bins": 4} | {"handling": "gaussian", "approach": 1 | 2 | 3},
-     "ldp": {"epsilon": 1.0, "encoding": "oue", "threshold": null, "strategy": "one-report", "postprocess": "bayes"},
+     "ldp": {"epsilon": 1.0, "encoding": "oue", "parameters": {} | {"threshold": 0.25} (the encoding's own, e.g.
+             THE's), "strategy": "one-report", "postprocess": "bayes"},
      "mrr": {"theta": 0.7, "groups": [[names…], …] | null, "personal": {name: [P_Y…]},
              "personal_mode": {name: "simulated" | "real"}, "postprocess": "bayes"},
      "validation": {"share": 0.1}}
@@ -20,7 +21,8 @@ Numeric features are discretized into equal-width bins over their public bounds 
 that mixes categorical and numeric questions a ``MixedProtocol`` (``mixed``: Approach 3, one report per
 respondent). A protocol offers:
 
-* ``public()`` — everything the browser needs, nothing secret;
+* ``public()`` — everything the browser needs, nothing secret (its "mechanism": the browser module that randomizes,
+  the class's ``browser_module``);
 * ``encode(X, y, rng)`` — simulated respondents' reports in wire form (the client halves), for demos and tests;
 * ``parse(payloads)`` — wire reports → engine reports, ``ReportError`` naming the field on bad input;
   ``parse_one(payload)`` — one report as the API receives it, also refusing keys the wire format does not have
@@ -54,7 +56,7 @@ wire formats in ``oracles``, the Gaussian approaches in ``continuous.approaches`
 
 from __future__ import annotations
 
-from .base import VALIDATION_KEY, ReportError, SurveyProtocol
+from .base import SETTING_SYMBOLS, VALIDATION_KEY, ReportError, SurveyProtocol
 from .config import MAX_VALIDATION_SHARE, ConfigError, check_settings, mode, numeric_settings
 from .gaussian import GaussianProtocol
 from .ldp import LDPProtocol
@@ -62,7 +64,8 @@ from .mixed import MixedProtocol
 from .mrr import MRRProtocol
 
 __all__ = ["ReportError", "ConfigError", "SurveyProtocol", "MRRProtocol", "LDPProtocol", "GaussianProtocol",
-           "MixedProtocol", "build", "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY", "report_shapes"]
+           "MixedProtocol", "build", "check_settings", "MAX_VALIDATION_SHARE", "VALIDATION_KEY", "SETTING_SYMBOLS",
+           "report_shapes"]
 
 
 def report_shapes() -> dict[str, dict]:

@@ -3,6 +3,8 @@ the validation share's bookkeeping and client draws, ``ReportError``, and the ca
 instead of comparing mode strings (issue 10)."""
 from __future__ import annotations
 
+import hashlib
+import math
 from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
@@ -11,6 +13,7 @@ import numpy as np
 from ..browser_arithmetic import check_supported_epsilon
 from ..continuous.discretize import ewd_attribute, ewd_codes
 from ..continuous.projection import Projection
+from ..jsonable import browser_json
 from ..mrr import conditional_standard_error_bound
 from ..naive_bayes.model import NaiveBayesModel
 from ..oracles.base import FrequencyOracle
@@ -23,8 +26,14 @@ from .schemas import document, ldp_validation_inner, validation_shape
 __all__ = ["ReportError", "SurveyProtocol", "LDPValidation", "VALIDATION_KEY"]
 
 VALIDATION_KEY = "validation"
+#: The keys of adaptive allocation's day's assignment in the public protocol's "ldp": not part of its version.
+DAILY_KEYS = frozenset({"assignment", "assignment_cdf", "assignment_source"})
 #: Longest unexpected key echoed back in an error's field name.
 _FIELD_ECHO = 40
+
+
+#: How people write the settings that set a survey's privacy level (``SurveyProtocol.privacy_settings``).
+SETTING_SYMBOLS = {"theta": "θ", "epsilon": "ε"}
 
 
 class ReportError(ValueError):
@@ -138,6 +147,8 @@ class SurveyProtocol(ABC):
     #: The settings (keys of the mode's configuration section) that set the privacy level, the level first: MRR's
     #: ("theta",) (SPEC §2), LDP's ("epsilon", "encoding") (SPEC §3). Decided by the mode alone (``for_mode``).
     privacy_settings: tuple[str, ...]
+    #: The browser module that randomizes and words it (static/js/mechanisms.mjs), published as "mechanism".
+    browser_module: str
     #: True (MRR, SPEC §2): questions are randomized in groups; ``privacy()`` gives ε and PSE per group, and ε per
     #: respondent adds the groups' ε. False (LDP): one ε covers everything a respondent sends; no PSE.
     grouped_privacy: bool
@@ -304,6 +315,20 @@ class SurveyProtocol(ABC):
     def public(self) -> dict:
         """Everything the browser needs, nothing secret."""
 
+    @property
+    def version(self) -> str:
+        """The protocol version a report states: SHA-256 (hex) of ``public()`` as the browser writes it
+        (``jsonable.browser_json``) — the hash static/js/memo.mjs ``protocolVersion`` computes of the protocol it
+        runs (without adaptive allocation's ``DAILY_KEYS``). Computed once per protocol object."""
+        cached = self.__dict__.get("_version")
+        if cached is None:
+            public = self.public()
+            if self.publishes_assignment:  # the day's assignment changes daily; the randomization does not
+                public = {**public, "ldp": {k: v for k, v in public["ldp"].items() if k not in DAILY_KEYS}}
+            cached = hashlib.sha256(browser_json(public).encode("utf-8")).hexdigest()
+            self.__dict__["_version"] = cached
+        return cached
+
     def public_with(self, assignment=None) -> dict:
         """``public()`` with the day's published assignment of respondents to inputs (adaptive allocation only,
         ``LDPProtocol``); other protocols ignore it."""
@@ -344,6 +369,18 @@ class SurveyProtocol(ABC):
     @abstractmethod
     def privacy(self, prior_by_attribute: dict | None = None) -> dict:
         """ε per question and per respondent (and the mode's other figures)."""
+
+    def unprotected(self) -> list[str]:
+        """The questions (class included) these settings give no privacy: ε = ∞ against every reader in ``privacy()``
+        (``epsilon_per_question``; for MRR against someone who does not know the personal answers, the known-personal
+        figure being the second, documented one) — e.g. MRR with θ = 1, which sends the true record, or a declared
+        share of 0, whose answer is always true. The grid-Laplace edge (``epsilon_edge_mass``: outputs only one answer
+        gives, at most 2^-40 per report) is documented and not counted (docs/privacy-figures.md). A survey with any
+        such question may not open."""
+        figures = self.privacy()
+        if figures.get("epsilon_edge_mass") is not None:
+            return []
+        return [name for name, eps in figures["epsilon_per_question"].items() if math.isinf(float(eps))]
 
     def parse_one(self, payload) -> Any:
         """Check one wire report of either kind (training or validation) as the API receives it; ``ReportError``
@@ -432,6 +469,7 @@ class SurveyProtocol(ABC):
     def public_base(self) -> dict:
         return {
             "mode": self.mode,
+            "mechanism": self.browser_module,
             "validation": self.public_validation(),
             "class": self.class_attribute.to_dict(),
             "questions": [a.to_dict() for a in self.questions],

@@ -3,7 +3,7 @@ not need the questions and names the offending field; the protocol classes check
 questions, MRR groups and personal distributions, the projection's fit) with the same ``ConfigError``. The web app's
 ``Survey.clean`` calls ``check_settings`` and maps ``ConfigError.field`` onto its form fields.
 
-Fields are dotted configuration paths: "mode", "class", "features", "ldp.epsilon", "ldp.encoding", "ldp.threshold",
+Fields are dotted configuration paths: "mode", "class", "features", "ldp.epsilon", "ldp.encoding", "ldp.parameters",
 "ldp.strategy", "ldp.postprocess", "ldp.allocation", "mrr.theta", "mrr.groups", "mrr.personal", "mrr.postprocess",
 "numeric.handling", "numeric.bins", "numeric.approach", "projection", "validation.share".
 """
@@ -13,8 +13,9 @@ import math
 
 from .. import oracles
 from ..browser_arithmetic import check_supported_epsilon
-from ..continuous.approaches import APPROACH_CLASSES
+from ..continuous.approaches import APPROACH_CLASSES, approach_class
 from ..continuous.projection import Projection
+from ..describe import check_parameters
 from ..naive_bayes.ldp import STRATEGIES
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..postprocess import METHODS
@@ -116,19 +117,24 @@ def ldp_epsilon(config: dict) -> float:
     return epsilon
 
 
-def ldp_threshold(config: dict) -> float | None:
-    """THE's threshold t when the encoding is THE and one is given (else ``None``: the variance-optimal t); t must
-    lie in [0, 1], the range THE's p, q formulas hold for (``oracles.histogram``)."""
+def ldp_parameters(config: dict) -> dict[str, float]:
+    """The encoding's extra parameters (``ldp.parameters``, e.g. THE's threshold t), checked against the oracle's own
+    ``parameters`` (``privacy.describe.Parameter``); ``None`` values and another registered encoding's parameters
+    are left out (changing the encoding strands no setting), a name no encoding takes is an error. {} for none."""
     ldp = section(config, "ldp")
-    if ldp.get("encoding") != "the" or ldp.get("threshold") is None:
-        return None
+    values = ldp.get("parameters") or {}
+    if not isinstance(values, dict):
+        raise ConfigError("ldp.parameters", "the encoding's parameters must be an object: name → number")
     try:
-        threshold = float(ldp["threshold"])
-    except (TypeError, ValueError):
-        threshold = math.nan
-    if not 0.0 <= threshold <= 1.0:
-        raise ConfigError("ldp.threshold", "the threshold t of THE must lie in [0, 1]")
-    return threshold
+        oracle = oracles.lookup(ldp.get("encoding", "adaptive"))
+    except ValueError as exc:
+        raise ConfigError("ldp.encoding", str(exc)) from None
+    others = {p.name for name in oracles.names() for p in getattr(oracles.lookup(name), "parameters", ())}
+    others -= {p.name for p in getattr(oracle, "parameters", ())}
+    try:
+        return check_parameters(oracle, {k: v for k, v in values.items() if k not in others})
+    except ValueError as exc:
+        raise ConfigError("ldp.parameters", str(exc)) from None
 
 
 def mrr_theta(config: dict) -> float:
@@ -166,11 +172,12 @@ def _check_browser_bound(config: dict, epsilon: float, share: float) -> None:
     ldp = section(config, "ldp")
     handling, _, approach = numeric_settings(config)
     checks = [("binary-rr", " (the validation report)")] if share > 0 else []
+    encoding = str(ldp.get("encoding", "adaptive")).lower()
     if handling == "gaussian":
-        checks.append(("duchi" if approach == 2 else "laplace", f" (Gaussian Approach {approach})"))
-    elif ldp.get("strategy", "one-report") == "one-report" and str(ldp.get("encoding", "adaptive")).lower() in (
-            "oue", "sue", "olh", "she", "the"):
-        checks.append((str(ldp["encoding"]).lower(), ""))
+        checks.append((approach_class(approach).browser_noise, f" (Gaussian Approach {approach})"))
+    elif (ldp.get("strategy", "one-report") == "one-report"
+          and not oracles.lookup(encoding).epsilon_bound_needs_domain()):
+        checks.append((encoding, ""))
     for mechanism, where in checks:
         try:
             check_supported_epsilon(mechanism, epsilon)
@@ -185,7 +192,7 @@ def _check_ldp(config: dict, share: float = 0.0) -> None:
     if str(encoding).lower() not in oracles.names():
         raise ConfigError("ldp.encoding", f"unknown frequency oracle {encoding!r}; choose one of "
                                           f"{', '.join(oracles.names())}")
-    ldp_threshold(config)
+    ldp_parameters(config)
     if ldp.get("strategy", "one-report") not in STRATEGIES:
         raise ConfigError("ldp.strategy", f"the strategy must be one of {', '.join(STRATEGIES)}")
     _postprocess(ldp, "ldp.postprocess")
@@ -210,10 +217,10 @@ def _check_mrr(config: dict, share: float) -> None:
 def check_settings(config: dict) -> None:
     """Check every setting of ``config`` that does not need its questions; ``ConfigError`` naming the first bad
     field. Mode, numeric handling (bins, Gaussian approach), validation share, the projection's form (LDP only),
-    then LDP's ε (within what the browser can honour, as far as it is known without the questions), encoding, THE
-    threshold ∈ [0, 1], strategy and post-processing, or MRR's θ ∈ (0, 1], groups,
-    personal distributions, post-processing, and the one-group rule of its validation share (SPEC §2: accuracy on
-    randomized test records needs every question in one group)."""
+    then LDP's ε (within what the browser can honour, as far as it is known without the questions), encoding, the
+    encoding's parameters (each within its range, e.g. THE's t ∈ [0, 1]), strategy and post-processing, or MRR's
+    θ ∈ (0, 1], groups, personal distributions, post-processing, and the one-group rule of its validation share
+    (SPEC §2: accuracy on randomized test records needs every question in one group)."""
     survey_mode = mode(config)
     numeric_settings(config)
     share = validation_share(config)

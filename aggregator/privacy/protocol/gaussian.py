@@ -2,21 +2,20 @@
 publicly assigned group (class prior, means or squares)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .. import noise, oracles
-from ..browser_arithmetic import grid_laplace_unmatched_mass, realized_duchi_epsilon, realized_oracle_epsilon
-from ..continuous.approaches import APPROACH_CLASSES, AllVectors, OneBit
+from .. import oracles
+from ..browser_arithmetic import realized_oracle_epsilon
+from ..continuous.approaches import APPROACH_CLASSES
 from ..continuous.gaussian import GROUP_LABELS, MEAN, SQUARE, GaussianReports, GaussianStats, LDPGaussianNB
+from ..describe import Description
 from ..jsonable import json_safe
 from ..oracles.wire import from_wire, to_wire
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..schema import Numeric
 from ..validation import correct_oracle
 from .base import LDPValidation, ReportError, SurveyProtocol, as_model
-from .config import ConfigError, ldp_epsilon, numeric_settings, section
+from .config import ConfigError, ldp_epsilon, ldp_parameters, numeric_settings, section
 from .ldp import LDPProtocol
 from .schemas import any_of, any_oracle_wire, keyed_cases, loosen, obj
 
@@ -29,6 +28,15 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
     approach's wire format (``continuous.approaches``)."""
 
     mode = "ldp"
+    browser_module = "gaussian"
+    description = Description(
+        "gaussian", "Gaussian approaches 1, 2 and 3",
+        "Ways to keep numeric answers as numbers (the model learns a mean and a spread per class). Each browser sends "
+        "either its class answer, its numbers, or its numbers squared, chosen at random.",
+        "The numbers sit in a table with one column per class (the respondent's in the column of their class, zeros "
+        "elsewhere). Approach 1: the whole table, with Laplace noise on every entry. Approach 2: a single random +1 "
+        "or −1 about one entry of the table. Approach 3: one number's row, picked at random, with Laplace noise.",
+        "SPEC §5b")
     stats_type = GaussianStats
     privacy_settings = ("epsilon", "encoding")  # the encoding of the class prior's oracle
     grouped_privacy = False
@@ -42,14 +50,14 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
         ldp = section(config, "ldp")
         epsilon = ldp_epsilon(config)
         encoding = ldp.get("encoding", "adaptive")
-        prior_oracle = oracles.choose(epsilon, self.class_attribute.size) if encoding == "adaptive" else encoding
+        prior_oracle = oracles.get(encoding, epsilon=epsilon, domain=self.class_attribute.size,
+                                   **ldp_parameters(config))  # "adaptive": the instance of its choice
         self.gnb = self.mechanism = LDPGaussianNB(
             self.class_attribute, self.features, epsilon, approach=numeric_settings(config)[2],
             prior_oracle=prior_oracle, postprocess=ldp.get("postprocess", DEFAULT_POSTPROCESS),
         )
         fo = self.gnb.prior_oracle
-        self.check_browser_epsilon([(fo.name, fo.epsilon, fo.domain),
-                                    ("duchi" if self.gnb.approach == 2 else "laplace", epsilon, None)])
+        self.check_browser_epsilon([(fo.name, fo.epsilon, fo.domain), (self.gnb.vectors.browser_noise, epsilon, None)])
 
     def to_model_input(self, X) -> np.ndarray:
         return self.project(X)
@@ -147,14 +155,10 @@ class GaussianProtocol(LDPValidation, SurveyProtocol):
         ∞, with the probability of the outputs only one answer can give in ``epsilon_note``."""
         names = [self.class_attribute.name] + [a.name for a in self.features]
         vectors = self.gnb.vectors
-        figures = [realized_oracle_epsilon(self.gnb.prior_oracle.params())]
+        figures = [realized_oracle_epsilon(self.gnb.prior_oracle.params()), vectors.realized_epsilon()]
         note = None
-        if isinstance(vectors, OneBit):
-            figures.append(realized_duchi_epsilon(self.gnb.epsilon))
-        else:
-            figures.append(math.inf)
-            components = self.gnb.m * self.gnb.k if isinstance(vectors, AllVectors) else self.gnb.k
-            mass = components * grid_laplace_unmatched_mass(self.gnb.laplace_scale, noise.GRID, shift=2.0)
+        mass = vectors.unmatched_mass()
+        if mass > 0:
             note = (f"Approach {self.gnb.approach} adds Laplace noise that the browser computes with bounded draws: a "
                     "value at the very edge of the noise can only come from one answer, so no finite ε holds "
                     f"strictly; such outputs have probability at most about {mass:.1g} per report (with ideal noise: "

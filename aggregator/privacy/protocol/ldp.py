@@ -9,6 +9,7 @@ import numpy as np
 from .. import allocation
 from ..assignment import cdf, check_probabilities
 from ..browser_arithmetic import realized_oracle_epsilon
+from ..describe import Description
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
 from ..naive_bayes.fit import fit_nonprivate
@@ -25,7 +26,7 @@ from .base import (
     one_report_inputs,
     one_report_payloads,
 )
-from .config import ldp_allocation, ldp_epsilon, ldp_threshold, section
+from .config import ldp_allocation, ldp_epsilon, ldp_parameters, section
 from .schemas import INDEX, any_oracle_wire, array_of, keyed_cases, ldp_validation_inner, loosen, obj, validation_shape
 
 __all__ = ["LDPProtocol"]
@@ -39,6 +40,14 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
     """
 
     mode = "ldp"
+    browser_module = "ldp-nb"
+    title = "Local differential privacy (ε)"
+    description = Description(
+        "ldp", "LDP (local differential privacy)",
+        "A guarantee about each respondent's randomized report: whatever the true answers, any report is at most e^ε "
+        "times more likely under one set of answers than under another.",
+        "“Local” because the disguise happens on the respondent's device, before the survey receives anything. An "
+        "LDP survey uses one of the encodings below.", "SPEC §3–§4")
     stats_type = LDPNBStats
     privacy_settings = ("epsilon", "encoding")
     grouped_privacy = False
@@ -46,8 +55,7 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
     def __init__(self, config: dict):
         super().__init__(config)
         ldp = section(config, "ldp")
-        threshold = ldp_threshold(config)
-        params: dict[str, Any] = {} if threshold is None else {"threshold": threshold}
+        params: dict[str, Any] = ldp_parameters(config)
         self.nb = self.mechanism = LDPNaiveBayes(
             self.class_attribute,
             self.engine_features(),

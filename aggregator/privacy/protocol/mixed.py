@@ -39,7 +39,7 @@ from ..schema import Numeric
 from ..stats import Additive
 from ..validation import correct_oracle
 from .base import LDPValidation, ReportError, SurveyProtocol, as_model, one_report_inputs, one_report_payloads
-from .config import ConfigError, ldp_epsilon, ldp_threshold, numeric_settings, section
+from .config import ConfigError, ldp_epsilon, ldp_parameters, numeric_settings, section
 from .ldp import LDPProtocol
 from .schemas import INDEX, any_of, any_oracle_wire, keyed_cases, loosen, obj
 
@@ -83,6 +83,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
     """LDP Naive Bayes over categorical and numeric questions in one survey (module docstring)."""
 
     mode = "ldp"
+    browser_module = "mixed"
     stats_type = MixedStats
     privacy_settings = ("epsilon", "encoding")
     grouped_privacy = False
@@ -103,8 +104,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         if ldp.get("strategy", "one-report") != "one-report":
             raise ConfigError("ldp.strategy", "a survey mixing categorical and numeric questions sends one report "
                                               "per respondent")
-        threshold = ldp_threshold(config)
-        params: dict[str, Any] = {} if threshold is None else {"threshold": threshold}
+        params: dict[str, Any] = ldp_parameters(config)
         epsilon = ldp_epsilon(config)
         self.categorical = [i for i, a in enumerate(self.features) if not isinstance(a, Numeric)]
         self.numeric = [i for i, a in enumerate(self.features) if isinstance(a, Numeric)]
@@ -122,7 +122,7 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         total = 1 + p + 2 * q
         self.assignment = check_probabilities([1.0 / total] * (1 + p) + [q / total] * 2, p + 3, "assignment")
         self.check_browser_epsilon([(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles]
-                                   + [("laplace", epsilon, None)])
+                                   + [(self.gnb.vectors.browser_noise, epsilon, None)])
 
     @property
     def mean_input(self) -> int:

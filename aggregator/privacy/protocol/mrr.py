@@ -7,6 +7,7 @@ import numpy as np
 
 from ..browser_arithmetic import check_supported_personal
 from ..dependence import apply_floor
+from ..describe import Description
 from ..exact_epsilon import mrr_exact_epsilons
 from ..jsonable import json_safe
 from ..mrr import MRRScheme, MRRStats, independence_statistics, randomized_accuracy
@@ -27,6 +28,15 @@ class MRRProtocol(SurveyProtocol):
     respondent randomizes exactly like a training one and sends ``{"validation": {"answers": […]}}``."""
 
     mode = "mrr"
+    browser_module = "mrr"
+    title = "Unrelated-question randomized response (θ)"
+    description = Description(
+        "mrr", "MRR (randomized response with unrelated questions)",
+        "The browser flips a biased coin that only it sees: with probability θ it sends the respondent's true "
+        "answers, otherwise stand-in answers (drawn at random, or the answers to an unrelated question).",
+        "The record looks the same either way, so nobody can tell whether a given record is true. With several "
+        "question groups, each group has its own coin and its own θ.", "SPEC §2",
+        "Randomized response: each record sent true or replaced by stand-ins (choose θ)", plan_default=True)
     stats_type = MRRStats
     validation_type = RecordHistogram
     report_keys = validation_keys = frozenset({"answers"})

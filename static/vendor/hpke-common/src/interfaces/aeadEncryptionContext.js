@@ -1,0 +1,2 @@
+// The key usages for AEAD.
+export const AEAD_USAGES = ["encrypt", "decrypt"];

@@ -1,0 +1,6 @@
+import { NotSupportedError } from "../../../hpke-common/mod.js";
+export function emitNotSupported() {
+    return new Promise((_resolve, reject) => {
+        reject(new NotSupportedError("Not supported"));
+    });
+}
