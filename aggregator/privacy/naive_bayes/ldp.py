@@ -288,8 +288,8 @@ class LDPNaiveBayes:
         ``conditional_raw[i]`` ((n_i, k) Ê_{a,c} / Σ_h Ê_{h,c} before post-processing — a ratio, so only
         approximately unbiased; NaN, serialised as null, where the class's raw total Σ_h Ê_{h,c} ≤ 0),
         ``conditional_standard_errors[i]`` (of the published P̂(a | c)), ``reports_per_input``,
-        ``independence`` (per question the Wald statistic of class–answer independence and its df,
-        ``dependence.independence_statistic``).
+        ``independence`` (per question the Wald statistic of class–answer independence, its df, signal scale and
+        finite-n null mean, ``dependence.independence_statistic``).
 
         Under the default post-processing ("bayes") every column's prior is Dirichlet(κ·P̃(a)), centred on the
         answer's class-independent marginal, with one κ for the whole model from the pooled Wald statistics
