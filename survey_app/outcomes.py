@@ -19,12 +19,12 @@ class Result(enum.Enum):
     INVALID = "invalid"              # the report does not fit the protocol: ``Outcome.field`` names where
     TOKEN_UNKNOWN = "token_unknown"  # a redemption with a token the survey never issued
     TOKEN_USED = "token_used"
-    # Unlinkable invitations (survey_app/credentials.py, issue 11):
+    # Unlinkable invitations (survey_app/credentials.py):
     CREDENTIAL_MISSING = "credential_missing"  # a token survey's report without a credential
     CREDENTIAL_USED = "credential_used"        # the credential already added a report
     NO_INVITATIONS = "no_invitations"          # a redemption for an open-link survey
     SIGNED = "signed"                          # a redemption succeeded: the blind signature is in the answer
-    STALE_VERSION = "stale_version"            # a validation report of a version not evaluated today (issue 11)
+    STALE_VERSION = "stale_version"            # a validation report of a version not evaluated today
     STALE_PROTOCOL = "stale_protocol"          # a report randomized under another protocol than the survey's
 
 

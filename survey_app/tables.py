@@ -140,7 +140,7 @@ def load_table(
     Categorical labels are sorted (numerically when they parse as numbers), ``MISSING`` last when present; the class
     values are the labels that occur. Numeric attributes get the observed minimum and maximum as bounds.
 
-    Question types (issue 12 item 4): a column of ``multi`` is "select all that apply" — a cell lists the choices that
+    Question types: a column of ``multi`` is "select all that apply" — a cell lists the choices that
     apply, separated by ``separator`` (";"), an empty cell none — and becomes one no/yes attribute per choice,
     ``option_name(column, i)``, as a survey's select-all question becomes one no/yes feature per choice. A column of
     ``ordered`` (an ordered scale) keeps the values in the order given ({column: values}); a value outside it is an

@@ -6,6 +6,13 @@ Named variants: ``load_dataset("adult-median")`` is ``adult.csv`` with a preproc
 value of each attribute from the median point" (§5.1); ``midrange`` — split at the midpoint of its range
 ((min + max) / 2, i.e. 2 equal-width bins), the other reading of that sentence. The lab's default stays the plain file,
 whose numeric columns the discrete methods cut into 4 equal-width bins (``methods.DEFAULT_BINS``).
+
+Tables a package ships (``PACKAGE_TABLES``, keys ``sklearn-<name>``): scikit-learn's bundled sets, read
+from the files inside the installed package (``sklearn.datasets.load_*``, which never downloads): ``breast_cancer``
+(569 rows, 30 numeric, 2 classes), ``wine`` (178, 13 numeric, 3), ``iris`` (150, 4 numeric, 3), ``digits`` (1,797,
+64 numeric pixel intensities 0–16, 10 classes), ``digits17`` (the same pixels as categorical answers with 17 values),
+and ``diabetes`` (442 rows; its regression target cut at its quartiles into 4 classes; 9 numeric questions and sex as a
+categorical one: a mixed table).
 """
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ from pathlib import Path
 from typing import cast
 
 import numpy as np
+import pandas as pd
 
 from survey_app.tables import Table, load_table
 
@@ -21,7 +29,7 @@ from ..privacy.continuous.discretize import ewd_attribute, ewd_codes
 from ..privacy.schema import Categorical, Numeric
 
 __all__ = ["load_dataset", "discretize_table", "binarize_at_median", "binarize_at_midrange", "train_test_split",
-           "DATASETS_DIR", "VARIANTS"]
+           "DATASETS_DIR", "VARIANTS", "PACKAGE_TABLES", "package_table"]
 
 DATASETS_DIR = Path(__file__).resolve().parents[2] / "data" / "datasets"
 
@@ -66,12 +74,68 @@ def binarize_at_midrange(table: Table) -> Table:
 VARIANTS = {"median": binarize_at_median, "midrange": binarize_at_midrange}
 
 
+def _sklearn_frame(name: str) -> pd.DataFrame:
+    """One of scikit-learn's bundled classification sets as a frame of strings, the class last."""
+    from sklearn import datasets as bundled
+
+    data = getattr(bundled, f"load_{name}")()
+    features = [str(f) for f in data.feature_names]
+    df = pd.DataFrame(data.data, columns=features).astype(str)
+    df["class"] = [str(data.target_names[t]) for t in data.target]
+    return df
+
+
+def _sklearn_diabetes() -> pd.DataFrame:
+    """scikit-learn's diabetes (unscaled), the disease-progression target cut at its quartiles into 4 classes."""
+    from sklearn import datasets as bundled
+
+    data = bundled.load_diabetes(scaled=False)
+    df = pd.DataFrame(data.data, columns=list(data.feature_names)).astype(str)
+    df["sex"] = np.where(data.data[:, list(data.feature_names).index("sex")] == 1.0, "1", "2")
+    quartile = np.searchsorted(np.quantile(data.target, [0.25, 0.5, 0.75]), data.target, side="right")
+    df["class"] = [f"q{q + 1}" for q in quartile]
+    return df
+
+
+def _sklearn(name: str, categorical: bool = False):
+    def load() -> Table:
+        df = _sklearn_frame(name)
+        features = [c for c in df.columns if c != "class"]
+        if categorical:
+            df[features] = df[features].apply(lambda col: col.str.replace(r"\.0$", "", regex=True))
+        return load_table(df, numeric=[] if categorical else features)
+
+    return load
+
+
+#: Tables shipped inside installed packages, by key (module docstring); nothing is downloaded.
+PACKAGE_TABLES = {
+    "sklearn-breast_cancer": _sklearn("breast_cancer"),
+    "sklearn-wine": _sklearn("wine"),
+    "sklearn-iris": _sklearn("iris"),
+    "sklearn-digits": _sklearn("digits"),
+    "sklearn-digits17": _sklearn("digits", categorical=True),
+    "sklearn-diabetes": lambda: load_table(_sklearn_diabetes(),
+                                           numeric=["age", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"]),
+}
+
+
+def package_table(name: str) -> Table:
+    """A table of ``PACKAGE_TABLES`` by key."""
+    try:
+        return PACKAGE_TABLES[name]()
+    except KeyError:
+        raise FileNotFoundError(f"no package table {name!r}; choose one of {', '.join(PACKAGE_TABLES)}") from None
+
+
 def load_dataset(name: str, directory: Path = DATASETS_DIR) -> Table:
     """A bundled data set by key: ``name`` is a file of ``directory`` without ``.csv`` (``"adult"``), or such a name,
     a hyphen and a ``VARIANTS`` key (``"adult-median"``: ``adult.csv`` binarized at the medians)."""
     path = Path(directory) / f"{name}.csv"
     if path.exists():
         return load_table(path)
+    if name in PACKAGE_TABLES:
+        return package_table(name)
     base, _, variant = name.rpartition("-")
     if base and variant in VARIANTS and (Path(directory) / f"{base}.csv").exists():
         return VARIANTS[variant](load_table(Path(directory) / f"{base}.csv"))

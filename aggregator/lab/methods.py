@@ -308,8 +308,13 @@ for _name in oracles.names(sort=False):  # registration order: SPEC §3's table,
 # projection alone (Norm-Sub, the earlier default; "-normsub"); and THE at seed 000's threshold 0.25 instead
 # of the variance-optimal one.
 _POSTPROCESS_VARIANTS = (("neg1", "neg-to-one", "seed 000's post-processing (negative counts → 1)"),
-                         ("normsub", "norm-sub", "the simplex projection alone (Norm-Sub), no shrinkage"))
-for _encoding in ("de", "oue", "olh", "adaptive"):
+                         ("normsub", "norm-sub", "the simplex projection alone (Norm-Sub), no shrinkage"),
+                         ("postmean", "posterior-mean", "posterior means under the flat Dirichlet prior, no floor "
+                                                        "(the earlier default)"),
+                         ("marginal", "marginal-mean", "posterior means centred on the answer's marginal, no floor"),
+                         ("mle", "mle", "the closed-form MLE of k-RR frequencies (Pinzón et al.) where the input is "
+                                        "DE, Norm-Sub elsewhere"))
+for _encoding in ("de", "sue", "oue", "olh", "ss", "adaptive"):
     for _suffix, _postprocess, _label in _POSTPROCESS_VARIANTS:
         register(Method(f"{_encoding}-{_suffix}", f"{_encoding} with {_label}",
                         _survey(lambda epsilon, e=_encoding, pp=_postprocess: {
@@ -319,6 +324,31 @@ for _suffix, _postprocess, _label in _POSTPROCESS_VARIANTS:
     register(Method(f"mrr-{_suffix}", f"mrr with {_label}",
                     _survey(lambda theta, pp=_postprocess: {"mode": "mrr", "mrr": {"theta": theta, "postprocess": pp}}),
                     parameter="theta"))
+
+
+def _private_majority(config: Callable[[float], dict]):
+    """The private majority rule (SPEC §4): argmax P̂(c) of the model estimated from the same reports, for every
+    record."""
+
+    def fit(table: Table, value: float, rng: np.random.Generator) -> Predictor:
+        protocol = survey_protocol.build({
+            "class": table.class_attribute.to_dict(),
+            "features": [a.to_dict() for a in table.attributes],
+            **config(value),
+        })
+        model = protocol.estimate(protocol.fold(protocol.encode(table.X, table.y, rng)))
+        top = int(np.argmax(model.prior))
+        return lambda X: np.full(np.asarray(X).shape[0], top, dtype=np.int64)
+
+    return fit
+
+
+for _encoding in ("de", "sue", "oue", "olh", "ss", "adaptive"):
+    register(Method(f"{_encoding}-majority", f"the private majority rule of {_encoding}: the class its privately "
+                    "estimated prior ranks first, for every record (SPEC §4)", _private_majority(_ldp_nb(_encoding)),
+                    parameter="epsilon"))
+register(Method("mrr-majority", "the private majority rule of mrr (SPEC §4)", _private_majority(_mrr),
+                parameter="theta"))
 register(Method("the-0.25", "THE at seed 000's threshold 0.25", _survey(
     lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": "the", "parameters": {"threshold": 0.25}}}),
     parameter="epsilon"))
@@ -329,6 +359,12 @@ for _name, _approach, _label, _features in (
                             "their class-joint frequency oracles in the same one report (a mixed survey)", GAUSSIAN)):
     survey_method(_name, f"LDP Gaussian Naive Bayes, {_label} (SPEC §5b)", _gaussian(_approach), parameter="epsilon",
                   features=_features, mechanism=APPROACH_CLASSES[_approach])
+    register(Method(f"{_name}-majority", f"the private majority rule of {_name} (SPEC §4)",
+                    _private_majority(_gaussian(_approach)), parameter="epsilon", features=_features))
+    register(Method(f"{_name}-nofloor", f"{_name} without the floor (every question kept, as before the floor)",
+                    _survey(lambda epsilon, a=_approach: {**_gaussian(a)(epsilon), "ldp": {
+                        "epsilon": epsilon, "postprocess": "posterior-mean"}}), parameter="epsilon",
+                    features=_features))
 
 
 # -- adaptive allocation of respondents (privacy.allocation, docs/results/013-allocation.md) ---------------------------

@@ -22,10 +22,10 @@ import numpy as np
 
 from .assignment import assign, cdf, check_probabilities
 from .channel import check_theta
+from .dependence import independence_statistic, null_joint
 from .postprocess import DEFAULT, to_distribution
 from .schema import Categorical
-from .shrinkage import NAME as BAYES
-from .shrinkage import posterior_conditionals
+from .shrinkage import CENTRES, posterior_conditionals
 from .stats import Additive, array, arrays
 
 __all__ = [
@@ -319,10 +319,10 @@ class MRRScheme:
                 se = linear_fraction_se(n, p_ac, p_a, p_c[None, :], alpha, beta, 1.0 / (tg * th))
             joint_raw.append(raw)
             joint_se.append(se)
-            if postprocess == BAYES:
+            if postprocess in CENTRES:
                 same = self.group_of[i] == self.group_of[ci]
                 variances = _perturbation_variances(n, raw, se, (p_ac, theta_c) if same else None)
-                conditionals.append(posterior_conditionals(raw, variances, prior))
+                conditionals.append(posterior_conditionals(raw, variances, prior, centre=CENTRES[postprocess]))
             else:
                 conditionals.append(conditional_distributions(raw * n, postprocess))
         return MRREstimate(
@@ -336,6 +336,31 @@ class MRRScheme:
             joint_raw=tuple(joint_raw),
             joint_se=tuple(joint_se),
         )
+
+
+def independence_statistics(scheme: "MRRScheme", stats: MRRStats, est: MRREstimate) -> tuple[list, list]:
+    """Per feature the Wald statistic of class–answer independence and its df (``dependence``; SPEC §2).
+
+    A feature in the class's group: P̂(a ∧ c) is linear in the multinomial fractions P*(a ∧ c), so its covariance
+    is (diag(P*) − P*·P*ᵀ)/(nθ²), evaluated under independence (P* = θ·P̂(a)P̂(c) + (1 − θ)·P_Y(a)P_Y(c)), and the
+    prior is the joint's own column sums. Another group: the published standard errors, taken as independent
+    (an approximation), against the class margin's prior and its standard errors."""
+    ci = scheme.class_index
+    statistics, dfs = [], []
+    for j, i in enumerate(scheme.feature_indices):
+        raw = est.joint_raw[j]
+        if scheme.group_of[i] == scheme.group_of[ci]:
+            theta = scheme.theta_of(ci)
+            pstar = (theta * null_joint(raw, est.prior_raw)
+                     + (1 - theta) * np.outer(scheme.personal[i], scheme.personal[ci])).ravel()
+            cov = (np.diag(pstar) - np.outer(pstar, pstar)) / (stats.n * theta**2)
+            T, df = independence_statistic(raw, cov, None, prior_from_joint=True)
+        else:
+            T, df = independence_statistic(raw, np.diag(est.joint_se[j].ravel() ** 2), est.prior,
+                                           prior_cov=np.diag(est.prior_se**2))
+        statistics.append(T)
+        dfs.append(df)
+    return statistics, dfs
 
 
 def _perturbation_variances(n: int, joint, joint_se, same_group) -> np.ndarray:

@@ -20,7 +20,15 @@ elsewhere; when that is empty, over [0, 20s²/|r|] or [1 − 20s²/(r − 1), 1]
 exponential of that scale) by 64-point Gauss–Legendre quadrature in log space: O(n_i·k) per attribute, from the
 sufficient statistics only.
 
-Limits (tested in tests/engine/test_shrinkage.py):
+The default ("bayes") centres each column's prior on the answer's class-independent marginal P̃(a)
+(``answer_marginal``) — θ_ac ~ Beta(κ·P̃(a), κ·(1 − P̃(a))), the marginal of Dirichlet(κ·P̃(a)) — with κ chosen for
+the whole model from the reports (``dependence.concentration``; κ = ∞: every column P̃(a), the private majority rule).
+Centred on the uniform distribution, a rare class's columns (larger standard errors) are pulled harder toward it than
+a common class's, which makes the classes look different where the data do not; centred on the marginal, every
+column shrinks toward the same distribution. The flat prior stays selectable as "posterior-mean", the marginal one
+with κ = n_i as "marginal-mean" (neither with the floor).
+
+Limits of the flat prior (tested in tests/engine/test_shrinkage.py):
 (a) s → 0 (ε → ∞ with a noiseless oracle, θ → 1): E[θ | r] = r + s²·(log π)'(r) + O(s⁴) (Tweedie's formula), so
     the columns tend to r normalised, i.e. to the Norm-Sub conditionals whenever the raw estimates are already a
     distribution;
@@ -34,11 +42,20 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["posterior_conditionals", "posterior_mean", "NAME", "LABEL"]
+__all__ = ["posterior_conditionals", "posterior_mean", "answer_marginal", "NAME", "LABEL", "FLAT", "MARGINAL",
+           "CENTRES"]
 
-#: The name of this estimator where post-processing methods are chosen (``postprocess.METHODS``).
+#: The default's name where post-processing methods are chosen (``postprocess.METHODS``): posterior means centred on
+#: the answer's marginal, and the floor of ``dependence`` on top (applied by the estimators).
 NAME = "bayes"
-LABEL = "posterior mean under the flat Dirichlet prior, from each estimate's own standard error"
+LABEL = ("posterior mean centred on the answer's marginal, from each estimate's own standard error; questions whose "
+         "class dependence the noise could have produced left out")
+#: The posterior means under the flat Dirichlet prior, without the floor (the earlier default).
+FLAT = "posterior-mean"
+#: The posterior means centred on the marginal, without the floor.
+MARGINAL = "marginal-mean"
+#: Which prior centre each shrinking post-processing uses (``posterior_conditionals``' ``centre``).
+CENTRES = {NAME: "marginal", MARGINAL: "marginal", FLAT: "uniform"}
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(64)
 #: Half-width of the integration window in standard errors; beyond it the likelihood is below e^{-50}.
@@ -56,9 +73,11 @@ def _window(r: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def posterior_mean(r, s, size: int) -> np.ndarray:
+def posterior_mean(r, s, size: int, centre=None, concentration: float | None = None) -> np.ndarray:
     """E[θ | r] for θ ~ Beta(1, size − 1) (the flat Dirichlet's marginal over ``size`` values) and r ~ N(θ, s²);
-    elementwise over arrays ``r`` and ``s`` (s = 0: r clipped to [0, 1])."""
+    elementwise over arrays ``r`` and ``s`` (s = 0: r clipped to [0, 1]). ``centre`` (broadcast like ``r``, values in
+    (0, 1)): θ ~ Beta(κ·centre, κ·(1 − centre)) instead, the marginal of Dirichlet(κ·m) centred on m, with
+    κ = ``concentration`` (default ``size``)."""
     r, s = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(s, dtype=np.float64))
     if size < 1:
         raise ValueError("size must be ≥ 1")
@@ -73,17 +92,35 @@ def posterior_mean(r, s, size: int) -> np.ndarray:
     half = 0.5 * (hi - lo)
     theta = (lo + hi)[:, None] * 0.5 + half[:, None] * _NODES[None, :]  # (cells, 64)
     with np.errstate(divide="ignore"):
-        log_prior = (size - 2) * np.log1p(-np.minimum(theta, 1.0)) if size > 2 else np.zeros_like(theta)
+        if centre is not None:
+            kappa = float(size if concentration is None else concentration)
+            m = np.broadcast_to(np.asarray(centre, dtype=np.float64), r.shape)[noisy][:, None]
+            log_prior = ((kappa * m - 1) * np.log(np.maximum(theta, 1e-300))
+                         + (kappa * (1 - m) - 1) * np.log1p(-np.minimum(theta, 1.0)))
+        else:
+            log_prior = (size - 2) * np.log1p(-np.minimum(theta, 1.0)) if size > 2 else np.zeros_like(theta)
     log_w = np.log(_WEIGHTS)[None, :] + log_prior - 0.5 * ((rr[:, None] - theta) / ss[:, None]) ** 2
     norm = logsumexp(log_w, axis=1, keepdims=True)
     out[noisy] = np.clip((np.exp(log_w - norm) * theta).sum(axis=1), 0.0, 1.0)
     return out
 
 
-def posterior_conditionals(joint, variances, prior) -> np.ndarray:
+def answer_marginal(joint, variances) -> np.ndarray:
+    """P̃(a) = Σ_c P(a ∧ c), class-independent: the posterior mean of the raw row sums under the flat prior, normalised
+    and kept inside (0, 1) (the centre of ``posterior_conditionals(..., centre="marginal")``)."""
+    joint = np.asarray(joint, dtype=np.float64)
+    var = np.asarray(variances, dtype=np.float64)
+    m = posterior_mean(joint.sum(axis=1), np.sqrt(np.minimum(var.sum(axis=1), 1e300)), joint.shape[0])
+    return np.clip(m / m.sum(), 1e-6, 1 - 1e-6)
+
+
+def posterior_conditionals(joint, variances, prior, centre: str = "uniform",
+                           concentration: float | None = None) -> np.ndarray:
     """P̃(a | c), an (n_i, k) array whose columns are distributions (module docstring), from the raw unbiased joint
     estimates ``joint`` (n_i, k; fractions P̂(a ∧ c)), their perturbation variances ``variances`` (n_i, k) and the
-    published class prior ``prior`` (k,)."""
+    published class prior ``prior`` (k,). ``centre="marginal"``: every column's prior is Dirichlet(κ·P̃(a)) centred
+    on the answer's marginal (``answer_marginal``), κ = ``concentration`` (default n_i; ∞: every column is
+    P̃(a), so the question no longer moves the prediction)."""
     joint = np.asarray(joint, dtype=np.float64)
     var = np.asarray(variances, dtype=np.float64)
     prior = np.asarray(prior, dtype=np.float64)
@@ -98,7 +135,15 @@ def posterior_conditionals(joint, variances, prior) -> np.ndarray:
     safe = np.where(valid, prior, 1.0)
     r = joint / safe
     s = np.sqrt(np.minimum(var, 1e300)) / safe
-    mean = posterior_mean(r, s, size)
+    m = None
+    if centre == "marginal":
+        m = answer_marginal(joint, var)
+        if concentration is not None and np.isinf(concentration):
+            return np.repeat((m / m.sum())[:, None], joint.shape[1], axis=1)
+        m = m[:, None]
+    elif centre != "uniform":
+        raise ValueError("centre must be 'uniform' or 'marginal'")
+    mean = posterior_mean(r, s, size, centre=m, concentration=concentration)
     mean = np.where(valid[None, :], mean, 1.0 / size)
     total = mean.sum(axis=0)
     # A column whose every mean is 0 (only when s = 0 and every raw value ≤ 0) carries no information.

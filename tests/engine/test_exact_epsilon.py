@@ -204,3 +204,63 @@ def test_one_report_unassigned_inputs_and_bad_strategy():
         ldp_nb_exact_epsilons(params, "other")
     with pytest.raises(ValueError, match="share"):
         with_validation(out, 1.0, 1.5)
+
+
+# -- RS+FD (Arcolezi et al., CIKM 2021): a published claim against the exact channel (SPEC §3, docs/privacy-figures.md)
+def _rsfd(sizes, epsilon):
+    """RS+FD with k-RR: sample one of d attributes uniformly, report it by k_j-RR at the paper's amplified
+    ε' = ln(d(e^ε − 1) + 1), every other attribute as a uniform fake value. Returns ε' and P(y | x) as a dict."""
+    d = len(sizes)
+    amplified = math.log(d * (math.exp(epsilon) - 1) + 1)
+
+    def grr(y, x, k):
+        return math.exp(amplified) / (math.exp(amplified) + k - 1) if y == x else 1 / (math.exp(amplified) + k - 1)
+
+    def channel(x):
+        out = {}
+        for y in itertools.product(*(range(k) for k in sizes)):
+            out[y] = sum(grr(y[j], x[j], sizes[j]) * math.prod(1 / sizes[i] for i in range(d) if i != j)
+                         for j in range(d)) / d
+        return out
+
+    return amplified, channel
+
+
+@pytest.mark.parametrize("sizes, epsilon", [((2, 2), 1.0), ((3, 3, 3), 1.0), ((2, 3, 4), 0.5), ((3, 3), 2.0),
+                                            ((2, 2, 8), 1.0)])
+def test_rsfd_exact_epsilon_is_the_amplified_one_not_the_claimed_one(sizes, epsilon):
+    """The whole report's exact ε is ε' (two records that differ in every attribute, output = one of them). The
+    claim ε is the ε of records that differ in one attribute only when every attribute has the same number of
+    answers; in general that ε_i is ln((k_i·p_i + S_i)/(k_i·q_i + S_i)), S_i = Σ_{j≠i} k_j·q_j, and exceeds ε for
+    the attributes with the most answers."""
+    amplified, channel = _rsfd(sizes, epsilon)
+    figures = epsilon_by_enumeration(channel, sizes)
+    assert figures["per_respondent"] == pytest.approx(amplified, rel=1e-9)
+    assert figures["per_respondent"] > epsilon
+    e = math.exp(amplified)
+    kp = [k * e / (e + k - 1) for k in sizes]
+    kq = [k / (e + k - 1) for k in sizes]
+    for i, eps_i in enumerate(figures["per_question"]):
+        rest = sum(kq) - kq[i]
+        assert eps_i == pytest.approx(math.log((kp[i] + rest) / (kq[i] + rest)), rel=1e-9)
+    if len(set(sizes)) == 1:
+        assert figures["per_question"] == pytest.approx([epsilon] * len(sizes), rel=1e-9)
+    else:
+        assert max(figures["per_question"]) > epsilon
+
+
+def test_rsfd_four_questions_of_four_answers_at_one():
+    """The figure docs/privacy-figures.md quotes: 4 questions of 4 answers at a claimed ε = 1 are exactly ε = 2.06.
+    By enumeration over the 4⁴ records, with the largest ratio attained where the closed form says."""
+    sizes, epsilon = (4, 4, 4, 4), 1.0
+    amplified, channel = _rsfd(sizes, epsilon)
+    records = list(itertools.product(*(range(k) for k in sizes)))
+    outputs = records
+    matrix = np.array([[channel(x)[y] for y in outputs] for x in records[:1]])  # P(· | x = 0000)
+    other = np.array([[channel((1, 1, 1, 1))[y] for y in outputs]])
+    ratio = float(np.log(matrix / other).max())
+    assert ratio == pytest.approx(amplified, rel=1e-12)
+    assert round(amplified, 2) == 2.06
+    # No pair of records does better: the largest P(y | x) over x is at x = y, the smallest at x differing everywhere.
+    column = np.array([channel(x)[(0, 0, 0, 0)] for x in records])
+    assert math.log(column.max() / column.min()) == pytest.approx(amplified, rel=1e-12)

@@ -131,9 +131,10 @@ def test_cross_validation_tests_every_row_once(mixed_table, rng):
 
 
 def test_same_seed_reproduces_and_seeds_differ(mixed_table):
-    a = evaluate(mixed_table, "oue", 2.0, reps=3, seed=11).to_dict()
-    b = evaluate(mixed_table, "oue", 2.0, reps=3, seed=11).to_dict()
-    c = evaluate(mixed_table, "oue", 2.0, reps=3, seed=12).to_dict()
+    # Norm-Sub: on this small table the default's floor predicts the majority class whatever the seed.
+    a = evaluate(mixed_table, "oue-normsub", 2.0, reps=3, seed=11).to_dict()
+    b = evaluate(mixed_table, "oue-normsub", 2.0, reps=3, seed=11).to_dict()
+    c = evaluate(mixed_table, "oue-normsub", 2.0, reps=3, seed=12).to_dict()
     for d in (a, b, c):
         del d["seconds"], d["method_seconds"]
     assert a == b

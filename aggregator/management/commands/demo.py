@@ -41,7 +41,7 @@ DEMO_VALIDATION_SHARE = 0.2
 #: (``survey_app.models.SINGLE_ANSWER_COLUMN``), and its PSE of 0 would stand for the whole survey.
 LEFT_OUT = ("veil-type",)
 
-#: The demo that shows every question type (issue 12 item 4): four yes/no columns of the mushroom data become one
+#: The demo that shows every question type: four yes/no columns of the mushroom data become one
 #: select-all question (a cell lists what applies: ``survey_app.tables.MULTI_SEPARATOR``), the number of rings
 #: an ordered scale, and the gill colour (12 choices) a dropdown.
 TYPES_DEMO = "demo-mrr"

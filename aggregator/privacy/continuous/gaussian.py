@@ -65,7 +65,9 @@ import numpy as np
 
 from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
+from ..dependence import apply_floor, independence_statistic
 from ..oracles.base import FrequencyOracle, check_values
+from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..postprocess import to_distribution
 from ..schema import Categorical, Numeric
 from ..stats import Additive, Counts, array
@@ -324,11 +326,16 @@ class LDPGaussianNB:
         if stats.prior.n == 0:
             raise ValueError("no class reports yet")
 
-    def estimate(self, stats: GaussianStats, prior=None, prior_variance=None):
+    def estimate(self, stats: GaussianStats, prior=None, prior_variance=None, gate: bool = True):
         """The Gaussian ``NaiveBayesModel`` (SPEC §5b); standard errors of μ and P̂(c) and the raw (normalised) m_ic in
         ``metadata``. ``prior`` and ``prior_variance`` (both or neither): a P̂(c) estimated from respondents outside
         the mean and square groups, and its variance, used instead of the prior group's (a mixed survey's pooled
-        prior, ``protocol.mixed``)."""
+        prior, ``protocol.mixed``).
+
+        ``metadata["independence"]``: per attribute the Wald statistic of class independence of the two moments
+        (``dependence.independence_statistic`` on m_c against P̂(c), the mean and square groups' sums) and its df.
+        With the default post-processing and ``gate``, attributes that fail the test are made class-independent
+        (``dependence.apply_floor``)."""
         from ..naive_bayes.model import NaiveBayesModel
 
         self._check_stats(stats)
@@ -370,7 +377,19 @@ class LDPGaussianNB:
             "square_moments": sq_m.tolist(),
             "square_moments_se": sq_se.tolist(),
         }
-        return NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
+        statistics, dfs = [], []
+        for i in range(self.m):
+            T_mean, df_mean = independence_statistic(mean_m[i][None, :], np.diag(mean_se[i] ** 2), prior,
+                                                     prior_cov=np.diag(var_p))
+            T_sq, df_sq = independence_statistic(sq_m[i][None, :], np.diag(sq_se[i] ** 2), prior,
+                                                 prior_cov=np.diag(var_p))
+            statistics.append(T_mean + T_sq)
+            dfs.append(df_mean + df_sq)
+        metadata["independence"] = {"statistics": statistics, "df": dfs}
+        model = NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
+        if gate and self.postprocess == DEFAULT_POSTPROCESS:
+            return apply_floor(model, statistics, dfs)
+        return model
 
     def params(self) -> dict:
         """What the browser needs (published with the survey)."""

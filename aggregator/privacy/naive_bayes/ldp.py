@@ -10,12 +10,18 @@ Strategies:
   composition).
 
 Estimation: P̂(c) = Ê_c / Σ Ê, made a distribution by Norm-Sub. Conditionals by ``postprocess``:
-* "bayes" (the default): every P(a | c) is the posterior mean given its raw estimate
-  Ê_{a,c} / (N_i·P̂(c)) and that estimate's perturbation standard error (the oracle's exact count variance), under the
-  flat Dirichlet prior (``shrinkage.posterior_conditionals``): Norm-Sub's conditionals when the noise vanishes, the
-  uniform column — so the majority rule of P̂(c) — when it swamps the data;
+* "bayes" (the default): every P(a | c) is the posterior mean given its raw estimate Ê_{a,c} / (N_i·P̂(c)) and that
+  estimate's perturbation standard error (the oracle's exact count variance) under a Dirichlet(κ·P̃(a)) prior
+  centred on the answer's class-independent marginal (``shrinkage.posterior_conditionals``), with one κ for the
+  whole model from the questions' Wald statistics of class–answer independence (``dependence.concentration``): the
+  floor — when the questions show no more dependence than the noise explains, κ = ∞ and the model is the private
+  majority rule exactly (SPEC §4); Norm-Sub's conditionals when the noise vanishes and the dependence is strong;
 * "norm-sub" (the default before): P̂(a | c) = Ê_{a,c} / Σ_h Ê_{h,c} of the joint projected onto the simplex;
-* "neg-to-one": the same with seed 000's rule instead of the projection.
+* "neg-to-one": the same with seed 000's rule instead of the projection;
+* "mle": the closed-form maximum-likelihood joint of k-RR (``postprocess.mle_krr``) for inputs through DE, Norm-Sub
+  for the others;
+* "posterior-mean" (the earlier default: flat Dirichlet prior, no floor) and "marginal-mean" (centred on the
+  marginal with κ = n_i, no floor): for comparison.
 
 Pooled class prior (beyond the seed, SPEC §4): every feature input also estimates P(c) as Σ_a Ê_{a,c} / N_i, N_i
 being the number of its reports. The raw estimates are combined per class by inverse-variance weighting. The weights
@@ -43,10 +49,12 @@ import numpy as np
 
 from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
-from ..postprocess import DEFAULT, to_distribution
+from ..dependence import concentration, independence_statistic, null_joint
+from ..oracles.de import DirectEncoding
+from ..postprocess import DEFAULT, MLE, mle_krr, to_distribution
 from ..schema import Categorical
+from ..shrinkage import CENTRES, answer_marginal, posterior_conditionals
 from ..shrinkage import NAME as BAYES
-from ..shrinkage import posterior_conditionals
 from ..stats import Additive, Counts, parts
 from .model import NaiveBayesModel
 
@@ -279,13 +287,22 @@ class LDPNaiveBayes:
         (rows = inputs used), ``joint_raw[i]`` ((n_i, k) raw P̂(a ∧ c), unbiased), ``joint_standard_errors[i]``,
         ``conditional_raw[i]`` ((n_i, k) Ê_{a,c} / Σ_h Ê_{h,c} before post-processing — a ratio, so only
         approximately unbiased; NaN, serialised as null, where the class's raw total Σ_h Ê_{h,c} ≤ 0),
-        ``conditional_standard_errors[i]`` (of the published P̂(a | c)), ``reports_per_input``.
+        ``conditional_standard_errors[i]`` (of the published P̂(a | c)), ``reports_per_input``,
+        ``independence`` (per question the Wald statistic of class–answer independence, its df, signal scale and
+        finite-n null mean, ``dependence.independence_statistic``).
+
+        Under the default post-processing ("bayes") every column's prior is Dirichlet(κ·P̃(a)), centred on the
+        answer's class-independent marginal, with one κ for the whole model from the pooled Wald statistics
+        (``dependence.concentration``; ``metadata["concentration"]``): when the questions show no more class
+        dependence than the noise explains, κ = ∞ and the model is the private majority rule exactly.
         """
         self._check_stats(stats)
         k = self.k
         prior_raw, prior_se, weights, prior_inputs = self._prior(stats)
         prior = to_distribution(prior_raw, self.postprocess)
         conditionals, cond_se, cond_raw, joint_raw, joint_se = [], [], [], [], []
+        statistics, dfs, signals, pieces, null_means = [], [], [], [], []
+        prior_cov = np.diag(prior_se**2)
         for i, attr in enumerate(self.attributes):
             fo, counts = self.oracles[i + 1], stats.per_input[i + 1]
             N = counts.n
@@ -293,11 +310,36 @@ class LDPNaiveBayes:
                 raise ValueError(f"no reports for attribute {attr.name!r} yet")
             est = fo.estimate(counts)
             cov = count_covariance(fo, N, np.clip(est, 0, N))
-            joint = to_distribution(est, self.postprocess).reshape(attr.size, k)
+            J = (est / N).reshape(attr.size, k)
+            # The estimates' covariance under independence (as Pearson's test takes its expected counts): the
+            # oracle's at the fitted joint f0 = P̂(a)·P̂(c), plus the multinomial sampling of the N respondents.
+            f0 = null_joint(J, prior).ravel()
+            total_cov = count_covariance(fo, N, N * f0) / N**2 + (np.diag(f0) - np.outer(f0, f0)) / N
+            centre = answer_marginal(J, (np.diag(cov) / N**2).reshape(attr.size, k))
+            # The same covariance at the raw (unbiased) joint: its terms linear in the frequencies are then unbiased,
+            # and so is the null mean of T they give (``dependence.independence_statistic``'s μ₀).
+            raw_f = J.ravel()
+            raw_cov = (count_covariance(fo, N, N * raw_f) / N**2
+                       + (np.diag(raw_f) - np.outer(f0, f0)) / N)
+            T, df, A, mu0 = independence_statistic(J, total_cov, prior, prior_cov=prior_cov, centre=centre,
+                                                   null_cov=raw_cov)
+            null_means.append(mu0)
+            statistics.append(T)
+            dfs.append(df)
+            signals.append(A)
+            pieces.append((fo, N, est, cov))
+        kappa = (concentration(statistics, dfs, signals, null_means=null_means) if self.postprocess == BAYES
+                 else None)
+        for attr, (fo, N, est, cov) in zip(self.attributes, pieces, strict=True):
+            if self.postprocess == MLE and isinstance(fo, DirectEncoding):
+                joint = mle_krr(est, N, fo.p, fo.q).reshape(attr.size, k)
+            else:
+                joint = to_distribution(est, self.postprocess).reshape(attr.size, k)
             col = joint.sum(axis=0)
-            if self.postprocess == BAYES:  # posterior means from each estimate's own noise (``shrinkage``)
+            if self.postprocess in CENTRES:  # posterior means from each estimate's own noise (``shrinkage``)
                 cond = posterior_conditionals((est / N).reshape(attr.size, k),
-                                              (np.diag(cov) / N**2).reshape(attr.size, k), prior)
+                                              (np.diag(cov) / N**2).reshape(attr.size, k), prior,
+                                              centre=CENTRES[self.postprocess], concentration=kappa)
             else:
                 # A class whose whole column was projected away gets a uniform conditional (no information).
                 cond = np.where(col > 0, joint / np.where(col > 0, col, 1.0), 1.0 / attr.size)
@@ -307,10 +349,10 @@ class LDPNaiveBayes:
             for c in range(k):
                 idx = np.arange(attr.size) * k + c
                 block = cov[np.ix_(idx, idx)]
-                T = max(col[c] * N, 1.0)
+                total = max(col[c] * N, 1.0)
                 r = cond[:, c]
-                var = (np.diag(block) - 2 * r * block.sum(axis=1) + r**2 * block.sum()) / T**2
-                se[:, c] = np.sqrt(np.maximum(var, 0.0) + r * (1 - r) / T)
+                var = (np.diag(block) - 2 * r * block.sum(axis=1) + r**2 * block.sum()) / total**2
+                se[:, c] = np.sqrt(np.maximum(var, 0.0) + r * (1 - r) / total)
             f = np.clip(est / N, 0.0, 1.0)
             raw = est.reshape(attr.size, k)
             raw_total = raw.sum(axis=0)
@@ -336,7 +378,10 @@ class LDPNaiveBayes:
             "joint_standard_errors": joint_se,
             "conditional_raw": cond_raw,
             "conditional_standard_errors": cond_se,
+            "independence": {"statistics": statistics, "df": dfs, "signals": signals, "null_means": null_means},
         }
+        if kappa is not None:
+            metadata["concentration"] = kappa
         return NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
 
     def params(self) -> dict:

@@ -29,6 +29,7 @@ from ..browser_arithmetic import grid_laplace_unmatched_mass
 from ..browser_epsilon import realized_oracle_epsilon
 from ..continuous.approaches import OneVector
 from ..continuous.gaussian import GROUP_LABELS, MEAN, SQUARE, GaussianStats, LDPGaussianNB, MomentSums
+from ..dependence import apply_floor
 from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
 from ..naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
@@ -244,7 +245,8 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         # mean and square groups, and less noisy than the class input alone.
         gaussian = self.gnb.estimate(GaussianStats(stats.categorical.per_input[0], stats.mean, stats.square),
                                      prior=discrete.prior,
-                                     prior_variance=np.asarray(discrete.metadata["prior_standard_errors"]) ** 2)
+                                     prior_variance=np.asarray(discrete.metadata["prior_standard_errors"]) ** 2,
+                                     gate=False)
         conditionals: list = [None] * len(self.features)
         for position, table in zip(self.categorical, discrete.conditionals, strict=True):
             conditionals[position] = table
@@ -271,7 +273,21 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
             **{key: in_order(gmeta[key], self.numeric)
                for key in ("mean_standard_errors", "variance_floor", "mean_moments", "square_moments")},
         }
-        return NaiveBayesModel(self.class_attribute, self.features, discrete.prior, conditionals, metadata=metadata)
+        independence = {key: in_order(dmeta["independence"][key], self.categorical)
+                        for key in ("statistics", "df")}
+        if "concentration" in dmeta:
+            metadata["concentration"] = dmeta["concentration"]
+        for key in ("statistics", "df"):
+            for position, value in zip(self.numeric, gmeta["independence"][key], strict=True):
+                independence[key][position] = value
+        metadata["independence"] = independence
+        model = NaiveBayesModel(self.class_attribute, self.features, discrete.prior, conditionals, metadata=metadata)
+        if self.nb.postprocess == DEFAULT_POSTPROCESS:
+            # The floor (``dependence``): the categorical questions' shrinkage already has it (``LDPNaiveBayes``);
+            # the numeric ones are tested.
+            numeric = [isinstance(a, Numeric) for a in self.features]
+            return apply_floor(model, independence["statistics"], independence["df"], tested=numeric)
+        return model
 
     # -- report schemas -------------------------------------------------------------------------------------
     def training_schema(self) -> dict:

@@ -6,10 +6,11 @@ from typing import Any
 import numpy as np
 
 from ..browser_arithmetic import check_supported_personal
+from ..dependence import apply_floor
 from ..describe import Description
 from ..exact_epsilon import mrr_exact_epsilons
 from ..jsonable import json_safe
-from ..mrr import MRRScheme, MRRStats, randomized_accuracy
+from ..mrr import MRRScheme, MRRStats, independence_statistics, randomized_accuracy
 from ..naive_bayes.model import NaiveBayesModel
 from ..oracles.wire import integer_schema, is_int
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
@@ -160,6 +161,10 @@ class MRRProtocol(SurveyProtocol):
             "joint_raw": list(est.joint_raw),
             "joint_standard_errors": list(est.joint_se),
         })
+        statistics, dfs = independence_statistics(self.scheme, stats, est)
+        model.metadata["independence"] = {"statistics": statistics, "df": dfs}
+        if self.postprocess == DEFAULT_POSTPROCESS:  # the floor (``dependence``): untrusted questions left out
+            return apply_floor(model, statistics, dfs)
         return model
 
     #: Which ε figure is which (shown beside them when a group holds a real personal question).

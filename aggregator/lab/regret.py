@@ -1,0 +1,204 @@
+"""No regret against the old rules: the default Naive Bayes estimator against the best of the private
+majority rule (SPEC §4), Norm-Sub, seed 000's negative→1 and the flat-Dirichlet posterior means, at every data set and
+ε, with the 95 % interval of the paired difference.
+
+Every method of a point is evaluated on the same splits (one seed; ``evaluate``), so per repetition the difference
+default − rival is paired. For each point the *best* rival is the one with the highest mean accuracy; the regret is
+the mean of the paired differences default − best with its 95 % t-interval (± t₀.₉₇₅,ᵣₑₚₛ₋₁ · sd/√reps). The floor
+is the same interval for default − private majority. The point meets the target when the interval's upper end is
+≥ −1 point, the bound when it is ≥ −2.5 points.
+
+``python manage.py reproduce regret [--reps R]`` writes docs/results/regret.{csv,md,png}; the CSV holds every
+repetition's accuracy (column ``accuracies``), so the table can be recomputed from it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .datasets import PACKAGE_TABLES, load_dataset
+from .evaluate import Progress
+from .figures import Curves
+
+__all__ = ["Family", "FAMILIES", "EPSILONS", "DATASETS", "RegretCurves", "regret_table", "TARGET", "BOUND"]
+
+#: Seed 000's grid.
+EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)
+#: Every bundled table, then every table a package ships (``datasets.PACKAGE_TABLES``).
+DATASETS = ("mushroom", "vote", "breast_cancer", "adult", "diabetes", "glass", *PACKAGE_TABLES)
+#: The regret target and the bound (percentage points, upper end of the 95 % interval of default − best).
+TARGET, BOUND = -1.0, -2.5
+
+
+@dataclass(frozen=True)
+class Family:
+    """A default lab method, its private majority rule and the old rules it must not fall behind."""
+
+    default: str
+    majority: str
+    rivals: tuple[str, ...]
+    numeric_only: bool = False  #: only on tables with a numeric question (Gaussian NB)
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return (self.default, self.majority, *self.rivals)
+
+
+def discrete(oracle: str) -> Family:
+    return Family(oracle, f"{oracle}-majority", (f"{oracle}-normsub", f"{oracle}-neg1", f"{oracle}-postmean"))
+
+
+#: The product's default (the adaptive oracle choice) and explicitly chosen oracles; Gaussian Approach 3.
+FAMILIES = {
+    "adaptive": discrete("adaptive"),
+    "de": discrete("de"),
+    "oue": discrete("oue"),
+    "gauss-sample": Family("gauss-sample", "gauss-sample-majority", ("gauss-sample-nofloor",), numeric_only=True),
+}
+
+
+@dataclass(frozen=True)
+class RegretCurves:
+    """Accuracy of every method of ``families`` over ``grid`` on ``datasets``; a ``Curves`` frame."""
+
+    datasets: tuple[str, ...] = DATASETS
+    families: tuple[str, ...] = ("adaptive",)
+    grid: tuple[float, ...] = EPSILONS
+
+    def compute(self, reps: int, seed: int, progress: Progress | None = None) -> pd.DataFrame:
+        from threadpoolctl import threadpool_limits
+
+        tables = {name: load_dataset(name) for name in self.datasets}
+        jobs = []
+        for name in self.families:
+            family = FAMILIES[name]
+            names = tuple(d for d in self.datasets if not family.numeric_only or tables[d].numeric_indices)
+            jobs.append(_Curves(names, family.methods, self.grid, tables=tables))
+        total = sum(len(job.points()) for job in jobs)
+        done = [0]
+        frames = []
+
+        def step(i, n):
+            if progress is not None:
+                progress(done[0] + i, total)
+
+        # One BLAS thread: the per-question covariance work is small, and on a shared machine threads only contend.
+        with threadpool_limits(1):
+            for job in jobs:
+                frames.append(job.compute(reps, seed, step))
+                done[0] += len(job.points())
+        return pd.concat(frames, ignore_index=True)
+
+
+@dataclass(frozen=True)
+class _Curves(Curves):
+    tables: dict | None = None
+
+    def load(self, name: str):
+        return self.tables[name] if self.tables and name in self.tables else load_dataset(name)
+
+
+def _accuracies(frame: pd.DataFrame, dataset: str, method: str, value: float) -> np.ndarray | None:
+    row = frame[(frame["dataset"] == dataset) & (frame["method"] == method) & np.isclose(frame["value"], value)]
+    if row.empty:
+        return None
+    return np.array([float(a) for a in str(row["accuracies"].iloc[0]).split()])
+
+
+def _interval(diff: np.ndarray) -> tuple[float, float, float]:
+    mean = float(diff.mean())
+    if diff.size < 2:
+        return mean, math.nan, math.nan
+    half = float(stats.t.ppf(0.975, diff.size - 1) * diff.std(ddof=1) / math.sqrt(diff.size))
+    return mean, mean - half, mean + half
+
+
+def regret_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (data set, family, ε): the default's and every rival's mean accuracy (points), the best rival,
+    the paired regret default − best and floor default − private majority, each with its 95 % interval, and whether
+    the point meets the target and the bound."""
+    rows = []
+    for name, family in FAMILIES.items():
+        if family.default not in set(frame["method"]):
+            continue
+        part = frame[frame["method"] == family.default]
+        for dataset in dict.fromkeys(part["dataset"]):
+            for value in sorted(part[part["dataset"] == dataset]["value"]):
+                default = _accuracies(frame, dataset, family.default, value)
+                majority = _accuracies(frame, dataset, family.majority, value)
+                found = {m: _accuracies(frame, dataset, m, value) for m in (family.majority, *family.rivals)}
+                rivals = {m: a for m, a in found.items() if a is not None}
+                if default is None or majority is None or not rivals:
+                    continue
+                best = max(rivals, key=lambda m: rivals[m].mean())
+                regret = _interval(100 * (default - rivals[best]))
+                floor = _interval(100 * (default - majority))
+                row = {"dataset": dataset, "family": name, "epsilon": value, "reps": default.size,
+                       "default": 100 * default.mean()}
+                row.update({m: 100 * a.mean() for m, a in rivals.items()})
+                row.update(best=best, regret=regret[0], regret_low=regret[1], regret_high=regret[2],
+                           floor=floor[0], floor_low=floor[1], floor_high=floor[2],
+                           target=bool(regret[2] >= TARGET), bound=bool(regret[2] >= BOUND),
+                           below_floor=bool(floor[2] < 0))
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot_regret(frame: pd.DataFrame):
+    """Per family a panel: the regret (default − best, points) with its 95 % interval at every (data set, ε)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    table = regret_table(frame)
+    families = list(dict.fromkeys(table["family"])) or ["adaptive"]
+    fig, axes = plt.subplots(len(families), 1, figsize=(12, 3.5 * len(families)), squeeze=False)
+    for ax, name in zip(axes[:, 0], families, strict=True):
+        part = table[table["family"] == name]
+        labels = [f"{d} {e:g}" for d, e in zip(part["dataset"], part["epsilon"], strict=True)]
+        x = np.arange(len(part))
+        err = np.vstack([part["regret"] - part["regret_low"], part["regret_high"] - part["regret"]])
+        ax.errorbar(x, part["regret"], yerr=err, fmt="o", markersize=3, capsize=2, label="default − best")
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.axhline(TARGET, color="C2", linestyle="--", linewidth=0.8, label="target (−1)")
+        ax.axhline(BOUND, color="C3", linestyle=":", linewidth=0.8, label="bound (−2.5)")
+        ax.set_xticks(x, labels, rotation=90, fontsize=6)
+        ax.set_ylabel("points")
+        ax.set_title(f"{name}: regret against the best old rule")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def notes_regret(frame: pd.DataFrame) -> str:
+    """The regret table (markdown) and its summary."""
+    from .figures import markdown_table
+
+    table = regret_table(frame)
+    if table.empty:
+        return "No point has both the default and its rivals."
+    lines = ["## Regret per point", "",
+             f"Points in percentage points; `regret` = default − best rival (paired, 95 % interval "
+             f"[`regret_low`, `regret_high`]); `floor` = default − private majority rule. Target: `regret_high` ≥ "
+             f"{TARGET:g}; bound: ≥ {BOUND:g}.", ""]
+    for name in dict.fromkeys(table["family"]):
+        part = table[table["family"] == name]
+        lines += [f"### {name}", "",
+                  f"{int(part['target'].sum())} of {len(part)} points meet the target, {int(part['bound'].sum())} "
+                  f"the bound; {int(part['below_floor'].sum())} lie below the private majority rule (upper end of "
+                  "the floor's interval < 0).", ""]
+        worst = part.sort_values("regret_high").head(5)
+        lines += ["Worst points: " + "; ".join(
+            f"{r.dataset} ε = {r.epsilon:g}: {r.regret:+.1f} [{r.regret_low:+.1f}, {r.regret_high:+.1f}] against "
+            f"{r.best}" for r in worst.itertuples()), ""]
+        columns = ["dataset", "epsilon", "reps", "default", *[c for c in part.columns if c in
+                   set(FAMILIES[name].methods) - {FAMILIES[name].default}], "best", "regret", "regret_low",
+                   "regret_high", "floor", "floor_low", "floor_high"]
+        lines += [markdown_table(part, columns), ""]
+    return "\n".join(lines)
