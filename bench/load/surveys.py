@@ -34,7 +34,7 @@ from survey_app.models import PendingReport, Survey
 from survey_app.protocol import get_protocol
 from survey_app.reports import utc_midnight
 from survey_app.services import create_survey_from_table
-from survey_app.tables import load_table
+from survey_app.tables import load_table, read_csv
 
 from . import tokens
 
@@ -85,7 +85,9 @@ _CREATE_KEYS = {"mode", "encoding", "epsilon", "theta"}
 
 def create_survey(mechanism: Mechanism) -> Survey:
     """An open survey for ``mechanism`` (questions from its data set), with no reports yet."""
-    table = load_table(DATASETS_DIR / mechanism.dataset)
+    frame = read_csv(DATASETS_DIR / mechanism.dataset)
+    # A column with one answer (mushroom's veil-type) carries no information, and the import refuses it.
+    table = load_table(frame.loc[:, frame.nunique(dropna=False) > 1])
     create = {k: v for k, v in mechanism.settings.items() if k in _CREATE_KEYS}
     survey = create_survey_from_table(table, slug=mechanism.slug, title=f"Load: {mechanism.label}", **create)
     for name, value in mechanism.settings.items():

@@ -64,7 +64,7 @@ def test_the_report_post_carries_neither_the_token_nor_the_token_pages_address(b
     assert token not in carried
     assert "referer" not in headers  # no Referer at all: not the token page's address, not the page's
     assert f"/s/{survey.slug}/" not in carried and "/t/" not in carried and "#" not in report.url
-    assert set(json.loads(report.post_data)) == {"report", "credential", "nonce"}
+    assert set(json.loads(report.post_data)) == {"report", "credential", "nonce", "protocol_version"}
     assert all(token not in json.dumps(cookie) for cookie in context.cookies())
     # Only the redemption (and a link of the earlier form's own first GET) ever carried the token.
     holding = [r for r in requests if token in everything_in(r)]

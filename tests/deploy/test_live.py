@@ -195,7 +195,10 @@ def check_static_modules(base, modules: dict):
         assert "immutable" in headers["Cache-Control"] and "max-age=315360000" in headers["Cache-Control"]
         assert headers["X-Content-Type-Options"] == "nosniff"
         status, headers, compressed = get(base + url, **{"Accept-Encoding": "gzip"})
-        assert headers["Content-Encoding"] == "gzip" and gzip.decompress(compressed) == body
+        if headers.get("Content-Encoding") == "gzip":
+            assert gzip.decompress(compressed) == body, url
+        else:  # whitenoise keeps no .gz where gzip saves under 5 % (a module of a few bytes)
+            assert compressed == body and len(gzip.compress(body)) >= 0.95 * len(body), url
 
 
 def check_verification_procedure(base, data, tmp_path):
