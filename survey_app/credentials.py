@@ -162,8 +162,8 @@ def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcom
     day (``survey_app.inbox.rewrite_redemptions``)."""
     quote, meta = connection.ops.quote_name, InvitationToken._meta
     used_column, redeemed_column, survey_column, token_column, day_column, fresh_column = (
-        quote(meta.get_field(name).column) for name in ("used", "redeemed_with", "survey", "token", "redeemed_on",
-                                                        "fresh"))
+        quote(cast(Field, meta.get_field(name)).column)
+        for name in ("used", "redeemed_with", "survey", "token", "redeemed_on", "fresh"))
     with connection.cursor() as cursor:  # the ORM's .update(), without its per-call compilation (bench/load)
         cursor.execute(f"UPDATE {quote(meta.db_table)} SET {used_column} = true, {redeemed_column} = %s, "
                        f"{day_column} = %s, {fresh_column} = true "

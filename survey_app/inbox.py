@@ -21,9 +21,10 @@ import random
 import time
 import uuid
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 from django.db import connection, transaction
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Field, Q, QuerySet
 
 from .models import InvitationToken, PendingReport, Report, SpentCredential, Survey
 
@@ -125,7 +126,7 @@ def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None,
         The day it was received (default: today, UTC): the caller passes the day of the instant its checks used.
     """
     quote, meta = connection.ops.quote_name, PendingReport._meta
-    fields = [meta.get_field(n) for n in ("id", "survey", "payload", "received_on", "nonce")]
+    fields = [cast(Field, meta.get_field(n)) for n in ("id", "survey", "payload", "received_on", "nonce")]
     columns = ", ".join(quote(f.column) for f in fields)
     id_field, _, payload_field, date_field, _ = fields
     values = [id_field.get_db_prep_save(id_field.get_default(), connection), survey.pk,
@@ -138,7 +139,7 @@ def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None,
         values = spend_values + values
     if nonce is not None:
         report = Report._meta
-        survey_column, nonce_column = (quote(report.get_field(n).column) for n in ("survey", "nonce"))
+        survey_column, nonce_column = (quote(cast(Field, report.get_field(n)).column) for n in ("survey", "nonce"))
         sql += (f" WHERE NOT EXISTS (SELECT 1 FROM {quote(report.db_table)} "
                 f"WHERE {survey_column} = %s AND {nonce_column} = %s) ON CONFLICT DO NOTHING")
         values += [survey.pk, nonce]

@@ -14,7 +14,7 @@ import math
 import re
 import secrets
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -252,7 +252,7 @@ class Survey(models.Model):
         naming its configuration field, shown on the form field ``CONFIG_FIELDS`` maps it to); Django
         adds only its own rules: a projection needs a reference sample and a number of components, and the
         settings of a survey with reports are frozen."""
-        errors: dict[str, str] = {}
+        errors: dict[str, Any] = {}  # field → message(s), as ValidationError takes them
         config = settings_config(self, list(self.questions.prefetch_related("choices")) if self.pk else None)
         if self.projection != self.Projection.NONE and self.projection_params:
             config["projection"] = self.projection_params  # a fitted projection, whatever the mode
@@ -889,10 +889,11 @@ def _personal_distributions(q: Question) -> dict[str, list[float]]:
     probs = [c.personal_probability for c in q.choices.all()]
     if q.prefer_not_to_say or not probs or any(p is None for p in probs):
         return {}
+    shares = cast(list[float], probs)  # none is None now
     if q.kind == Question.Kind.CATEGORICAL:
-        return {q.name: probs}
+        return {q.name: shares}
     if q.kind == Question.Kind.MULTI:
-        return {name: [1.0 - p, p] for name, p in zip(q.feature_names(), probs, strict=True)}
+        return {name: [1.0 - p, p] for name, p in zip(q.feature_names(), shares, strict=True)}
     return {}
 
 
@@ -901,7 +902,7 @@ def settings_config(survey: Survey, questions: list[Question] | None = None) -> 
     ``questions`` also the MRR attribute groups (their ``group`` numbers) and declared personal distributions (the
     choices' ``personal_probability``; uniform when any is missing, for numeric bins, or with “Prefer not to say”).
     ``Survey.clean`` checks it (``check_settings``); ``protocol_config`` adds the questions."""
-    config = {
+    config: dict[str, Any] = {
         "mode": survey.mode,
         "numeric": (
             {"handling": "gaussian", "approach": survey.gaussian_approach}
@@ -973,5 +974,5 @@ def opening_refusal(survey: Survey) -> str | None:
         message = getattr(exc, "message", None)
         return engine_message(message) if isinstance(message, str) and message else str(exc)
     if unprotected:
-        return gettext(NO_PRIVACY) % {"questions": ", ".join(unprotected)}
+        return str(NO_PRIVACY) % {"questions": ", ".join(unprotected)}
     return None

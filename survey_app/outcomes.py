@@ -5,9 +5,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 class Result(enum.Enum):
@@ -36,7 +39,7 @@ TOKEN_IN_REPORT = ("A report to this survey carries a credential, never the invi
 
 #: The message of each result that has a fixed one (``INVALID`` carries the engine's).
 # Shown to respondents (the API's "detail"), in the request's language.
-MESSAGES = {
+MESSAGES: dict[Result, StrOrPromise] = {
     Result.STORED: "stored",
     Result.NOT_FOUND: _("No such survey."),
     Result.CLOSED: _("This survey is closed and no longer accepts answers."),
@@ -62,7 +65,7 @@ class Outcome:
     submission (``report.input``, ``report.validation.version``)."""
 
     result: Result
-    message: str = ""
+    message: StrOrPromise = ""
     field: str | None = None
 
     @classmethod

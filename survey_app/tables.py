@@ -170,27 +170,27 @@ def load_table(
             raise ValueError("no row is complete (missing='drop')")
     if isinstance(numeric, str):
         numeric = [numeric]
-    if numeric is None:
-        numeric = {c for c in df.columns if c != class_column and _is_numeric(df[c])}
-    numeric = set(numeric)
-    unknown = numeric - set(df.columns)
+    numeric_columns: set[str] = (
+        {c for c in df.columns if c != class_column and _is_numeric(df[c])} if numeric is None else set(numeric))
+    unknown = numeric_columns - set(df.columns)
     if unknown:
         raise ValueError(f"numeric columns not in the table: {', '.join(sorted(unknown))}")
-    if class_column in numeric:
+    if class_column in numeric_columns:
         raise ValueError(f"the class column {class_column!r} cannot be numeric")
     multi_columns = _multi_columns(df, multi, class_column, separator)
     ordered = {c: tuple(v) for c, v in (ordered or {}).items()}
     for column in ordered:
-        if column not in df.columns or column in numeric or column in multi_columns:
+        if column not in df.columns or column in numeric_columns or column in multi_columns:
             raise ValueError(f"ordered column {column!r} must be a categorical column of the table")
         outside = sorted(set(df[column].dropna()) - set(ordered[column]))
         if outside:
             raise ValueError(f"ordered column {column!r} holds {', '.join(map(repr, outside))}, not among its values "
                              f"{', '.join(ordered[column])}")
-    numeric = numeric - set(multi_columns)
+    numeric_columns -= set(multi_columns)
     class_values = tuple(sorted(df[class_column].unique(), key=_sort_key))
     class_attribute = Categorical(class_column, class_values)
-    attributes, columns = [], []
+    attributes: list[Attribute] = []
+    columns: list[np.ndarray] = []
     for name in df.columns:
         if name == class_column:
             continue
@@ -201,7 +201,7 @@ def load_table(
             for k, option in enumerate(multi_columns[name]):
                 attributes.append(Categorical(option_name(name, k), ("no", "yes")))
                 columns.append(np.array([option in cell for cell in applies], dtype=np.float64))
-        elif name in numeric:
+        elif name in numeric_columns:
             values = pd.to_numeric(col, errors="coerce")
             if values.isna().any():
                 raise ValueError(f"numeric column {name!r} has missing or non-numeric values")

@@ -3,6 +3,8 @@ web app's text catalogue read — by family (``described``), for a survey's sett
 translatable texts (``texts``)."""
 from __future__ import annotations
 
+from typing import Any
+
 from . import oracles
 from .continuous.approaches import APPROACH_CLASSES, approach_class
 from .protocol import SurveyProtocol
@@ -24,11 +26,11 @@ def described(family: str | None = None) -> list:
     return [m for m in out if getattr(m, "description", None) is not None]
 
 
-def of_settings(config: dict) -> list[tuple[str, object]]:
+def of_settings(config: dict) -> list[tuple[str, Any]]:
     """(family, mechanism) of every described mechanism a survey configuration's settings name, for the pages that
     name them: its mode's (LDP or MRR), then for LDP the encoding's oracle and, with Gaussian handling, the Gaussian
     approach; ``protocol.ConfigError`` for invalid settings."""
-    out: list[tuple[str, object]] = [("mode", SurveyProtocol.for_mode(mode(config)))]
+    out: list[tuple[str, Any]] = [("mode", SurveyProtocol.for_mode(mode(config)))]
     if "ldp" in config:
         try:
             out.append(("oracle", oracles.lookup(section(config, "ldp").get("encoding", "adaptive"))))
