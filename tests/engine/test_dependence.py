@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chi2
 
-from aggregator.privacy import survey_protocol
+from aggregator.privacy import protocol as survey_protocol
 from aggregator.privacy.dependence import (
     ALPHA,
     KAPPA_MIN,
