@@ -66,6 +66,11 @@ def test_runserver_logs_no_token_and_no_address_during_a_redemption_and_a_report
                         "--url", base, "--tokens", str(tmp_path / "tokens.csv"), "--seed", "1"],
                        cwd=ROOT, env=env, check=True, capture_output=True)
         assert _status(page) == 409  # used: the status alone must not tell which token
+        # runserver writes a request's line after the response has gone: wait for it before stopping the server
+        for _ in range(100):
+            if " 409 " in (tmp_path / "server.err").read_text() + (tmp_path / "server.out").read_text():
+                break
+            time.sleep(0.1)
     finally:
         server.terminate()
         server.wait(timeout=20)
