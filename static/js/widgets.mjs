@@ -149,7 +149,7 @@ export function shuffle(items, rng) {
 /** Whether the choices of ``q`` may be shown in a respondent's own order: unordered choices only (not a scale, a
  * matrix row, yes/no or a number). */
 export function shufflesChoices(q) {
-  return (q.kind === "categorical" && q.style !== "scale") || q.kind === "multi";
+  return (q.kind === "categorical" && q.style !== "scale" && !q.matrix) || q.kind === "multi";
 }
 
 /** Whether ``kept`` (an order kept by ./resume.mjs) is an order of exactly the names ``names``. */

@@ -100,7 +100,8 @@ def test_the_page_says_what_is_kept_where(page, live_server):
     page.goto(f"{live_server.url}/s/{survey.slug}/")
     page.locator("#privacy-figure").wait_for()
     words = page.locator("#memo-words").inner_text()
-    assert "this tab's session storage" in words and "deleted from this tab when you press “Send”" in words
+    assert "this tab's session storage" in words
+    assert "deleted from this tab when you press “Send” or “Delete my answers from this tab”" in words
     assert "never kept in the site's local storage" in words
     # The button deletes them at once.
     page.locator("#q0-3").check()
