@@ -3,8 +3,9 @@ on every form (admin, management API), and what the protocol API tells the page.
 import pytest
 from django.core.exceptions import ValidationError
 
-from survey_app.models import Question
+from survey_app.models import Question, Survey
 from tests.factories import make_widgets_survey
+from tests.manage_support import COMMUTE, designer
 
 pytestmark = pytest.mark.django_db
 
@@ -79,3 +80,21 @@ def test_the_protocol_api_tells_the_page_the_slider_the_matrix_and_the_shuffle(c
     assert german["rested"]["matrix"] == german["dreams"]["matrix"] == "Wie sehr stimmen Sie zu?"
     # Neither the shuffle nor the looks are part of the protocol the report is randomized under.
     assert "shuffle" not in body["protocol"] and "matrix" not in str(body["protocol"])
+
+
+def test_the_management_api_takes_them_and_refuses_a_bad_one_with_one_message():
+    api = designer()
+    minutes = {"name": "minutes", "text": "Minutes on the way?", "kind": "numeric", "low": 0, "high": 120,
+               "style": "slider", "step": 5}
+    created = api.post("/api/manage/surveys/", {**COMMUTE, "shuffle_questions": True,
+                                                "questions": [*COMMUTE["questions"], minutes]}, format="json")
+    assert created.status_code == 201, created.json()
+    survey = Survey.objects.get(slug=COMMUTE["slug"])
+    assert survey.shuffle_questions and not survey.shuffle_choices
+    assert survey.questions.get(name="minutes").step == 5
+    response = api.post("/api/manage/surveys/", {**COMMUTE, "slug": "commute-again",
+                                                 "questions": [*COMMUTE["questions"], {**minutes, "step": 500}]},
+                        format="json")
+    assert response.status_code == 400
+    assert str(response.json()).count("The step must be a positive number") == 1
+    assert not Survey.objects.filter(slug="commute-again").exists()
