@@ -6,9 +6,10 @@ with answers not sent asks first."""
 import json
 
 from survey_app.models import PendingReport
+from survey_app.services import generate_tokens
 from tests.browser.axe import assert_accessible
-from tests.browser_support import BROWSER_TEST
-from tests.factories import make_widgets_survey
+from tests.browser_support import BROWSER_TEST, wait_for_credential
+from tests.factories import make_habits_survey, make_widgets_survey
 
 pytestmark = BROWSER_TEST
 
@@ -130,3 +131,29 @@ def test_a_language_switch_keeps_the_answers(page, live_server):
     assert dialogs == []  # nothing lost, nothing to ask
     assert step(page).startswith("Schritt 2 von 4")
     assert page.locator("#q0-3").is_checked() and page.locator("#q1-1").is_checked()
+
+
+def test_an_invitation_page_keeps_the_answers_never_the_token(page, live_server):
+    """The token waits in its own sessionStorage entry only until it is redeemed at the first answer; the answers kept
+    for a reload never hold it, and after "Send" the tab keeps nothing of the survey."""
+    survey = make_habits_survey("ldp", "oue")
+    survey.access = "tokens"
+    survey.save()
+    token = generate_tokens(survey, 1)[0].token
+    page.goto(f"{live_server.url}/s/{survey.slug}/i/#{token}")
+    page.get_by_label("daily").check()
+    wait_for_credential(page, survey.slug)
+    page.get_by_role("button", name="Next").click()
+    page.get_by_label("Your age (18 to 98)").fill("73.25")
+    everything = "JSON.stringify(Object.entries(sessionStorage))"
+    assert token not in page.evaluate(everything) and kept(page, survey.slug)["fields"]["q1"] == "73.25"
+    page.reload()
+    page.get_by_label("Your age (18 to 98)").wait_for()
+    assert page.get_by_label("Your age (18 to 98)").input_value() == "73.25"
+    assert step(page).startswith("Step 2 of 3")
+    page.get_by_label("yes").check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.get_by_role("button", name="Send the randomized report").click()
+    page.wait_for_url(f"**/s/{survey.slug}/thanks/")
+    assert [k for k in page.evaluate("Object.keys(sessionStorage)") if survey.slug in k] == []
+    assert survey.report_total() == 1
