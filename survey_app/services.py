@@ -1,6 +1,7 @@
 """Survey operations shared by the admin, the API and management commands."""
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
+from . import theme
 from .models import (
     CHOICES_FROZEN,
     MULTI_TOO_FEW,
@@ -23,6 +25,7 @@ from .models import (
     InvitationToken,
     Question,
     Survey,
+    SurveyLogo,
     opening_refusal,
 )
 
@@ -64,6 +67,12 @@ def clone_survey(survey: Survey) -> Survey:
              for c in choices]
         )
     return copy
+
+
+def set_logo(survey: Survey, logo: theme.Logo) -> None:
+    """Make ``logo`` (checked by ``theme.read_logo``) the survey's logo, replacing any other."""
+    SurveyLogo.objects.update_or_create(survey=survey, defaults={
+        "data": logo.data, "content_type": logo.content_type, "digest": hashlib.sha256(logo.data).hexdigest()})
 
 
 def generate_tokens(survey: Survey, count: int, batch: str = "") -> list[InvitationToken]:
