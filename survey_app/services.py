@@ -47,7 +47,7 @@ def unique_slug(base: str) -> str:
 
 @transaction.atomic
 def clone_survey(survey: Survey) -> Survey:
-    """A draft copy of ``survey`` with its questions and choices, and none of its reports or tokens."""
+    """A draft copy of ``survey`` with its questions, choices and theme, and none of its reports or tokens."""
     questions = list(survey.questions.prefetch_related("choices"))
     copy = Survey.objects.get(pk=survey.pk)
     copy.pk = None
@@ -57,6 +57,9 @@ def clone_survey(survey: Survey) -> Survey:
     copy.opens_at = copy.closes_at = None  # a copy opens when its designer says, not on the original's dates
     copy.webhook_url = copy.webhook_secret = ""  # and tells no one of its models until given an address
     copy.save()
+    logo = SurveyLogo.objects.filter(survey=survey).first()
+    if logo is not None:
+        SurveyLogo.objects.create(survey=copy, data=logo.data, content_type=logo.content_type, digest=logo.digest)
     for q in questions:
         choices = list(q.choices.all())
         q.pk = None

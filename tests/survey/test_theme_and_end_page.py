@@ -161,3 +161,17 @@ def test_end_addresses_other_than_plain_https_are_refused(url, message):
     survey.end_url = url
     with pytest.raises(ValidationError, match=message):
         survey.full_clean()
+
+
+def test_the_management_api_sets_and_checks_colour_and_end_page():
+    from tests.manage_support import COMMUTE, designer
+
+    api = designer()
+    refused = api.post("/api/manage/surveys/", {**COMMUTE, "accent_color": "#ffcc00",
+                                                "end_url": "http://x.example/"}, format="json")
+    assert refused.status_code == 400 and {"accent_color", "end_url"} <= set(refused.json())
+    created = api.post("/api/manage/surveys/", {**COMMUTE, "accent_color": "#7a4a00", "end_text": "Thanks!",
+                                                "end_url": "https://panel.example.org/done"}, format="json")
+    assert created.status_code == 201, created.json()
+    assert {k: created.json()[k] for k in ("accent_color", "end_text", "end_url")} == {
+        "accent_color": "#7a4a00", "end_text": "Thanks!", "end_url": "https://panel.example.org/done"}
