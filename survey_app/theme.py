@@ -85,8 +85,12 @@ def validate_end_url(value: str) -> None:
     """An end page's address: https, a host, no user name or password; it is the same for every respondent."""
     if not value:
         return
-    parts = urlsplit(value)
-    if parts.scheme != "https" or not parts.hostname:
+    try:
+        parts = urlsplit(value)
+        hostname = parts.hostname
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        hostname = None
+    if not hostname or parts.scheme != "https":
         raise ValidationError(_("The address after Send must start with https:// and name a host."), code="end_url")
     if parts.username is not None or parts.password is not None:
         raise ValidationError(_("The address after Send may not contain a user name or password."), code="end_url")

@@ -153,6 +153,7 @@ def test_the_redirect_carries_nothing_of_the_respondent_and_no_referer(client):
     ("http://panel.example.org/", "https://"),
     ("javascript:alert(1)", "https://"),
     ("https:///path", "name a host"),
+    ("https://[::1/", "name a host"),
     ("https://user:pw@panel.example.org/", "user name or password"),
     ("https://panel.example.org/a b", "one address"),
 ])
