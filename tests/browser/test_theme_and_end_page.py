@@ -17,7 +17,7 @@ from PIL import Image
 
 from survey_app import theme
 from survey_app.services import set_logo
-from tests.browser.axe import assert_accessible
+from tests.browser.axe import assert_accessible, sign_in
 from tests.browser_support import BROWSER_TEST, answer_daily_73_yes, open_page
 from tests.factories import make_habits_survey
 
@@ -123,3 +123,17 @@ def test_after_send_the_browser_goes_to_the_end_address_with_nothing_of_the_resp
         assert "Referer" not in headers and "Cookie" not in headers
         assert errors == []
         context.close()
+
+
+def test_the_invitations_by_email_page_passes_axe(page, live_server):
+    survey = make_habits_survey("mrr")
+    survey.access = "tokens"
+    survey.save()
+    url = f"/admin/survey_app/survey/{survey.pk}/invitations/"
+    sign_in(page, live_server, url)
+    assert page.get_by_label("Email addresses").is_visible()
+    assert_accessible(page, "the invitations by email page")
+    page.get_by_label("Email addresses").fill("a@example.org\nnot an address")
+    page.get_by_role("button", name="Send the invitations").click()
+    assert "Not email addresses: not, an, address" in page.locator("#content").inner_text()
+    assert_accessible(page, "the invitations by email page with an error")
