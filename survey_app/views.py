@@ -13,6 +13,7 @@ no other inline script, and the page shows the randomizer hash so anyone can che
 from __future__ import annotations
 
 import functools
+from urllib.parse import urlsplit
 
 from csp.decorators import csp_update
 from django.conf import settings
@@ -192,9 +193,10 @@ def thanks_page(request, slug: str):
 
 def theme_of(survey: Survey) -> dict:
     """What the survey's pages need of its theme: the stylesheet's and the logo's addresses (``None`` if unset),
-    each naming its version so that a change is fetched at once."""
+    each naming its version so that a change is fetched at once; the host of its end address, if it has one."""
     logo = SurveyLogo.objects.filter(survey=survey).values_list("digest", flat=True).first()
     return {
+        "end_host": urlsplit(survey.end_url).hostname if survey.end_url else None,
         "stylesheet": reverse("survey-theme", args=[survey.slug, survey.accent_color.lstrip("#").lower()])
         if survey.accent_color else None,
         "logo": reverse("survey-logo", args=[survey.slug, logo]) if logo else None,

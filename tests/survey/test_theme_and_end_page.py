@@ -176,3 +176,12 @@ def test_the_management_api_sets_and_checks_colour_and_end_page():
     assert created.status_code == 201, created.json()
     assert {k: created.json()[k] for k in ("accent_color", "end_text", "end_url")} == {
         "accent_color": "#7a4a00", "end_text": "Thanks!", "end_url": "https://panel.example.org/done"}
+
+
+def test_the_page_says_before_send_where_it_goes_after(client):
+    make_survey(end_url="https://panel.example.org/complete?study=7")
+    english = " ".join(client.get("/s/health/").content.decode().split())
+    assert "After “Send”, this page takes you to <strong>panel.example.org</strong>" in english
+    german = " ".join(client.get("/s/health/", HTTP_ACCEPT_LANGUAGE="de").content.decode().split())
+    assert "führt diese Seite Sie zu <strong>panel.example.org</strong>" in german
+    assert "/complete" not in english.split('id="end-words"')[1].split("</p>")[0]
