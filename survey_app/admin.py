@@ -592,6 +592,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         context = {**self.admin_site.each_context(request), "form": form, "survey": survey,
                    "title": gettext("Invitations by email: %(title)s") % {"title": survey.title},
                    "opts": self.model._meta, "batches": survey.mail_batches.order_by("-pk")[:10],
+                   "sending": survey.mail_batches.filter(done=False).exists(),
                    "kept": survey.invitation_mails.count(), "unused": reminder_rows(survey).count()}
         return TemplateResponse(request, "admin/survey_app/survey/invitations.html", context)
 

@@ -175,22 +175,26 @@ def message(row: InvitationMail, kind: str, base_url: str) -> mail.EmailMessage:
 def send_batch(batch_id: int) -> MailBatch | None:
     """Send the mails queued in batch ``batch_id``, ``chunk_size()`` per SMTP connection with ``pause_seconds()``
     between chunks, counting progress on the batch; a mail the server refuses is counted as failed (not retried).
+    Each chunk is sent in a transaction that locks its rows (another worker sending the same batch skips them).
     With ``forget``, each address is deleted once its mail was attempted. The batch, or None if it is gone."""
     batch = MailBatch.objects.filter(pk=batch_id).select_related("survey").first()
     if batch is None:
         return None
     first = True
     while True:
-        rows = list(InvitationMail.objects.filter(queued_in=batch).select_related("survey", "invitation")
-                    .order_by("pk")[:chunk_size()])
-        if not rows:
-            break
         if not first:
             time.sleep(pause_seconds())
         first = False
-        sent = _send_chunk(batch, rows)
-        _record(batch, sent, [row.pk for row in rows if row.pk not in sent])
-    MailBatch.objects.filter(pk=batch.pk).update(done=True)
+        # The chunk's rows stay locked while it is sent: a second worker given the same batch skips them.
+        with transaction.atomic():
+            rows = list(InvitationMail.objects.filter(queued_in=batch).select_related("survey", "invitation")
+                        .select_for_update(skip_locked=True, of=("self",)).order_by("pk")[:chunk_size()])
+            if not rows:
+                break
+            sent = _send_chunk(batch, rows)
+            _record(batch, sent, [row.pk for row in rows if row.pk not in sent])
+    if not InvitationMail.objects.filter(queued_in=batch).exists():
+        MailBatch.objects.filter(pk=batch.pk).update(done=True)
     batch.refresh_from_db()
     return batch
 
