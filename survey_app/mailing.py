@@ -165,8 +165,9 @@ def message(row: InvitationMail, kind: str, base_url: str) -> mail.EmailMessage:
                 "title": title}
         body = "\n\n".join([
             opening, link,
-            _("Your browser randomizes your answers before anything is sent, and the link is exchanged for a blind "
-              "credential: the survey cannot tell which answers came from this invitation."),
+            _("Your browser randomizes your answers before anything is sent, and sends them with a blind-signed "
+              "credential instead of this link, so they are stored without it. The survey page says what stays "
+              "private and what does not."),
             _("You receive this message because the survey's organizers entered your address."),
         ])
     return mail.EmailMessage(subject, body + "\n", to=[row.address])
