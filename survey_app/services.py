@@ -54,11 +54,15 @@ def clone_survey(survey: Survey) -> Survey:
     copy.opens_at = copy.closes_at = None  # a copy opens when its designer says, not on the original's dates
     copy.webhook_url = copy.webhook_secret = ""  # and tells no one of its models until given an address
     copy.save()
+    copies: dict[int, int] = {}  # original question id → its copy's, for the copies' conditions (skip logic)
     for q in questions:
         choices = list(q.choices.all())
+        original = q.pk
         q.pk = None
         q.survey = copy
+        q.show_if_question_id = copies.get(q.show_if_question_id) if q.show_if_question_id else None
         q.save()
+        copies[original] = q.pk
         Choice.objects.bulk_create(
             [Choice(question=q, position=c.position, label=c.label, personal_probability=c.personal_probability)
              for c in choices]
