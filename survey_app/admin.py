@@ -628,7 +628,7 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
         surveys the designer designs, for a new question); ``Question.clean`` judges the rest."""
         form = super().get_form(request, obj, change=change, **kwargs)
         field = form.base_fields.get("show_if_question")
-        if field is not None:
+        if isinstance(field, forms.ModelChoiceField):
             if obj is not None:
                 field.queryset = obj.survey.questions.exclude(pk=obj.pk)
             else:

@@ -25,6 +25,7 @@ from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.protocol import ConfigError, build, check_settings
+from aggregator.privacy.skip import check as skip_check
 
 from . import languages, webhooks
 from .languages import NOT_ASKED, PREFER_NOT_TO_SAY
@@ -1070,11 +1071,32 @@ def protocol_config(survey: Survey) -> dict:
                                                   "bounds") % {"name": q.name})
     class_questions = [q for q in questions if q.is_class]
     features = [q for q in questions if not q.is_class]
+    try:  # the engine's own check of the rules over the features' domains (aggregator/privacy/skip.py)
+        skip_check(skip_rules(questions), [len(q.labels()) for q in features for _ in q.feature_names()])
+    except ValueError as exc:
+        raise ConfigError("features", str(exc)) from None
     return {
         "class": _attribute_config(class_questions[0]) if class_questions else None,
         "features": [config for q in features for config in _feature_configs(q)],
         **settings_config(survey, questions),
     }
+
+
+def skip_rules(questions) -> list:
+    """The skip logic of ``questions`` (a survey's, in order) as the engine's rules over its features
+    (``aggregator.privacy.skip.SkipRule``: feature indices, the codes that show a question, its “Not asked”)."""
+    from aggregator.privacy.skip import SkipRule
+
+    features = [name for q in questions if not q.is_class for name in q.feature_names()]
+    by_id = {q.pk: q for q in questions}
+    rules = []
+    for q in questions:
+        gate = by_id.get(q.show_if_question_id)
+        if gate is None or q.is_class or q.name not in features or gate.name not in features:
+            continue
+        rules.append(SkipRule(features.index(q.name), features.index(gate.name), frozenset(q.show_if_codes()),
+                              len(q.labels()) - 1))
+    return rules
 
 
 def opening_refusal(survey: Survey) -> str | None:

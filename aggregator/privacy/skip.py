@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["SkipRule", "apply", "check"]
+import numpy as np
+
+__all__ = ["SkipRule", "apply", "apply_rows", "check"]
 
 
 @dataclass(frozen=True)
@@ -66,4 +68,13 @@ def apply(record: Sequence[int], rules: Sequence[SkipRule]) -> list[int]:
         rule = by_target.get(index)
         if rule is not None and out[rule.gate] not in rule.shown:
             out[index] = rule.not_asked
+    return out
+
+
+def apply_rows(X, rules: Sequence[SkipRule]) -> np.ndarray:
+    """``apply`` to every row of the code matrix ``X`` at once (a copy; simulations and tests)."""
+    out = np.array(X, copy=True)
+    for rule in sorted(rules, key=lambda r: r.target):
+        hidden = ~np.isin(out[:, rule.gate], sorted(rule.shown))
+        out[hidden, rule.target] = rule.not_asked
     return out

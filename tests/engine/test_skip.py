@@ -10,7 +10,7 @@ import pytest
 from aggregator.privacy import protocol as survey_protocol
 from aggregator.privacy.channel import epsilon_of_channel
 from aggregator.privacy.exact_epsilon import epsilon_by_enumeration
-from aggregator.privacy.skip import SkipRule, apply, check
+from aggregator.privacy.skip import SkipRule, apply, apply_rows, check
 
 CLASS = {"kind": "categorical", "name": "sick", "values": ["no", "yes"]}
 SMOKER = {"kind": "categorical", "name": "smoker", "values": ["never", "sometimes", "daily"]}
@@ -169,3 +169,11 @@ def test_the_not_asked_share_is_recovered_within_its_standard_error(encoding):
     share, truth = estimate[cells].sum() / n, true_counts[cells].sum() / n
     assert truth == pytest.approx(1 / 3, abs=0.01)
     assert abs(share - truth) < 4.5 * math.sqrt(covariance.sum()) / n
+
+
+def test_the_rows_form_is_the_record_form_on_every_row():
+    behind = SkipRule(target=2, gate=1, shown=frozenset({0, 1}), not_asked=2)
+    rows = np.array(list(itertools.product(range(3), range(4), range(2))))
+    expected = np.array([apply(list(r), [RULE, behind]) for r in rows])
+    assert (apply_rows(rows, [behind, RULE]) == expected).all()  # the rules in any order
+    assert (apply_rows(rows, []) == rows).all()

@@ -1,11 +1,13 @@
 """Skip logic and optional answers in the web app: a question shown on a condition has one more answer, “Not asked”,
 that the engine randomizes like the others; the rules of conditions (an earlier yes/no or choices question, not the
 class, some of its answers), their messages, the protocol API's display fields, cloning and freezing."""
+from io import StringIO
+
 import pytest
 from django.core.exceptions import ValidationError
 
 from survey_app.languages import NOT_ASKED, PREFER_NOT_TO_SAY
-from survey_app.models import SKIP_MESSAGES, Choice, Question, Survey
+from survey_app.models import SKIP_MESSAGES, Choice, PendingReport, Question, Survey, skip_rules
 from survey_app.protocol import get_protocol, protocol_config
 from survey_app.services import clone_survey
 from tests.factories import CIGARETTE_LABELS, SMOKER_LABELS, make_skip_survey
@@ -140,3 +142,31 @@ def test_the_condition_is_frozen_once_the_survey_has_opened():
     cigarettes = survey.questions.get(name="cigarettes")
     cigarettes.show_if_answers = ["daily"]
     assert "show_if_answers" in str(errors_of(cigarettes))
+
+
+def test_the_engines_rules_are_the_pages_conditions(client):
+    """``skip_rules`` (what simulations and the engine's check use) and the protocol API's "show_if" (what the page
+    uses) say the same: the gate's feature, the codes that show the question, its “Not asked”."""
+    survey = make_skip_survey()
+    body = client.get(f"/api/surveys/{survey.slug}/protocol/").json()
+    features = [f["name"] for f in body["protocol"]["questions"]]
+    [rule] = skip_rules(list(survey.questions.prefetch_related("choices")))
+    shown = next(q["show_if"] for q in body["questions"] if q["name"] == "cigarettes")
+    assert (features[rule.target], features[rule.gate]) == ("cigarettes", shown["question"])
+    assert sorted(rule.shown) == shown["answers"] and rule.not_asked == shown["not_asked"]
+
+
+def test_simulated_respondents_follow_the_skip_logic(tmp_path):
+    """``manage.py simulate`` sends what a browser would: under MRR with θ = 1 a report is the record itself, so a
+    row that never smokes sends “Not asked” whatever its cell holds, and an empty cell of a shown question is its
+    “Prefer not to say”."""
+    from django.core.management import call_command
+
+    survey = make_skip_survey(mode="mrr")
+    Survey.objects.filter(pk=survey.pk).update(theta=1.0)
+    rows = ["smoker,cigarettes,sick", "never,6 to 20,no", "daily,,yes", "sometimes,1 to 5,no"]
+    (tmp_path / "smoking.csv").write_text("\n".join(rows) + "\n")
+    call_command("simulate", survey.slug, str(tmp_path / "smoking.csv"), "--respondents", "60", "--seed", "3",
+                 stdout=StringIO())
+    sent = {tuple(r.payload["answers"]) for r in PendingReport.objects.filter(survey=survey)}
+    assert sent == {(0, 4, 0), (2, 3, 1), (1, 0, 0)}
