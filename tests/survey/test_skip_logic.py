@@ -198,3 +198,19 @@ def test_a_reference_sample_follows_the_skip_logic(settings, tmp_path, monkeypat
     pilot = fit_pilot(survey)
     assert len(pilot) == 3 and sum(pilot) == pytest.approx(1.0)
     assert given == [[[0, 4], [0, 4], [2, 2], [1, 3]]]
+
+
+def test_the_admin_offers_only_the_surveys_own_questions_and_shows_one_message(admin_client):
+    survey = make_skip_survey(status="draft")
+    other = make_skip_survey(slug="other", status="draft")
+    sick = survey.questions.get(name="sick")
+    url = f"/admin/survey_app/question/{sick.pk}/change/"
+    page = admin_client.get(url).content.decode()
+    assert f'value="{survey.questions.get(name="smoker").pk}"' in page  # the survey's own questions
+    assert f'value="{other.questions.get(name="smoker").pk}"' not in page  # never another survey's
+    data = {"survey": survey.pk, "position": 2, "name": "sick", "text": sick.text, "kind": "binary", "style": "auto",
+            "is_class": "on", "show_if_question": survey.questions.get(name="smoker").pk,
+            "show_if_answers": '["daily"]', "group": 0, "personal_mode": "simulated", "translations": ""}
+    page = admin_client.post(url, data).content.decode()
+    assert page.count("The class question is asked of everyone: it cannot be shown on a condition.") == 1
+    assert Question.objects.get(pk=sick.pk).show_if_question is None  # nothing saved
