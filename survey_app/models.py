@@ -813,6 +813,10 @@ ENGINE_MESSAGES = (
     gettext_noop("a survey mixing categorical and numeric questions sends one report per respondent"),
     gettext_noop("the projection must be fitted on exactly the numeric questions"),
     gettext_noop("the groups must put every question in exactly one group"),
+    gettext_noop("a question has one condition at most"),
+    gettext_noop("a question's condition must be on an earlier question"),
+    gettext_noop("a condition's answers must be answers of its question"),
+    gettext_noop("a hidden question's answer is the last of its domain"),
 )
 
 
