@@ -341,7 +341,7 @@ async function main() {
     status.textContent = p === pages.length ? t("Step {n} of {total}: check what leaves your browser.", { n: steps, total: steps })
       : t("Step {n} of {total}: {title}", { n: p + 1, total: steps, title: pages[p][0] || t("the questions") });
     // The review starts with its heading (focusable by script only), so a second Enter does not send at once.
-    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector("input, select");
+    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector(".question:not([hidden]) :is(input, select)");
     if (focusable) focusable.focus({ preventScroll: settle });
   }
 
