@@ -4,6 +4,13 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 
+def numbers_offer_no_prefer_not_to_say(apps, schema_editor):
+    """A numeric question's “Prefer not to say” was never shown nor sent (the engine took a number); it is now refused,
+    so the flag is cleared where it was set (nothing a respondent saw or sent changes)."""
+    Question = apps.get_model("survey_app", "Question")
+    Question.objects.filter(kind="numeric", prefer_not_to_say=True).update(prefer_not_to_say=False)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -11,6 +18,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RunPython(numbers_offer_no_prefer_not_to_say, migrations.RunPython.noop),
         migrations.AddField(
             model_name='question',
             name='show_if_answers',
