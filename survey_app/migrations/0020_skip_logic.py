@@ -14,7 +14,7 @@ def numbers_offer_no_prefer_not_to_say(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey_app', '0018_token_redemption_day'),
+        ('survey_app', '0019_invitation_mail_and_theme'),
     ]
 
     operations = [
