@@ -750,6 +750,18 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
         none)."""
         return [] if obj is not None and obj.kind not in KINDS_WITH_CHOICES else self.inlines
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """The condition (skip logic) chooses among the earlier questions of the question's own survey (of the
+        surveys the designer designs, for a new question); ``Question.clean`` judges the rest."""
+        form = super().get_form(request, obj, change=change, **kwargs)
+        field = form.base_fields.get("show_if_question")
+        if isinstance(field, forms.ModelChoiceField):
+            if obj is not None:
+                field.queryset = obj.survey.questions.exclude(pk=obj.pk)
+            else:
+                field.queryset = Question.objects.filter(survey__in=surveys_for(request.user))
+        return form
+
     # -- back to the survey: a question is edited from its survey's page, so "Save" and "Delete" return there, not
     # to the list of every survey's questions ("Save and continue editing" and "Save and add another" stay). --------
     def _back_to_survey(self, request, survey_id):
@@ -785,6 +797,7 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
         (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "style", "is_class",
                            "prefer_not_to_say", "matrix")}),
         (_("Numeric bounds (public)"), {"fields": ("low", "high", "step")}),
+        (_("Shown only if (skip logic)"), {"fields": ("show_if_question", "show_if_answers")}),
         (_("Unrelated-question model (MRR)"), {"fields": ("group", "personal_mode", "personal_text")}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
     )

@@ -240,6 +240,10 @@ def question_display(survey: Survey) -> list[dict]:
             # A slider's step (null: a hundredth of the range); the matrix (grid) this question is a row of ("": none).
             "step": q.step,
             "matrix": matrices.get(q.matrix, q.matrix),
+            # Skip logic (static/js/skip.mjs): shown only if the question ``question`` has one of the answer codes
+            # ``answers``; hidden, it sends the code ``not_asked`` (its last label, "Not asked").
+            "show_if": {"question": q.show_if_question.name, "answers": q.show_if_codes(),
+                        "not_asked": len(q.labels()) - 1} if q.show_if_question is not None else None,
             "options": [{"label": label, "feature": feature}
                         for label, feature in zip(languages.display_labels(q, q.options()), q.feature_names(),
                                                   strict=True)]

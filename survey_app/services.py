@@ -60,11 +60,15 @@ def clone_survey(survey: Survey) -> Survey:
     logo = SurveyLogo.objects.filter(survey=survey).first()
     if logo is not None:
         SurveyLogo.objects.create(survey=copy, data=logo.data, content_type=logo.content_type, digest=logo.digest)
+    copies: dict[int, int] = {}  # original question id → its copy's, for the copies' conditions (skip logic)
     for q in questions:
         choices = list(q.choices.all())
+        original = q.pk
         q.pk = None
         q.survey = copy
+        q.show_if_question_id = copies.get(q.show_if_question_id) if q.show_if_question_id else None
         q.save()
+        copies[original] = q.pk
         Choice.objects.bulk_create(
             [Choice(question=q, position=c.position, label=c.label, personal_probability=c.personal_probability)
              for c in choices]

@@ -27,8 +27,8 @@ REPORT_TABLE_MODELS = {"PendingReport", "Report", "SpentCredential", "Invitation
 SURVEY_APP_CONTRACT = {
     "survey_app": {"inbox"},
     "survey_app.inbox": None,                 # the drain's service and the inbox's selectors
-    "survey_app.models": {"Survey", "Question", "Choice", "PREFER_NOT_TO_SAY", "feature_labels", "feature_texts",
-                          "settings_config"},
+    "survey_app.models": {"Survey", "Question", "Choice", "PREFER_NOT_TO_SAY", "NOT_ASKED", "feature_labels",
+                          "feature_texts", "settings_config", "skip_rules"},
     "survey_app.protocol": {"get_protocol"},
     "survey_app.reports": {"todays_assignment", "utc_midnight"},
     "survey_app.permissions": {"can_manage", "surveys_for"},

@@ -24,9 +24,11 @@ import { PermanentResponse } from "./permanent.mjs";
 import { featureCode, featureSource } from "./questions.mjs";
 import { ByteSource } from "./random.mjs";
 import * as resume from "./resume.mjs";
+import * as skip from "./skip.mjs";
 import * as widgets from "./widgets.mjs";
 
 const app = document.getElementById("survey-app");
+let questionList = [];  // the display questions, for skip logic's conditions (readAnswer)
 
 
 /** Text blocks (mechanism describe()): a string is a paragraph, an array a list. */
@@ -96,6 +98,8 @@ function readPersonal(q, index) {
 }
 
 function readAnswer(q, index) {
+  // Skip logic (./skip.mjs): a hidden question answers "Not asked", whatever its field holds.
+  if (q.show_if && skip.isHidden(q, questionList, (g) => readAnswer(g, questionList.indexOf(g)).value)) return { value: q.show_if.not_asked };
   if (q.kind === "numeric") {
     if (q.style === "slider") return widgets.readSlider(q, `q${index}`);
     const input = document.getElementById(`q${index}`);
@@ -240,6 +244,7 @@ async function main() {
     return { version, model };
   }
   let published = validates ? await validationModel() : null;
+  questionList = questions;
   // Answers kept in this tab until "Send" (./resume.mjs; a preview keeps nothing), and this respondent's own order of
   // questions and choices (./widgets.mjs), drawn once per tab from its own crypto source, apart from the randomizer's.
   const answerStore = preview ? null : resume.sessionStore();
@@ -351,7 +356,8 @@ async function main() {
   }
   const notice = el("div", { class: "notice", role: "status" });
   if (discarded) notice.replaceChildren(el("p", { class: "warning", text: memos.discardedWords(discarded) }));
-  form.append(figure, notice, status, progress, errors, ...pageNodes, review, nav);
+  form.append(figure, ...skip.words(questions), notice, status, progress, errors, ...pageNodes, review, nav);
+  const updateSkips = skip.attach(form, pageNodes, questions, (q) => readAnswer(q, questions.indexOf(q)).value);
   app.replaceChildren(form);
 
   let page = 0;
@@ -408,6 +414,7 @@ async function main() {
                                     coinflipPushed: previous.coinflipStep === p && Boolean(previous.coinflipPushed) }, "");
     }
     keepAnswers();
+    updateSkips();
     pageNodes.forEach((node, i) => { node.hidden = i !== p; });
     review.hidden = p !== pages.length;
     back.hidden = p === 0 || (memo !== null && p === pages.length);
@@ -418,7 +425,7 @@ async function main() {
     status.textContent = p === pages.length ? t("Step {n} of {total}: check what leaves your browser.", { n: steps, total: steps })
       : t("Step {n} of {total}: {title}", { n: p + 1, total: steps, title: pages[p][0] || t("the questions") });
     // The review starts with its heading (focusable by script only), so a second Enter does not send at once.
-    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector("input, select");
+    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector(".question:not([hidden]) :is(input, select)");
     if (focusable) focusable.focus({ preventScroll: settle });
   }
 
@@ -447,7 +454,8 @@ async function main() {
     const classes = questions.flatMap((q, i) => (q.is_class ? [{ q, i }] : []));
     // The engine's features in its order: a select-all question gives one (a choice's no/yes) per choice.
     const order = protocol.questions.map((f) => featureSource(questions, f.name));
-    const x = order.map((where) => featureCode(where, readAnswer(where.q, where.i).value));
+    const x = skip.applySkips(order.map((where) => featureCode(where, readAnswer(where.q, where.i).value)),
+      skip.rulesOf(protocol, questions));
     const y = readAnswer(classes[0].q, classes[0].i).value;
     const realPersonal = {};
     order.forEach(({ q, i }, position) => { if (asksPersonal(protocol, q)) realPersonal[position] = readPersonal(q, i).value; });

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey_app', '0019_invitation_mail_and_theme'),
+        ('survey_app', '0020_skip_logic'),
     ]
 
     operations = [
