@@ -66,8 +66,14 @@ export function readSlider(q, id) {
 /** Whether question ``q`` may share a grid with ``first`` (the grid's first row): the same matrix title and the
  * same answers, in the same order. */
 function sameGrid(first, q) {
-  return Boolean(q.matrix) && q.matrix === first.matrix && q.kind !== "numeric" && q.kind !== "multi"
+  return Boolean(q.matrix) && q.matrix === first.matrix && gridded(q)
     && JSON.stringify(q.labels) === JSON.stringify(first.labels);
+}
+
+/** Whether ``q`` may be a row of a grid: a question with a matrix title, answered with one choice, and shown always
+ * (a question shown on a condition, ./skip.mjs, is drawn on its own). */
+function gridded(q) {
+  return Boolean(q.matrix) && q.kind !== "numeric" && q.kind !== "multi" && !q.show_if;
 }
 
 /** The page's questions ``qs`` (in order) as units: {questions: [q]} for a question drawn alone, {questions, matrix}
@@ -77,7 +83,7 @@ export function units(qs) {
   for (const q of qs) {
     const last = out[out.length - 1];
     if (last && last.matrix && sameGrid(last.questions[0], q)) last.questions.push(q);
-    else out.push({ questions: [q], matrix: q.matrix && q.kind !== "numeric" && q.kind !== "multi" ? q.matrix : null });
+    else out.push({ questions: [q], matrix: gridded(q) ? q.matrix : null });
   }
   // A matrix of one row is a question like any other.
   for (const unit of out) if (unit.questions.length < 2) unit.matrix = null;
@@ -179,8 +185,10 @@ export function arrange(pages, shuffle_ = {}, rng = null, kept = null) {
     for (const [, qs] of arranged) {
       for (const q of qs) {
         if (!shufflesChoices(q)) continue;
-        // "Prefer not to say" (the last label) stays last; a select-all question's choices are its options.
-        const count = q.kind === "multi" ? q.options.length : q.labels.length - (q.prefer_not_to_say ? 1 : 0);
+        // "Prefer not to say" and skip logic's "Not asked" (the last labels) stay last; a select-all question's
+        // choices are its options.
+        const count = q.kind === "multi" ? q.options.length
+          : q.labels.length - (q.prefer_not_to_say ? 1 : 0) - (q.show_if ? 1 : 0);
         const codes = [...Array(count).keys()];
         const keptCodes = kept && kept.choices ? kept.choices[q.name] : null;
         order.choices[q.name] = isOrderOf(keptCodes && keptCodes.map(String), codes.map(String))

@@ -25,7 +25,9 @@ const q = (name, extra = {}) => ({ name, kind: "categorical", style: "buttons", 
 const PAGES = [
   ["One", [q("x"), q("m1", { labels: AGREE, matrix: "Agree?" }), q("m2", { labels: AGREE, matrix: "Agree?" }),
            q("m3", { labels: AGREE, matrix: "Agree?" }), q("y", { labels: ["a", "b", "Prefer not to say"], prefer_not_to_say: true })]],
-  ["Two", [q("z", { kind: "binary", labels: ["no", "yes"] }), q("s", { style: "scale" }),
+  ["Two", [q("w", { labels: ["a", "b", "Prefer not to say", "Not asked"], prefer_not_to_say: true,
+                   show_if: { question: "z", answers: [1], not_asked: 3 } }),
+           q("z", { kind: "binary", labels: ["no", "yes"] }), q("s", { style: "scale" }),
            q("multi", { kind: "multi", labels: ["no", "yes"], options: [{ label: "p" }, { label: "q" }, { label: "r" }] })]],
 ];
 
@@ -47,6 +49,8 @@ test("a matrix is one unit of its page, only rows with the same title and answer
   assert.deepStrictEqual(shapes, [[null, ["x"]], ["Agree?", ["m1", "m2", "m3"]], [null, ["y"]]]);
   const lone = units([q("a", { matrix: "T" }), q("b", { matrix: "T", labels: ["other"] })]);
   assert.deepStrictEqual(lone.map((u) => u.matrix), [null, null]);  // other answers: no grid of one row
+  const conditional = units([q("a", { matrix: "T" }), q("b", { matrix: "T", show_if: { question: "x", answers: [0] } })]);
+  assert.deepStrictEqual(conditional.map((u) => u.matrix), [null, null]);  // shown on a condition: drawn alone
 });
 
 test("shuffled questions stay on their page, a matrix together; choices shuffled only where unordered", () => {
@@ -59,9 +63,10 @@ test("shuffled questions stay on their page, a matrix together; choices shuffled
     assert.deepStrictEqual([...names].sort(), ["m1", "m2", "m3", "x", "y"]);
     const first = names.findIndex((name) => name.startsWith("m"));
     assert.ok(names.slice(first, first + 3).every((name) => name.startsWith("m")), names.join());
-    assert.deepStrictEqual(Object.keys(order.choices).sort(), ["multi", "x", "y"]);  // not matrix rows, scales, yes/no
+    assert.deepStrictEqual(Object.keys(order.choices).sort(), ["multi", "w", "x", "y"]);  // not matrix rows, scales, yes/no
     assert.deepStrictEqual([...order.choices.y].sort(), [0, 1]);  // "Prefer not to say" (code 2) stays last
     assert.deepStrictEqual([...order.choices.multi].sort(), [0, 1, 2]);
+    assert.deepStrictEqual([...order.choices.w].sort(), [0, 1]);  // "Prefer not to say" and "Not asked" stay last
     seen.add(names.join());
   }
   assert.ok(seen.size > 6, `${seen.size} orders of page one`);  // 3! orders of 3 units × 3! of the rows: 36
