@@ -77,7 +77,9 @@ def survey_new(request):
 def _figures_context(request, survey: Survey, privacy_form: PrivacyForm) -> dict:
     """The privacy panel's figures for the settings as ``privacy_form`` holds them (``selectors``), or its errors."""
     if privacy_form.is_bound and not privacy_form.is_valid():
-        return {"figure_errors": [e for errors in privacy_form.errors.values() for e in errors]}
+        return {"figure_errors": [
+            f"{privacy_form.fields[name].label}: {error}" if name in privacy_form.fields else error
+            for name, errors in privacy_form.errors.items() for error in errors]}
     return {"figures": privacy_figures(survey), "planned": planned_accuracy(request.user, survey)}
 
 

@@ -100,6 +100,7 @@ class SurveyForm(TranslatedFieldsMixin, forms.ModelForm):
                    "closes_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         for name, field in self.fields.items():
             field.label = FIELD_LABELS.get(name, field.label)
@@ -129,6 +130,7 @@ class PrivacyForm(forms.ModelForm):
         fields = PRIVACY_FIELDS
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         for name, field in self.fields.items():
             field.label = FIELD_LABELS.get(name, field.label)
@@ -149,6 +151,7 @@ class NewSurveyForm(forms.ModelForm):
         fields = ("title", "slug", "mode")
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         for name, field in self.fields.items():
             field.label = FIELD_LABELS.get(name, field.label)
@@ -170,6 +173,7 @@ class QuestionForm(TranslatedFieldsMixin, QuestionChoicesForm):
                    "text": forms.TextInput(attrs={"class": "question-text"})}
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         for name, field in self.fields.items():
             field.label = FIELD_LABELS.get(name, field.label)

@@ -42,25 +42,22 @@ function move(block, direction) {
 if (list) {
   list.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-move]");
-    if (!button || button.dataset.move === "drag") return;
+    if (!button) return;
     const block = button.closest(".q-block");
     move(block, button.dataset.move === "up" ? -1 : 1);
     button.focus();
   });
 
-  // Drag and drop (HTML5): a block is draggable only while its handle is held, so that text in its boxes can still
-  // be selected with the mouse.
+  // Drag and drop (HTML5), by the block's handle (a mouse's or pen's; the Move buttons do the same from the keyboard
+  // and on touch screens). Only the handle is draggable, so that text in the boxes can still be selected.
   let dragged = null;
-  list.addEventListener("pointerdown", (event) => {
-    const handle = event.target.closest(".drag-handle");
-    if (handle) handle.closest(".q-block").draggable = true;
-  });
   list.addEventListener("dragstart", (event) => {
+    if (!event.target.closest || !event.target.closest(".drag-handle")) return;
     dragged = event.target.closest(".q-block");
-    if (!dragged) return;
     dragged.classList.add("dragging");
     event.dataTransfer.effectAllowed = "move";
     event.dataTransfer.setData("text/plain", dragged.dataset.form || "");
+    event.dataTransfer.setDragImage(dragged, 16, 16);
   });
   list.addEventListener("dragover", (event) => {
     const target = event.target.closest(".q-block");
@@ -78,7 +75,7 @@ if (list) {
     announce(dragged);
   });
   list.addEventListener("dragend", () => {
-    blocks().forEach((b) => { b.classList.remove("drop-target", "dragging"); b.draggable = false; });
+    blocks().forEach((b) => b.classList.remove("drop-target", "dragging"));
     dragged = null;
   });
 }
