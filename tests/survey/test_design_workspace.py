@@ -347,3 +347,20 @@ def test_only_a_draft_opens_and_only_an_open_survey_closes(client, draft):
     assert client.get(f"/design/survey/{draft.slug}/delete/").status_code == 404
     draft.refresh_from_db()
     assert draft.status == "draft"
+
+
+# -- the page's policy -------------------------------------------------------------------------------------------------
+
+def test_only_this_site_may_frame_the_preview_and_the_workspace_has_no_inline_code(client, draft):
+    preview = client.get(f"/s/{draft.slug}/preview/")
+    assert preview["X-Frame-Options"] == "SAMEORIGIN"
+    assert "frame-ancestors 'self'" in preview["Content-Security-Policy"]
+    page = client.get(edit_url(draft))
+    assert page["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in page["Content-Security-Policy"]
+    html = page.content.decode()
+    assert "<script>" not in html and "<style" not in html and " style=" not in html and " on" + "click=" not in html
+    assert '<script type="module" src="/static/js/design/workspace.mjs"></script>' in html
+    # the public survey page may still be framed by no one
+    draft.status = Survey.Status.OPEN
+    draft.save()
+    assert client.get(f"/s/{draft.slug}/")["X-Frame-Options"] == "DENY"
