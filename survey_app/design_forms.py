@@ -206,7 +206,7 @@ class QuestionForm(TranslatedFieldsMixin, QuestionChoicesForm):
     def rows(self) -> list[tuple[str, list]]:
         """The block's rows of boxes: each translated text beside its translations, then the choices beside theirs."""
         return [("side-by-side", self.side_by_side("text")), ("side-by-side", self.side_by_side("help_text")),
-                ("side-by-side", [self["choices_text"],
+                ("side-by-side choices", [self["choices_text"],
                                   *(self[translation_name("choices", c)] for c, _n in other_languages())])]
 
     def clean(self):

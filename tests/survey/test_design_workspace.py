@@ -258,7 +258,8 @@ def test_an_opened_surveys_privacy_settings_and_answers_are_locked_but_texts_edi
     data = page_data(page)
     smoker = prefix_of(data, draft, "smoker")
     data.update({"p-epsilon": "8", "p-mode": "mrr", f"{smoker}-choices_text": "a\nb", f"{smoker}-name": "renamed",
-                 f"{smoker}-position": "7", f"{smoker}-text": "Do you smoke at all?"})
+                 f"{smoker}-position": "7", f"{smoker}-text": "Do you smoke at all?",
+                 f"{smoker}-choices__de": "nie\nmanchmal\ntäglich"})
     assert "q-0-DELETE" not in page.content.decode() and "empty-question" not in page.content.decode()
     before = snapshot(draft)
     added = {**data, "q-TOTAL_FORMS": "3", "q-2-name": "new", "q-2-text": "New?", "q-2-kind": "binary"}
@@ -271,6 +272,7 @@ def test_an_opened_surveys_privacy_settings_and_answers_are_locked_but_texts_edi
     question = draft.questions.get(name="smoker")
     assert question.text == "Do you smoke at all?" and question.position == 1
     assert [c.label for c in question.choices.all()] == list(SMOKER_LABELS)
+    assert [c.translations for c in question.choices.all()] == [{"de": "nie"}, {"de": "manchmal"}, {"de": "täglich"}]
     assert draft.questions.count() == 2
 
 

@@ -154,6 +154,28 @@ if (fields && form && !fields.disabled) {
   fields.addEventListener("change", changed);
 }
 
+// A question's boxes for its kind: bounds for a number, choices for "Choices" and "Select all" (the others keep
+// their values; the server's rules still judge them).
+function showKind(block) {
+  const kind = block.querySelector("select[name$='-kind']");
+  if (!kind || kind.disabled) return;
+  // A row with an error or a value stays visible, so that nothing the server judges is out of sight.
+  const keep = (row) => row.querySelector(".errorlist")
+    || [...row.querySelectorAll("input, textarea")].some((box) => box.value.trim() !== "");
+  const bounds = block.querySelector("[data-kinds='numeric']");
+  if (bounds) bounds.hidden = kind.value !== "numeric" && !keep(bounds);
+  const choices = block.querySelector(".choices");
+  if (choices) choices.hidden = (kind.value === "numeric" || kind.value === "binary") && !keep(choices);
+}
+
+if (list) {
+  blocks().forEach(showKind);
+  list.addEventListener("change", (event) => {
+    if (event.target.matches("select[name$='-kind']")) showKind(event.target.closest(".q-block"));
+  });
+  if (add) add.addEventListener("click", () => showKind(blocks().at(-1)));
+}
+
 // Submitting sends the order shown.
 if (form) form.addEventListener("submit", renumber);
 
