@@ -65,7 +65,7 @@ def survey_list(request):
 @designer_required("add")
 @require_http_methods(["GET", "POST"])
 def survey_new(request):
-    form = NewSurveyForm(request.POST or None)
+    form = NewSurveyForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         survey = services.create_draft(form, request.user)
         messages.success(request, gettext("Draft “%(title)s” created: add its questions below.")

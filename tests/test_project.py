@@ -48,7 +48,8 @@ def home_links(client) -> dict[str, str]:
 @pytest.mark.django_db
 def test_home_page_leads_to_the_demo_surveys_the_staff_pages_and_the_docs(client):
     """Issue 12 item 8: the open demo surveys (and no other survey: a survey's link is its designer's to share), the
-    designer's workspace, the dashboard, the planner, the administration and the API documentation; every link answers."""
+    designer's workspace, the dashboard, the planner, the administration and the API documentation; every link
+    answers."""
     links = home_links(client)
     assert "No demo survey is open on this server" in client.get("/").content.decode()
     assert links == {"Your surveys": "/design/", "Dashboard": "/dashboard/", "Planner": "/dashboard/planner/",

@@ -137,6 +137,7 @@ def test_a_new_draft_is_created_designed_by_its_creator(client, alice):
     ({"title": "T", "slug": "not a slug!", "mode": "ldp"}, "slug", "Enter a valid “slug”"),
     ({"title": "T", "slug": "health", "mode": "ldp"}, "slug", "Survey with this Slug already exists."),
     ({"title": "T", "slug": "t", "mode": "quantum"}, "mode", "Select a valid choice."),
+    ({}, "title", "This field is required."),
 ])
 def test_a_bad_new_survey_is_refused_with_a_message_and_nothing_stored(client, alice, data, field, message):
     make_draft_survey()
