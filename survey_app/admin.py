@@ -10,6 +10,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.http import HttpResponse, HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -17,32 +18,28 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
 from .credentials import active_key, rotate_key
+from .fitting import refit
 from .models import (
     CHOICE_COUNT,
     CHOICES_FROZEN,
-    NO_PRIVACY,
     SCALE_TOO_FEW,
     Choice,
     InvitationToken,
     Question,
     Survey,
-    engine_message,
     parameters_help,
 )
 from .permissions import can_manage, surveys_for
-from .pilot import fit_pilot
-from .protocol import get_protocol
+from .selectors import privacy_report
 from .services import (
     KINDS_WITH_CHOICES,
     choice_lines,
     clone_survey,
     close_survey,
     create_survey_from_table,
-    fit_projection,
     generate_tokens,
     open_survey,
     parse_choice_lines,
@@ -57,6 +54,9 @@ if TYPE_CHECKING:  # what the mixins below extend, for the type checker; at run 
     _ModelAdminBase = admin.ModelAdmin
 else:
     _AdminBase = _InlineBase = _ModelAdminBase = object
+
+#: How each kind of ``survey_app.fitting.Notice`` is shown.
+NOTICE_LEVELS = {"success": messages.SUCCESS, "warning": messages.WARNING, "error": messages.ERROR}
 
 #: The labels of the models' fields on the designers' forms, translatable (a model field's verbose_name is part of
 #: its migration state: these labels change no migration).
@@ -126,13 +126,6 @@ def titled(name: str, base):
             self.title = FIELD_LABELS[name]
 
     return name, Filter
-
-
-def reason(exc: Exception) -> str:
-    """Why the engine refused a survey: its message (``ConfigError.message``) in the page's language where the
-    catalogue has it (``survey_app.models.ENGINE_MESSAGES``), else the error as raised."""
-    message = getattr(exc, "message", None)
-    return engine_message(message) if isinstance(message, str) and message else str(exc)
 
 
 class ImportForm(forms.Form):
@@ -404,69 +397,20 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         return f"{symbol} = {value:g}" + "".join(f" ({getattr(obj, name)})" for name in others)
 
     def save_related(self, request, form, formsets, change):
-        """After the questions are saved, (re)fit PCA/DCA on the reference sample when the survey uses one."""
+        """After the questions are saved, refit what the survey derives from its reference sample
+        (``survey_app.fitting.refit``) and say how it went."""
         super().save_related(request, form, formsets, change)
         survey = form.instance
         if not change:
             survey.designers.add(request.user)  # the designers field (superusers only) was just saved
-        frozen = survey.has_opened() or survey.has_reports()
-        if survey.projection != Survey.Projection.NONE and not frozen:
-            try:
-                fit_projection(survey)
-                self.message_user(request, gettext("%(projection)s fitted on the reference sample.")
-                                  % {"projection": survey.projection.upper()}, messages.SUCCESS)
-            except ValueError as exc:
-                self.message_user(request, gettext("PCA/DCA not fitted: %(reason)s") % {"reason": exc},
-                                  messages.ERROR)
-        if not frozen:
-            try:
-                if fit_pilot(survey) is not None:
-                    self.message_user(request, gettext("The first days' assignment of respondents was set from the "
-                                                       "reference sample."), messages.SUCCESS)
-            except ValueError as exc:
-                self.message_user(request, gettext("The reference sample cannot set the first days' assignment "
-                                                   "(%(reason)s); respondents are assigned uniformly until the first "
-                                                   "model.") % {"reason": exc}, messages.WARNING)
+        for notice in refit(survey):
+            self.message_user(request, notice.text, NOTICE_LEVELS[notice.level])
 
     @admin.display(description=_("Privacy this gives"))
     def privacy_report(self, obj: Survey) -> str:
-        """ε per question and per respondent (and PSE for MRR), computed by the engine from the saved settings."""
-        if obj is None or obj.pk is None:
-            return gettext("Save the survey to see the privacy it gives.")
-        try:
-            protocol = get_protocol(obj)
-            privacy, unprotected = protocol.privacy(), protocol.unprotected()
-        except ValueError as exc:
-            return gettext("Not computable yet: %(reason)s") % {"reason": reason(exc)}
-        pse = privacy.get("pse_per_question", {})
-        rows = format_html_join(
-            "", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((name, format_epsilon(eps), f"{pse[name]:.3f}" if name in pse else "—")
-             for name, eps in privacy["epsilon_per_question"].items()),
-        )
-        epsilon = privacy["epsilon_per_respondent"]
-        notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
-        if unprotected:  # the engine's verdict: the survey cannot open (survey_app.services.opening_refusal)
-            notes.insert(0, str(NO_PRIVACY) % {"questions": ", ".join(unprotected)})
-        if "epsilon_per_respondent_known_personal" in privacy:
-            notes.append(gettext("Against someone who knows a respondent's answers to the real unrelated questions: "
-                                 "ε = %(epsilon)s per respondent.")
-                         % {"epsilon": format_epsilon(privacy["epsilon_per_respondent_known_personal"])})
-        if obj.access == Survey.Access.LINK:
-            notes.append(gettext("Open link: nothing stops one person from answering several times, and a person who "
-                                 "answers k times gives up to k·ε about themselves (twice: ε = %(twice)s). Invitation "
-                                 "tokens admit one report each.") % {"twice": format_epsilon(2 * float(epsilon))})
-        else:
-            notes.append(gettext("By invitation: each invitation admits one report, so ε per respondent holds per "
-                                 "invitation."))
-        return format_html(
-            "<p><strong>{}</strong> ({})</p>{}"
-            '<table class="privacy-report"><thead><tr><th>{}</th><th>ε</th><th>{}</th></tr>'
-            "</thead><tbody>{}</tbody></table>",
-            gettext("ε per respondent: %(epsilon)s") % {"epsilon": format_epsilon(epsilon)},
-            gettext("smaller is more private"), format_html_join("", "<p>{}</p>", ((n,) for n in notes)),
-            gettext("question"), gettext("PSE (uniform prior)"), rows,
-        )
+        """ε per respondent and per question (and PSE for MRR), computed by the engine from the saved settings
+        (``survey_app.selectors.privacy_report``)."""
+        return render_to_string("admin/survey_app/survey/privacy_report.html", {"report": privacy_report(obj)})
 
     def get_urls(self):
         importer = path("import/", self.admin_site.admin_view(self.import_view), name="survey_app_survey_import")
