@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
+from . import languages
 from .credentials import active_key, rotate_key
 from .fitting import refit
 from .models import (
@@ -46,6 +47,7 @@ from .services import (
     read_table,
     sync_choices,
 )
+from .translation_fields import TranslationsField
 from .views import invitation_link
 
 if TYPE_CHECKING:  # what the mixins below extend, for the type checker; at run time they are plain mixins
@@ -54,6 +56,9 @@ if TYPE_CHECKING:  # what the mixins below extend, for the type checker; at run 
     _ModelAdminBase = admin.ModelAdmin
 else:
     _AdminBase = _InlineBase = _ModelAdminBase = object
+
+#: The texts each model translates (``survey_app.languages``; ``None``: a choice's label).
+TRANSLATED_TEXTS = {Survey: languages.SURVEY_FIELDS, Question: languages.QUESTION_FIELDS, Choice: None}
 
 #: How each kind of ``survey_app.fitting.Notice`` is shown.
 NOTICE_LEVELS = {"success": messages.SUCCESS, "warning": messages.WARNING, "error": messages.ERROR}
@@ -79,25 +84,17 @@ FIELD_LABELS = {
 }
 
 
-class TranslationsField(forms.JSONField):
-    """A ``translations`` box: empty when there are none (never a bare "{}"), and an empty box means none."""
-
-    def prepare_value(self, value):
-        return "" if value in (None, {}, "{}") else super().prepare_value(value)
-
-    def to_python(self, value):
-        return {} if value in (None, "") or (isinstance(value, str) and not value.strip()) else super().to_python(value)
-
-
 class TranslatedLabelsMixin(_AdminBase):
-    """Form fields labelled from ``FIELD_LABELS`` (in the page's language); ``translations`` boxes as
-    ``TranslationsField``, narrow enough for a table row."""
+    """Form fields labelled from ``FIELD_LABELS`` (in the page's language); ``translations`` as one input per
+    language and text (``survey_app.translation_fields.TranslationsField``)."""
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if isinstance(db_field, models.URLField):
             kwargs.setdefault("assume_scheme", "https")  # a relay's address typed without its scheme
         if db_field.name == "translations":
-            kwargs.update(form_class=TranslationsField, widget=forms.Textarea(attrs={"rows": 2, "cols": 36}))
+            texts = TRANSLATED_TEXTS[db_field.model]
+            return TranslationsField(None if texts is None else {t: FIELD_LABELS[t] for t in texts},
+                                     label=FIELD_LABELS["translations"])
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None and db_field.name in FIELD_LABELS:
             field.label = FIELD_LABELS[db_field.name]
@@ -527,9 +524,7 @@ class ChoiceInline(LockedInlineMixin, TranslatedLabelsMixin, admin.TabularInline
     verbose_name, verbose_name_plural = _("choice"), _("choices")
     fields = ("position", "label", "personal_probability", "translations")
 
-    def get_extra(self, request, obj=None, **kwargs):
-        """Two empty rows for a question still without choices, none once it has them."""
-        return 0 if obj is not None and obj.pk and obj.choices.exists() else 2
+    extra = 0  # the survey's page types choices one per line; here "Add another choice" adds a row when wanted
 
 
 class OfDesignedSurveyMixin(_ModelAdminBase):
@@ -562,10 +557,13 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
     search_fields = ("name", "text")
     inlines = [ChoiceInline]
 
+    class Media:
+        css = {"all": ("css/admin.css",)}  # the translations' table
+
     def get_inlines(self, request, obj):
-        """Choice rows only for the kinds whose answers are choices (a yes/no question's are no/yes, a number has
-        none)."""
-        return [] if obj is not None and obj.kind not in KINDS_WITH_CHOICES else self.inlines
+        """Choice rows only for a saved question whose kind has choices (a yes/no question's are no/yes, a number
+        has none; a new question's kind is not known until it is saved)."""
+        return self.inlines if obj is not None and obj.kind in KINDS_WITH_CHOICES else []
 
     # -- back to the survey: a question is edited from its survey's page, so "Save" and "Delete" return there, not
     # to the list of every survey's questions ("Save and continue editing" and "Save and add another" stay). --------
