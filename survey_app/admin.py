@@ -34,17 +34,16 @@ from .models import (
     parameters_help,
 )
 from .permissions import can_manage, surveys_for
-from .selectors import privacy_report
+from .selectors import import_summary, privacy_report
 from .services import (
     KINDS_WITH_CHOICES,
     choice_lines,
     clone_survey,
     close_survey,
-    create_survey_from_table,
     generate_tokens,
+    import_survey,
     open_survey,
     parse_choice_lines,
-    read_table,
     sync_choices,
 )
 from .translation_fields import TranslationsField
@@ -419,26 +418,17 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             try:
-                table = read_table(data["csv_file"], class_column=data["class_column"] or None)
-                survey = create_survey_from_table(
-                    table, slug=data["slug"], title=data["title"] or None, mode=data["mode"], encoding=data["encoding"],
-                    epsilon=data["epsilon"], theta=data["theta"],
-                )
+                survey = import_survey(
+                    data["csv_file"], designer=request.user, class_column=data["class_column"] or None,
+                    slug=data["slug"], title=data["title"] or None, mode=data["mode"], encoding=data["encoding"],
+                    epsilon=data["epsilon"], theta=data["theta"])
             except ValidationError as exc:
                 for field, errs in exc.message_dict.items():
                     form.add_error(field if field in form.fields else None, errs)
-            except (ValueError, UnicodeDecodeError) as exc:
+            except ValueError as exc:
                 form.add_error(None, str(exc))
             else:
-                survey.designers.add(request.user)
-                missing = survey.questions.filter(prefer_not_to_say=True).count()
-                self.message_user(request, gettext(
-                    "Created draft survey %(slug)s with %(count)d questions. Their texts were made from the column "
-                    "names: check and reword them below, then preview the survey.")
-                    % {"slug": survey.slug, "count": survey.questions.count()}
-                    + (" " + ngettext("%(count)d question had empty or “?” cells: it offers “Prefer not to say”.",
-                                      "%(count)d questions had empty or “?” cells: they offer “Prefer not to say”.",
-                                      missing) % {"count": missing} if missing else ""))
+                self.message_user(request, import_summary(survey))
                 return HttpResponseRedirect(reverse("admin:survey_app_survey_change", args=[survey.pk]))
         context = {**self.admin_site.each_context(request), "form": form,
                    "title": gettext("Import a survey from a CSV table"),

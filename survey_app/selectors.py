@@ -2,14 +2,14 @@
 and per respondent")."""
 from __future__ import annotations
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from aggregator.privacy.jsonable import format_epsilon
 
 from .models import NO_PRIVACY, Survey, refusal_message
 from .protocol import get_protocol
 
-__all__ = ["privacy_report"]
+__all__ = ["import_summary", "privacy_report"]
 
 
 def privacy_report(survey: Survey) -> dict:
@@ -43,3 +43,17 @@ def privacy_report(survey: Survey) -> dict:
         notes.append(gettext("By invitation: each invitation admits one report, so ε per respondent holds per "
                              "invitation."))
     return {"epsilon": format_epsilon(epsilon), "rows": rows, "notes": notes}
+
+
+def import_summary(survey: Survey) -> str:
+    """What a designer reads after a CSV import made ``survey``: how many questions, that their texts come from the
+    column names, and how many offer “Prefer not to say” for empty or “?” cells."""
+    missing = survey.questions.filter(prefer_not_to_say=True).count()
+    text = gettext("Created draft survey %(slug)s with %(count)d questions. Their texts were made from the column "
+                   "names: check and reword them below, then preview the survey.") \
+        % {"slug": survey.slug, "count": survey.questions.count()}
+    if missing:
+        text += " " + ngettext("%(count)d question had empty or “?” cells: it offers “Prefer not to say”.",
+                               "%(count)d questions had empty or “?” cells: they offer “Prefer not to say”.",
+                               missing) % {"count": missing}
+    return text

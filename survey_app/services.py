@@ -187,6 +187,17 @@ def read_table(source, *, class_column: str | None = None, numeric=None, **optio
     return load_table(frame, class_column=class_column, numeric=numeric, **options)  # options: multi=, ordered=
 
 
+@transaction.atomic
+def import_survey(source, *, designer=None, class_column: str | None = None, **settings) -> Survey:
+    """A draft survey from a CSV upload (``read_table``, then ``create_survey_from_table`` with ``settings``: slug,
+    title, mode, encoding, epsilon, theta), designed by ``designer``; ``ValueError`` or ``ValidationError`` saying why
+    not, nothing stored then."""
+    survey = create_survey_from_table(read_table(source, class_column=class_column), **settings)
+    if designer is not None:
+        survey.designers.add(designer)
+    return survey
+
+
 def fit_projection(survey: Survey) -> dict | None:
     """Fit the survey's PCA/DCA on its uploaded public reference sample (SPEC §5c) and store it; ``None`` when the
     survey uses no projection. The CSV must have a column per numeric question (and the class question, for DCA)."""

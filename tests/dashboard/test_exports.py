@@ -1,6 +1,7 @@
-"""aggregator/dashboard/exports/ (one module per format): scikit-learn estimators that predict as the NaiveBayesModel does, report CSV
-rows, and (issue 12 item 5) the per-version frequency tables (CSV, Excel) and model cards (HTML, Markdown) with their
-views — staff only, 404 on unknown versions, numbers equal to the model's, formula-safe text.
+"""aggregator/dashboard/exports/ (one module per format): scikit-learn estimators that predict as the
+NaiveBayesModel does, report CSV rows, and (issue 12 item 5) the per-version frequency tables (CSV, Excel) and model
+cards (HTML, Markdown) with their views — staff only, 404 on unknown versions, numbers equal to the model's,
+formula-safe text.
 
 Equivalence: on random models — including probabilities below PROB_FLOOR (zeros) and σ below
 SIGMA_FLOOR_FRACTION·range (zeros), which the model floors — and random inputs, scikit-learn's predictions equal the
@@ -19,8 +20,7 @@ import numpy as np
 import pytest
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 
-from aggregator.dashboard.exports import frequencies, frequencies_xlsx, reports_csv, scikit_learn
-from aggregator.dashboard.exports import registry
+from aggregator.dashboard.exports import frequencies, frequencies_xlsx, registry, reports_csv, scikit_learn
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR, SIGMA_FLOOR_FRACTION, NaiveBayesModel
 from aggregator.privacy.schema import Categorical, Numeric
 
@@ -444,7 +444,8 @@ def test_spreadsheet_safe_escapes_formula_starts_only():
     for text in ("=1+2", "+41", "-2", "@SUM(A1)", "\t=1", "\r=1"):
         assert frequencies.spreadsheet_safe(text) == "'" + text
     assert frequencies.spreadsheet_safe("a=1") == "a=1" and frequencies.spreadsheet_safe("") == ""
-    assert frequencies.spreadsheet_safe(-0.5) == -0.5 and frequencies.spreadsheet_safe(None) is None  # numbers stay numbers
+    assert frequencies.spreadsheet_safe(-0.5) == -0.5  # numbers stay numbers
+    assert frequencies.spreadsheet_safe(None) is None
     assert frequencies.spreadsheet_safe("\x00=1") == "'=1"  # a control character cannot hide the formula
 
 
