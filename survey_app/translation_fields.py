@@ -3,7 +3,7 @@ edited as one input per configured language and translatable text, side by side,
 is no translation (the original is shown); the model's ``clean`` still checks the result (``check_translations``)."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 from django import forms
 from django.conf import settings
@@ -21,11 +21,11 @@ class TranslationsWidget(forms.MultiWidget):
 
     template_name = "survey_app/widgets/translations.html"
 
-    def __init__(self, texts: Mapping[str, str] | None, languages, attrs=None):
+    def __init__(self, texts: Mapping[str, Any] | None, languages, attrs=None):
         self.texts = dict(texts) if texts is not None else None
         self.languages = list(languages)
         self.keys = [(code, text) for text in (self.texts or (None,)) for code, _name in self.languages]
-        widgets = {}
+        widgets: dict[str, forms.Widget | type[forms.Widget]] = {}
         for code, text in self.keys:
             if text in LONG_TEXTS:
                 widget: forms.Widget = forms.Textarea(attrs={"rows": 2, "cols": 30})
@@ -71,7 +71,7 @@ class TranslationsField(forms.MultiValueField):
 
     Parameters
     ----------
-    texts : mapping of str to str, or None
+    texts : mapping of str to str (or a lazy translation), or None
         The translatable texts (model field name → label shown), or ``None`` for a choice's label.
     languages : list of (code, name), optional
         The languages offered (default: ``settings.LANGUAGES``).
@@ -79,7 +79,7 @@ class TranslationsField(forms.MultiValueField):
 
     default_help_text = gettext_lazy("An empty box shows the original text in that language.")
 
-    def __init__(self, texts: Mapping[str, str] | None, languages=None, **kwargs):
+    def __init__(self, texts: Mapping[str, Any] | None, languages=None, **kwargs):
         widget = TranslationsWidget(texts, languages or settings.LANGUAGES)
         self.keys = widget.keys
         fields = [forms.CharField(required=False) for _ in self.keys]
