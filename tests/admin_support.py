@@ -24,8 +24,8 @@ def page_data(response) -> dict:
         for field in form:
             value = field.value()
             if isinstance(field.field.widget, forms.MultiWidget):  # one input per part (translations)
-                for part in field.subwidgets:
-                    data[part.data["name"]] = part.data["value"] or ""
+                for part in field.field.widget.get_context(field.html_name, value, {})["widget"]["subwidgets"]:
+                    data[part["name"]] = part["value"] or ""
             elif isinstance(field.field, forms.BooleanField):
                 if value:
                     data[field.html_name] = "on"

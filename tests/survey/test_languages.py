@@ -301,8 +301,9 @@ def posted_back(response) -> dict:
         for name in form.fields:
             value = form[name].value()
             if isinstance(form.fields[name].widget, forms.MultiWidget):  # one input per part (translations)
-                for part in form[name].subwidgets:
-                    data[part.data["name"]] = part.data["value"] or ""
+                bound = form[name]
+                for part in bound.field.widget.get_context(bound.html_name, bound.value(), {})["widget"]["subwidgets"]:
+                    data[part["name"]] = part["value"] or ""
             elif isinstance(value, bool):
                 if value:
                     data[prefix + name] = "on"
@@ -323,7 +324,7 @@ def posted_back(response) -> dict:
 def test_the_admin_edits_translations_and_shows_errors(admin_client):
     survey = make_survey(status="draft")
     page = admin_client.get(f"/admin/survey_app/survey/{survey.pk}/change/").content.decode()
-    assert 'name="translations"' in page and "Other languages" in page
+    assert 'name="translations_de_title"' in page and "Other languages" in page
     german = admin_client.get(f"/admin/survey_app/survey/{survey.pk}/change/", HTTP_ACCEPT_LANGUAGE="de")
     assert "Andere Sprachen" in german.content.decode()
 

@@ -43,14 +43,17 @@ def test_the_question_page_offers_one_input_per_language_and_text(admin_client):
 def test_translations_are_saved_from_the_inputs_and_emptied_inputs_remove_them(admin_client):
     survey = make_survey(status="draft")
     smoker = Question.objects.get(survey=survey, name="smoker")
+    smoker.translations = {"de": {"help_text": "Täglich oder gelegentlich"}}
+    smoker.save()
     url = f"/admin/survey_app/question/{smoker.pk}/change/"
     data = page_data(admin_client.get(url))
+    assert data["translations_de_help_text"] == "Täglich oder gelegentlich" and data["translations_en_text"] == ""
     data.update({"translations_de_text": " Rauchen Sie? ", "choices-0-translations_de": "nie"})
     assert admin_client.post(url, data).status_code == 302
     smoker.refresh_from_db()
-    assert smoker.translations == {"de": {"text": "Rauchen Sie?"}}
+    assert smoker.translations == {"de": {"help_text": "Täglich oder gelegentlich", "text": "Rauchen Sie?"}}
     assert smoker.choices.order_by("position", "id").first().translations == {"de": "nie"}
-    data.update({"translations_de_text": "", "choices-0-translations_de": ""})
+    data.update({"translations_de_text": "", "translations_de_help_text": "", "choices-0-translations_de": ""})
     assert admin_client.post(url, data).status_code == 302
     smoker.refresh_from_db()
     assert smoker.translations == {} and Choice.objects.get(pk=smoker.choices.order_by("position", "id")
