@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey_app', '0018_token_redemption_day'),
+        ('survey_app', '0019_invitation_mail_and_theme'),
     ]
 
     operations = [
