@@ -16,7 +16,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from .admin import FIELD_LABELS, QuestionChoicesForm, QuestionFormSet
+from .admin import FIELD_LABELS
+from .forms import QuestionChoicesForm, QuestionFormSet
 from .languages import QUESTION_FIELDS, SURVEY_FIELDS
 from .models import PROTOCOL_FIELDS, QUESTION_PROTOCOL_FIELDS, Question, Survey
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from aggregator import selectors as aggregator_selectors
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.protocol import ConfigError
 
-from .models import NO_PRIVACY, Survey, engine_message
+from .models import NO_PRIVACY, Survey, refusal_message
 from .protocol import build_protocol
 
 
@@ -28,11 +28,6 @@ class PrivacyFigures:
     unprotected: list[str] = field(default_factory=list)
 
 
-def _reason(exc: Exception) -> str:
-    message = getattr(exc, "message", None)
-    return engine_message(message) if isinstance(message, str) and message else str(exc)
-
-
 def privacy_figures(survey: Survey) -> PrivacyFigures:
     """The exact ε per question and per respondent (and PSE under MRR) of ``survey``'s settings as they are in memory
     (saved or not) with its saved questions, computed by the engine."""
@@ -40,7 +35,7 @@ def privacy_figures(survey: Survey) -> PrivacyFigures:
         protocol = build_protocol(survey)
         privacy, unprotected = protocol.privacy(), protocol.unprotected()
     except (ConfigError, ValueError) as exc:
-        return PrivacyFigures(problem=gettext("Not computable yet: %(reason)s") % {"reason": _reason(exc)})
+        return PrivacyFigures(problem=gettext("Not computable yet: %(reason)s") % {"reason": refusal_message(exc)})
     pse = privacy.get("pse_per_question", {})
     rows = [(name, format_epsilon(eps), f"{pse[name]:.3f}" if name in pse else "—")
             for name, eps in privacy["epsilon_per_question"].items()]
@@ -72,3 +67,30 @@ def planned_accuracy(user, survey: Survey) -> dict | None:
     if value is None:
         return None
     return aggregator_selectors.planned_accuracy(user.pk, survey.mode, parameter, float(value), encoding)
+
+
+def privacy_report(survey: Survey | None) -> dict:
+    """The privacy a saved survey's settings give, for ``admin/survey_app/survey/privacy_report.html``:
+    ``{"unavailable": why}`` when there is nothing to show yet, else ε per respondent, one row per question (ε, and
+    PSE under MRR) and the notes that qualify them (``privacy_figures``)."""
+    if survey is None or survey.pk is None:
+        return {"unavailable": gettext("Save the survey to see the privacy it gives.")}
+    figures = privacy_figures(survey)
+    if figures.problem:
+        return {"unavailable": figures.problem}
+    rows = [{"question": name, "epsilon": epsilon, "pse": pse} for name, epsilon, pse in figures.rows]
+    return {"epsilon": figures.epsilon, "rows": rows, "notes": figures.notes}
+
+
+def import_summary(survey: Survey) -> str:
+    """What a designer reads after a CSV import made ``survey``: how many questions, that their texts come from the
+    column names, and how many offer “Prefer not to say” for empty or “?” cells."""
+    missing = survey.questions.filter(prefer_not_to_say=True).count()
+    text = gettext("Created draft survey %(slug)s with %(count)d questions. Their texts were made from the column "
+                   "names: check and reword them below, then preview the survey.") \
+        % {"slug": survey.slug, "count": survey.questions.count()}
+    if missing:
+        text += " " + ngettext("%(count)d question had empty or “?” cells: it offers “Prefer not to say”.",
+                               "%(count)d questions had empty or “?” cells: they offer “Prefer not to say”.",
+                               missing) % {"count": missing}
+    return text

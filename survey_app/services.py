@@ -190,17 +190,29 @@ def readable_text(column: str) -> str:
 
 
 def read_table(source, *, class_column: str | None = None, numeric=None, **options):
-    """A survey's table from a CSV (a path or an uploaded file): ``survey_app.tables.load_table``, with a cell
-    holding only a ``MISSING_MARKERS`` value ("?", as UCI files write a missing value) read as missing, like an empty
-    cell (outside the class column, whose values must all be given)."""
-    from survey_app.tables import load_table, read_csv
+    """A survey's table from a CSV (a path or an uploaded file): read and checked by
+    ``survey_app.table_import.read_upload`` (its refusals in the page's language), then
+    ``survey_app.tables.load_table``, with a cell holding only a ``MISSING_MARKERS`` value ("?", as UCI files write a
+    missing value) read as missing, like an empty cell (outside the class column, whose values must all be given)."""
+    from survey_app.table_import import read_upload
+    from survey_app.tables import load_table
 
-    frame = read_csv(source)
-    if frame.shape[1] >= 2:
-        target = class_column if class_column in frame.columns else frame.columns[-1]
-        features = [c for c in frame.columns if c != target]
-        frame[features] = frame[features].mask(frame[features].isin(MISSING_MARKERS))
+    frame = read_upload(source, class_column=class_column)
+    target = class_column or frame.columns[-1]
+    features = [c for c in frame.columns if c != target]
+    frame[features] = frame[features].mask(frame[features].isin(MISSING_MARKERS))
     return load_table(frame, class_column=class_column, numeric=numeric, **options)  # options: multi=, ordered=
+
+
+@transaction.atomic
+def import_survey(source, *, designer=None, class_column: str | None = None, **settings) -> Survey:
+    """A draft survey from a CSV upload (``read_table``, then ``create_survey_from_table`` with ``settings``: slug,
+    title, mode, encoding, epsilon, theta), designed by ``designer``; ``ValueError`` or ``ValidationError`` saying why
+    not, nothing stored then."""
+    survey = create_survey_from_table(read_table(source, class_column=class_column), **settings)
+    if designer is not None:
+        survey.designers.add(designer)
+    return survey
 
 
 def fit_projection(survey: Survey) -> dict | None:
