@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.http import HttpResponse, HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -18,43 +19,28 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
 from . import languages, theme
 from .credentials import active_key, rotate_key
+from .fitting import refit
+from .forms import CHOICES_LABEL, ImportForm, QuestionChoicesForm, QuestionFormSet
 from .mailing import MailingError, forget_addresses, parse_addresses, queue_invitations, queue_reminders, reminder_rows
-from .models import (
-    CHOICE_COUNT,
-    CHOICES_FROZEN,
-    NO_PRIVACY,
-    SCALE_TOO_FEW,
-    Choice,
-    InvitationToken,
-    Question,
-    Survey,
-    SurveyLogo,
-    engine_message,
-    parameters_help,
-)
+from .models import Choice, InvitationToken, Question, Survey, SurveyLogo, parameters_help
 from .permissions import can_manage, surveys_for
-from .pilot import fit_pilot
-from .protocol import get_protocol
+from .selectors import import_summary, privacy_report
 from .services import (
     KINDS_WITH_CHOICES,
     choice_lines,
     clone_survey,
     close_survey,
-    create_survey_from_table,
-    fit_projection,
     generate_tokens,
+    import_survey,
     open_survey,
-    parse_choice_lines,
-    read_table,
     set_logo,
-    sync_choices,
 )
 from .tasks import send_later
+from .translation_fields import TranslationsField
 from .views import invitation_link
 
 if TYPE_CHECKING:  # what the mixins below extend, for the type checker; at run time they are plain mixins
@@ -63,6 +49,12 @@ if TYPE_CHECKING:  # what the mixins below extend, for the type checker; at run 
     _ModelAdminBase = admin.ModelAdmin
 else:
     _AdminBase = _InlineBase = _ModelAdminBase = object
+
+#: The texts each model translates (``survey_app.languages``; ``None``: a choice's label).
+TRANSLATED_TEXTS = {Survey: languages.SURVEY_FIELDS, Question: languages.QUESTION_FIELDS, Choice: None}
+
+#: How each kind of ``survey_app.fitting.Notice`` is shown.
+NOTICE_LEVELS = {"success": messages.SUCCESS, "warning": messages.WARNING, "error": messages.ERROR}
 
 #: The labels of the models' fields on the designers' forms, translatable (a model field's verbose_name is part of
 #: its migration state: these labels change no migration).
@@ -87,25 +79,17 @@ FIELD_LABELS = {
 }
 
 
-class TranslationsField(forms.JSONField):
-    """A ``translations`` box: empty when there are none (never a bare "{}"), and an empty box means none."""
-
-    def prepare_value(self, value):
-        return "" if value in (None, {}, "{}") else super().prepare_value(value)
-
-    def to_python(self, value):
-        return {} if value in (None, "") or (isinstance(value, str) and not value.strip()) else super().to_python(value)
-
-
 class TranslatedLabelsMixin(_AdminBase):
-    """Form fields labelled from ``FIELD_LABELS`` (in the page's language); ``translations`` boxes as
-    ``TranslationsField``, narrow enough for a table row."""
+    """Form fields labelled from ``FIELD_LABELS`` (in the page's language); ``translations`` as one input per
+    language and text (``survey_app.translation_fields.TranslationsField``)."""
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if isinstance(db_field, models.URLField):
             kwargs.setdefault("assume_scheme", "https")  # a relay's address typed without its scheme
         if db_field.name == "translations":
-            kwargs.update(form_class=TranslationsField, widget=forms.Textarea(attrs={"rows": 2, "cols": 36}))
+            texts = TRANSLATED_TEXTS[db_field.model]
+            return TranslationsField(None if texts is None else {t: FIELD_LABELS[t] for t in texts},
+                                     label=FIELD_LABELS["translations"])
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None and db_field.name in FIELD_LABELS:
             field.label = FIELD_LABELS[db_field.name]
@@ -136,29 +120,6 @@ def titled(name: str, base):
     return name, Filter
 
 
-def reason(exc: Exception) -> str:
-    """Why the engine refused a survey: its message (``ConfigError.message``) in the page's language where the
-    catalogue has it (``survey_app.models.ENGINE_MESSAGES``), else the error as raised."""
-    message = getattr(exc, "message", None)
-    return engine_message(message) if isinstance(message, str) and message else str(exc)
-
-
-class ImportForm(forms.Form):
-    csv_file = forms.FileField(label=_("CSV table"), help_text=_(
-        "One column per question and a header row; the class column last unless named below. Each question's text "
-        "is made from its column name (“capital-gain” → “Capital gain”), to reword on the survey's page; empty or "
-        "“?” cells become the answer “Prefer not to say”."))
-    slug = forms.SlugField(max_length=80, label=_("Slug"))
-    title = forms.CharField(max_length=200, required=False, label=_("Title"))
-    mode = forms.ChoiceField(choices=Survey.Mode.choices, initial=Survey.Mode.LDP, label=_("Mode"))
-    encoding = forms.ChoiceField(choices=Survey.Encoding.choices, initial=Survey.Encoding.ADAPTIVE,
-                                 label=_("Encoding"))
-    epsilon = forms.FloatField(required=False, label=_("ε (LDP)"), help_text=_("LDP only (default 1)."))
-    theta = forms.FloatField(required=False, label=_("θ (MRR)"), help_text=_("MRR only (default 0.7)."))
-    class_column = forms.CharField(required=False, label=_("Class column"),
-                                   help_text=_("Default: the last column."))
-
-
 def _locked(obj) -> bool:
     """A survey with reports has read-only questions and choices (changing a domain would corrupt the estimates)."""
     survey = obj if isinstance(obj, Survey) else getattr(obj, "survey", None)
@@ -187,115 +148,6 @@ class LockedInlineMixin(TranslatedLabelsMixin, _InlineBase):
 
     def has_delete_permission(self, request, obj=None):
         return not (_locked(obj) or _opened(obj)) and super().has_delete_permission(request, obj)
-
-
-CHOICES_HELP = _("One answer per line, in the order respondents see them. MRR: optionally “label = probability” on "
-                  "every line (e.g. “Daily = 0.2”, or 20%, or 1/5), the declared share of the population giving that "
-                  "answer to the unrelated question, summing to 1; without them the browser draws the stand-in "
-                  "uniformly. A yes/no question has the answers no and yes, a number none: leave this empty. "
-                  "“Prefer not to say” is added by its own box.")
-CHOICES_LABEL = _("Choices (one per line)")
-
-
-class ChoiceLinesField(forms.CharField):
-    """A textarea of choice lines. Browsers send CRLF line breaks and the initial value has LF: compare them
-    normalised, so a question whose choices nobody touched is not taken as changed (and not parsed again)."""
-
-    def to_python(self, value):
-        return (super().to_python(value) or "").replace("\r\n", "\n").replace("\r", "\n")
-
-    def has_changed(self, initial, data):
-        return self.to_python(initial or "").strip() != self.to_python(data or "").strip()
-
-
-class QuestionChoicesForm(forms.ModelForm):
-    """A question with its choices as lines of text (``survey_app.services.parse_choice_lines``): the survey page edits
-    every question's answers in place. Saved, the lines become the question's ``Choice`` rows — created, renamed,
-    reordered, deleted (``sync_choices``) — only when the text changed."""
-
-    choices_text = ChoiceLinesField(
-        label=CHOICES_LABEL, required=False, help_text=CHOICES_HELP,
-        widget=forms.Textarea(attrs={"rows": 4, "cols": 48, "class": "choices-text", "spellcheck": "true"}))
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if "choices_text" in self.fields:
-            self.fields["choices_text"].initial = choice_lines(self.instance)
-        self.choice_lines = None
-
-    def clean(self):
-        super().clean()
-        cleaned = self.cleaned_data
-        if "choices_text" not in self.fields or "choices_text" in self.errors:
-            return cleaned
-        if self.instance.pk is not None and not {"choices_text", "kind", "prefer_not_to_say"} & set(self.changed_data):
-            return cleaned  # the choices are not concerned: saving the survey's other settings is not held up
-        if "choices_text" in self.changed_data and self.instance.survey_id is not None \
-                and self.instance.survey.has_opened():
-            self.add_error("choices_text", ValidationError(CHOICES_FROZEN, code="frozen",
-                                                           params={"fields": gettext("the choices")}))
-            return cleaned
-        kind = cleaned.get("kind", self.instance.kind)
-        prefer = cleaned.get("prefer_not_to_say", self.instance.prefer_not_to_say)
-        try:
-            lines = parse_choice_lines(cleaned.get("choices_text") or "", kind=kind, prefer_not_to_say=prefer)
-        except ValueError as exc:
-            self.add_error("choices_text", exc.args[0])
-            return cleaned
-        self.choice_lines = lines
-        return cleaned
-
-    def _post_clean(self):
-        super()._post_clean()  # type: ignore[misc]  # ModelForm's model-validation hook; django-stubs omit it
-        if self.choice_lines is None:
-            return
-        # The question's own rules count its saved choices (Question.clean); the lines replace them on save, so a
-        # count error (code CHOICE_COUNT, whatever the page's language) is the lines' to judge (parse_choice_lines
-        # checked the count of the lines).
-        for field in ("kind", "style"):
-            errors = self.errors.get(field)
-            if errors:
-                kept = [e for e in errors.as_data() if e.code != CHOICE_COUNT]
-                if kept:
-                    errors.data[:] = kept
-                else:
-                    del self.errors[field]
-                    self.cleaned_data.setdefault(field, getattr(self.instance, field))
-        style = getattr(self.instance, "style", None)
-        if style == "scale" and self.instance.kind == Question.Kind.CATEGORICAL and len(self.choice_lines) < 3:
-            self.add_error("choices_text", ValidationError(SCALE_TOO_FEW, code=CHOICE_COUNT))
-
-    def save(self, commit=True):
-        question = super().save(commit=commit)
-        if commit:
-            self.save_choices()
-        else:
-            save_m2m = self.save_m2m
-
-            def save_m2m_and_choices():
-                save_m2m()
-                self.save_choices()
-
-            # save(commit=False) sets the attribute save_m2m (Django's docs); django-stubs declare a method
-            self.save_m2m = save_m2m_and_choices  # type: ignore[method-assign]
-        return question
-
-    def save_choices(self):
-        if self.choice_lines is not None and self.instance.pk is not None:
-            sync_choices(self.instance, self.choice_lines)
-
-
-class QuestionFormSet(forms.BaseInlineFormSet):
-    """The survey page's questions: at most one class question (a database constraint the forms cannot see one by
-    one: without this check, two ticked boxes were a server error)."""
-
-    def clean(self):
-        super().clean()
-        classes = [form.cleaned_data.get("name") or "?" for form in self.forms
-                   if form.cleaned_data.get("is_class") and not form.cleaned_data.get("DELETE")]
-        if len(classes) > 1:
-            raise ValidationError(gettext("Only one question can be the class the model predicts; ticked: %(names)s.")
-                                  % {"names": ", ".join(classes)})
 
 
 class QuestionInline(LockedInlineMixin, admin.StackedInline):
@@ -459,69 +311,20 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         return f"{symbol} = {value:g}" + "".join(f" ({getattr(obj, name)})" for name in others)
 
     def save_related(self, request, form, formsets, change):
-        """After the questions are saved, (re)fit PCA/DCA on the reference sample when the survey uses one."""
+        """After the questions are saved, refit what the survey derives from its reference sample
+        (``survey_app.fitting.refit``) and say how it went."""
         super().save_related(request, form, formsets, change)
         survey = form.instance
         if not change:
             survey.designers.add(request.user)  # the designers field (superusers only) was just saved
-        frozen = survey.has_opened() or survey.has_reports()
-        if survey.projection != Survey.Projection.NONE and not frozen:
-            try:
-                fit_projection(survey)
-                self.message_user(request, gettext("%(projection)s fitted on the reference sample.")
-                                  % {"projection": survey.projection.upper()}, messages.SUCCESS)
-            except ValueError as exc:
-                self.message_user(request, gettext("PCA/DCA not fitted: %(reason)s") % {"reason": exc},
-                                  messages.ERROR)
-        if not frozen:
-            try:
-                if fit_pilot(survey) is not None:
-                    self.message_user(request, gettext("The first days' assignment of respondents was set from the "
-                                                       "reference sample."), messages.SUCCESS)
-            except ValueError as exc:
-                self.message_user(request, gettext("The reference sample cannot set the first days' assignment "
-                                                   "(%(reason)s); respondents are assigned uniformly until the first "
-                                                   "model.") % {"reason": exc}, messages.WARNING)
+        for notice in refit(survey):
+            self.message_user(request, notice.text, NOTICE_LEVELS[notice.level])
 
     @admin.display(description=_("Privacy this gives"))
     def privacy_report(self, obj: Survey) -> str:
-        """ε per question and per respondent (and PSE for MRR), computed by the engine from the saved settings."""
-        if obj is None or obj.pk is None:
-            return gettext("Save the survey to see the privacy it gives.")
-        try:
-            protocol = get_protocol(obj)
-            privacy, unprotected = protocol.privacy(), protocol.unprotected()
-        except ValueError as exc:
-            return gettext("Not computable yet: %(reason)s") % {"reason": reason(exc)}
-        pse = privacy.get("pse_per_question", {})
-        rows = format_html_join(
-            "", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((name, format_epsilon(eps), f"{pse[name]:.3f}" if name in pse else "—")
-             for name, eps in privacy["epsilon_per_question"].items()),
-        )
-        epsilon = privacy["epsilon_per_respondent"]
-        notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
-        if unprotected:  # the engine's verdict: the survey cannot open (survey_app.services.opening_refusal)
-            notes.insert(0, str(NO_PRIVACY) % {"questions": ", ".join(unprotected)})
-        if "epsilon_per_respondent_known_personal" in privacy:
-            notes.append(gettext("Against someone who knows a respondent's answers to the real unrelated questions: "
-                                 "ε = %(epsilon)s per respondent.")
-                         % {"epsilon": format_epsilon(privacy["epsilon_per_respondent_known_personal"])})
-        if obj.access == Survey.Access.LINK:
-            notes.append(gettext("Open link: nothing stops one person from answering several times, and a person who "
-                                 "answers k times gives up to k·ε about themselves (twice: ε = %(twice)s). Invitation "
-                                 "tokens admit one report each.") % {"twice": format_epsilon(2 * float(epsilon))})
-        else:
-            notes.append(gettext("By invitation: each invitation admits one report, so ε per respondent holds per "
-                                 "invitation."))
-        return format_html(
-            "<p><strong>{}</strong> ({})</p>{}"
-            '<table class="privacy-report"><thead><tr><th>{}</th><th>ε</th><th>{}</th></tr>'
-            "</thead><tbody>{}</tbody></table>",
-            gettext("ε per respondent: %(epsilon)s") % {"epsilon": format_epsilon(epsilon)},
-            gettext("smaller is more private"), format_html_join("", "<p>{}</p>", ((n,) for n in notes)),
-            gettext("question"), gettext("PSE (uniform prior)"), rows,
-        )
+        """ε per respondent and per question (and PSE for MRR), computed by the engine from the saved settings
+        (``survey_app.selectors.privacy_report``)."""
+        return render_to_string("admin/survey_app/survey/privacy_report.html", {"report": privacy_report(obj)})
 
     def get_urls(self):
         importer = path("import/", self.admin_site.admin_view(self.import_view), name="survey_app_survey_import")
@@ -605,26 +408,17 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             try:
-                table = read_table(data["csv_file"], class_column=data["class_column"] or None)
-                survey = create_survey_from_table(
-                    table, slug=data["slug"], title=data["title"] or None, mode=data["mode"], encoding=data["encoding"],
-                    epsilon=data["epsilon"], theta=data["theta"],
-                )
+                survey = import_survey(
+                    data["csv_file"], designer=request.user, class_column=data["class_column"] or None,
+                    slug=data["slug"], title=data["title"] or None, mode=data["mode"], encoding=data["encoding"],
+                    epsilon=data["epsilon"], theta=data["theta"])
             except ValidationError as exc:
                 for field, errs in exc.message_dict.items():
                     form.add_error(field if field in form.fields else None, errs)
-            except (ValueError, UnicodeDecodeError) as exc:
+            except ValueError as exc:
                 form.add_error(None, str(exc))
             else:
-                survey.designers.add(request.user)
-                missing = survey.questions.filter(prefer_not_to_say=True).count()
-                self.message_user(request, gettext(
-                    "Created draft survey %(slug)s with %(count)d questions. Their texts were made from the column "
-                    "names: check and reword them below, then preview the survey.")
-                    % {"slug": survey.slug, "count": survey.questions.count()}
-                    + (" " + ngettext("%(count)d question had empty or “?” cells: it offers “Prefer not to say”.",
-                                      "%(count)d questions had empty or “?” cells: they offer “Prefer not to say”.",
-                                      missing) % {"count": missing} if missing else ""))
+                self.message_user(request, import_summary(survey))
                 return HttpResponseRedirect(reverse("admin:survey_app_survey_change", args=[survey.pk]))
         context = {**self.admin_site.each_context(request), "form": form,
                    "title": gettext("Import a survey from a CSV table"),
@@ -710,9 +504,7 @@ class ChoiceInline(LockedInlineMixin, TranslatedLabelsMixin, admin.TabularInline
     verbose_name, verbose_name_plural = _("choice"), _("choices")
     fields = ("position", "label", "personal_probability", "translations")
 
-    def get_extra(self, request, obj=None, **kwargs):
-        """Two empty rows for a question still without choices, none once it has them."""
-        return 0 if obj is not None and obj.pk and obj.choices.exists() else 2
+    extra = 0  # the survey's page types choices one per line; here "Add another choice" adds a row when wanted
 
 
 class OfDesignedSurveyMixin(_ModelAdminBase):
@@ -745,10 +537,13 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
     search_fields = ("name", "text")
     inlines = [ChoiceInline]
 
+    class Media:
+        css = {"all": ("css/admin.css",)}  # the translations' table
+
     def get_inlines(self, request, obj):
-        """Choice rows only for the kinds whose answers are choices (a yes/no question's are no/yes, a number has
-        none)."""
-        return [] if obj is not None and obj.kind not in KINDS_WITH_CHOICES else self.inlines
+        """Choice rows only for a saved question whose kind has choices (a yes/no question's are no/yes, a number
+        has none; a new question's kind is not known until it is saved)."""
+        return self.inlines if obj is not None and obj.kind in KINDS_WITH_CHOICES else []
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         """The condition (skip logic) chooses among the earlier questions of the question's own survey (of the

@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import io
 import logging
-import threading
 import time
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
@@ -61,6 +59,7 @@ from aggregator.privacy import blind_rsa
 from aggregator.privacy.protocol import report_shapes
 
 from . import languages, ohttp
+from .caching import BoundedCache
 from .credentials import public_credential, redeem, warm_keys
 from .models import NONCE_CHARS, NONCE_PATTERN, Survey
 from .outcomes import MESSAGES, Result, Submission
@@ -386,19 +385,16 @@ def public_protocol(survey: Survey, protocol, preview: bool) -> dict:
 #: (version, language), least recently used first; shared by a worker's threads and never mutated. Building them
 #: (question texts and the exact privacy figures) is the bulk of a GET, and the browser fetches the protocol at least
 #: twice per respondent. The day's assignment and the active key are read every time.
-_STATIC_BODIES: OrderedDict = OrderedDict()
-_STATIC_BODIES_SIZE = 512
-_STATIC_BODIES_LOCK = threading.Lock()
+_STATIC_BODIES: BoundedCache[tuple, dict] = BoundedCache(512)
 
 
 def _static_body(survey: Survey, protocol) -> dict:
-    key = (survey_version(survey), languages.active_language())
-    with _STATIC_BODIES_LOCK:
-        body = _STATIC_BODIES.get(key)
-        if body is not None:
-            _STATIC_BODIES.move_to_end(key)
-            return body
-    body = {
+    return _STATIC_BODIES.get_or_build((survey_version(survey), languages.active_language()),
+                                       lambda: _build_static_body(survey, protocol))
+
+
+def _build_static_body(survey: Survey, protocol) -> dict:
+    return {
         "survey": {"slug": survey.slug, "title": survey.display_title, "description": survey.display_description,
                    "access": survey.access,
                    # Each respondent's browser draws its own order of questions and choices (never sent).
@@ -407,11 +403,6 @@ def _static_body(survey: Survey, protocol) -> dict:
         "report_schema": protocol.report_schema(),
         "privacy": protocol.privacy(),
     }
-    with _STATIC_BODIES_LOCK:
-        _STATIC_BODIES[key] = body
-        while len(_STATIC_BODIES) > _STATIC_BODIES_SIZE:
-            _STATIC_BODIES.popitem(last=False)
-    return body
 
 
 def warm_protocols(budget: float) -> int:

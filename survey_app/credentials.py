@@ -20,9 +20,9 @@ as its protocol, page or redemption is first asked for); ``rotate_key`` retires 
 from __future__ import annotations
 
 import datetime
-import functools
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -31,10 +31,11 @@ from django.db.models import Field
 
 from aggregator.privacy import blind_rsa
 
+from .caching import BoundedCache
 from .inbox import store_report
 from .models import InvitationToken, SpentCredential, Survey, SurveyKey
 from .outcomes import TOKEN_IN_REPORT, Outcome, Result, Submission
-from .surveys import find_public_survey
+from .surveys import PublicSurvey, cached_public_survey, read_public_survey, still_current, version_guard
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -88,9 +89,16 @@ def public_credential(survey: Survey) -> dict | None:
 
 
 # Keys are content-addressed (``key_id`` is the SHA-256 of the public key) and never change, so a process keeps the
-# keys it has read by id; whether a key is the survey's active one, or a key of the survey at all, is read from the
-# database every time (``_active_key_id``; the guarded INSERT of ``spend``). This spares each redemption the ORM
-# reads and the PEM parsing.
+# keys it has read by id (``BoundedCache``); whether a key is the survey's active one, or a key of the survey at all,
+# is checked by the database in the statement that relies on it (the redemption's UPDATE, the guarded INSERT of
+# ``spend``). This spares each redemption the ORM reads and the PEM parsing.
+
+#: Private keys ready to sign, public keys ready to verify, by key id; the id of each survey's active key as last
+#: read, by survey id (checked by every redemption's UPDATE).
+_SIGNING_KEYS: BoundedCache[str, blind_rsa.SigningKey] = BoundedCache(256)
+_PUBLIC_KEYS: BoundedCache[str, rsa.RSAPublicKey] = BoundedCache(1024)
+_ACTIVE_KEYS: BoundedCache[int, str] = BoundedCache(1024)
+
 
 def _column(model, name: str) -> str:
     return connection.ops.quote_name(cast(Field, model._meta.get_field(name)).column)
@@ -103,34 +111,20 @@ def _active_key_id(survey: Survey) -> str | None:
         cursor.execute(f"SELECT {_column(SurveyKey, 'key_id')} FROM {table} "
                        f"WHERE {_column(SurveyKey, 'survey')} = %s AND {_column(SurveyKey, 'active')}", [survey.pk])
         row = cursor.fetchone()
+    if row is not None:
+        _ACTIVE_KEYS.put(survey.pk, row[0])
     return row[0] if row else None
 
 
-@functools.lru_cache(maxsize=256)
 def _signing_key(key_id: str) -> blind_rsa.SigningKey:
     """The private key ``key_id``, ready to sign (read and handed to OpenSSL once per process)."""
-    return blind_rsa.SigningKey(blind_rsa.private_key_from_pem(
-        SurveyKey.objects.values_list("private_pem", flat=True).get(key_id=key_id)))
-
-
-@functools.lru_cache(maxsize=1024)
-def _public_key(key_id: str, spki: str) -> rsa.RSAPublicKey:
-    return blind_rsa.public_key_from_spki(spki)
-
-
-#: Public keys read by ``spend``, by key id (content-addressed: the same id is the same key, whatever the survey).
-_PUBLIC_KEYS: dict[str, rsa.RSAPublicKey] = {}
+    return _SIGNING_KEYS.get_or_build(key_id, lambda: blind_rsa.SigningKey(blind_rsa.private_key_from_pem(
+        SurveyKey.objects.values_list("private_pem", flat=True).get(key_id=key_id))))
 
 
 def _remember_public_key(key_id: str, spki: str) -> rsa.RSAPublicKey:
-    """The public key ``key_id`` (its SPKI ``spki``), kept where ``admit_credential`` looks (``_PUBLIC_KEYS``,
-    emptied when it holds 1024)."""
-    public = _public_key(key_id, spki)
-    if key_id not in _PUBLIC_KEYS:
-        if len(_PUBLIC_KEYS) >= 1024:
-            _PUBLIC_KEYS.clear()
-        _PUBLIC_KEYS[key_id] = public
-    return public
+    """The public key ``key_id`` (its SPKI ``spki``), kept where ``admit_credential`` looks (``_PUBLIC_KEYS``)."""
+    return _PUBLIC_KEYS.get_or_build(key_id, lambda: blind_rsa.public_key_from_spki(spki))
 
 
 def warm_keys(survey: Survey) -> int:
@@ -145,12 +139,14 @@ def warm_keys(survey: Survey) -> int:
         _remember_public_key(key_id, spki)
         if active:
             _signing_key(key_id)
+            _ACTIVE_KEYS.put(survey.pk, key_id)
     return len(keys)
 
 
 # -- redemption ------------------------------------------------------------------------------------------------------
 
-def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcome | None:
+def consume_token(survey: Survey, token: str, redeemed_with: str = "",
+                  guard: tuple[str, list, Callable[[], bool]] | None = None) -> Outcome | None:
     """Mark ``token`` used if it is an unused invitation of ``survey`` (``None``), else ``TOKEN_USED`` or
     ``TOKEN_UNKNOWN``. A conditional UPDATE (used false → true): of concurrent calls with one token, exactly one
     succeeds (PostgreSQL's row lock; tests/survey/test_token_race.py).
@@ -159,18 +155,25 @@ def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcom
     redeemed again with the same non-empty digest is admitted once more (``None``): the same blinded message gets
     the same signature, so a browser whose first answer was lost can retry without gaining a second credential.
     The day it is redeemed is stored and the row marked ``fresh``: the next drain rewrites it with the rest of its
-    day (``survey_app.inbox.rewrite_redemptions``)."""
+    day (``survey_app.inbox.rewrite_redemptions``).
+
+    ``guard`` (a SQL condition, its parameters, and a function telling whether it still holds): the UPDATE marks the
+    token only if the condition holds; if it writes nothing and the condition no longer holds, ``Changed`` is
+    raised (nothing was written)."""
     quote, meta = connection.ops.quote_name, InvitationToken._meta
     used_column, redeemed_column, survey_column, token_column, day_column, fresh_column = (
         quote(cast(Field, meta.get_field(name)).column)
         for name in ("used", "redeemed_with", "survey", "token", "redeemed_on", "fresh"))
     with connection.cursor() as cursor:  # the ORM's .update(), without its per-call compilation (bench/load)
+        condition, parameters = (guard[0], guard[1]) if guard is not None else ("true", [])
         cursor.execute(f"UPDATE {quote(meta.db_table)} SET {used_column} = true, {redeemed_column} = %s, "
                        f"{day_column} = %s, {fresh_column} = true "
-                       f"WHERE {survey_column} = %s AND {token_column} = %s AND NOT {used_column}",
-                       [redeemed_with, datetime.datetime.now(datetime.UTC).date(), survey.pk, token])
+                       f"WHERE {survey_column} = %s AND {token_column} = %s AND NOT {used_column} AND {condition}",
+                       [redeemed_with, datetime.datetime.now(datetime.UTC).date(), survey.pk, token, *parameters])
         if cursor.rowcount == 1:
             return None
+    if guard is not None and not guard[2]():
+        raise Changed
     used = InvitationToken.objects.filter(survey=survey, token=token).values_list("redeemed_with", flat=True).first()
     if used is None:
         return Outcome.of(Result.TOKEN_UNKNOWN)
@@ -178,6 +181,10 @@ def consume_token(survey: Survey, token: str, redeemed_with: str = "") -> Outcom
         return None
     return Outcome.of(Result.TOKEN_USED)
 
+
+
+class Changed(Exception):
+    """A guarded write wrote nothing because the survey or its active key changed since this process read them."""
 
 
 @dataclass(frozen=True)
@@ -199,10 +206,24 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -
     below, else refused), then the token (``TOKEN_UNKNOWN``, ``TOKEN_USED`` — unless the token was redeemed with
     this very blinded message: a retry after a lost answer is signed again, the same signature, no second
     credential). The token is the only thing written: its conditional UPDATE commits by itself before the signature,
-    and if signing raises (only a faulty computation can) the token is given back before the error propagates."""
-    survey = find_public_survey(slug)
-    if survey is None:
+    and if signing raises (only a faulty computation can) the token is given back before the error propagates.
+
+    One statement when this process has read the survey and its active key before (``cached_public_survey``,
+    ``_ACTIVE_KEYS``): the token's UPDATE holds the survey's row version and the key's being active, and a
+    refusal is answered once both are known unchanged; otherwise, or if either changed, both are read again and
+    the redemption judged against them."""
+    found = cached_public_survey(slug)
+    if found is not None and found.survey.status == Survey.Status.OPEN and found.survey.access == Survey.Access.TOKENS:
+        active_id = _ACTIVE_KEYS.get(found.survey.pk)
+        if active_id is not None and key_id in (None, active_id):
+            try:
+                return _redeem(found.survey, token, blinded_msg, key_id, active_id, _key_guard(found, active_id))
+            except Changed:
+                pass
+    found = read_public_survey(slug)
+    if found is None:
         return Redemption(Outcome.of(Result.NOT_FOUND))
+    survey = found.survey
     if survey.status != Survey.Status.OPEN:
         return Redemption(Outcome.of(Result.CLOSED))
     if survey.access != Survey.Access.TOKENS:
@@ -210,6 +231,24 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -
     active_id = _active_key_id(survey)
     if active_id is None:
         active_id = active_key(survey).key_id
+    return _redeem(survey, token, blinded_msg, key_id, active_id, None)
+
+
+def _key_guard(found: PublicSurvey, active_id: str) -> tuple[str, list, Callable[[], bool]]:
+    """The condition of a guarded redemption: the survey at its row version, ``active_id`` its active key."""
+    condition, parameters = version_guard(found)
+    table = connection.ops.quote_name(SurveyKey._meta.db_table)
+    survey_id = found.survey.pk
+    return (f"{condition} AND EXISTS (SELECT 1 FROM {table} WHERE {_column(SurveyKey, 'survey')} = %s "
+            f"AND {_column(SurveyKey, 'key_id')} = %s AND {_column(SurveyKey, 'active')})",
+            [*parameters, survey_id, active_id],
+            lambda: still_current(found) and _active_key_id(found.survey) == active_id)
+
+
+def _redeem(survey: Survey, token: str, blinded_msg: str, key_id: str | None, active_id: str,
+            guard: tuple[str, list, Callable[[], bool]] | None) -> Redemption:
+    """``redeem`` for the open token survey ``survey`` whose active key is ``active_id``; with ``guard``, both as
+    last read (``Changed`` when either has changed)."""
     changed = Outcome.invalid(
         "key_id", "This survey's key has changed since the page was loaded: reload the page and send again.")
     # A retired key of the survey signs only a retry: the token was redeemed with this very blinded message before
@@ -217,10 +256,12 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -
     retry_only = key_id is not None and key_id != active_id
     if retry_only and not SurveyKey.objects.filter(survey=survey, key_id=key_id).exists():
         return Redemption(changed)
-    signing_id = key_id if retry_only else active_id
+    signing_id = key_id if key_id is not None and retry_only else active_id
     private = _signing_key(signing_id)
     message = _blinded_message(private, blinded_msg)
     if message is None:
+        if guard is not None and not guard[2]():
+            raise Changed
         return Redemption(Outcome.invalid(
             "blinded_msg", f"Not a blinded message for this survey's key ({blind_rsa.VARIANT}, unpadded base64url "
                            f"of {private.k_len} bytes below the modulus)."))
@@ -229,7 +270,7 @@ def redeem(slug: str, token: str, blinded_msg: str, key_id: str | None = None) -
         if not InvitationToken.objects.filter(survey=survey, token=token, used=True, redeemed_with=digest).exists():
             return Redemption(changed)
     else:
-        refused = consume_token(survey, token, digest)
+        refused = consume_token(survey, token, digest, guard)
         if refused is not None:
             return Redemption(refused)
     try:
@@ -292,7 +333,8 @@ def credential_digest(value: bytes) -> str:
     return hashlib.sha256(value).hexdigest()
 
 
-def admit_credential(survey: Survey, submission: Submission, day: datetime.date) -> tuple[Outcome | None, bool]:
+def admit_credential(survey: Survey, submission: Submission, day: datetime.date,
+                     guard: tuple[str, list] | None = None) -> tuple[Outcome | None, bool]:
     """Admit and store a token survey's report: (the refusal or ``None``, whether the report was stored).
 
     A report that carries the invitation token is refused (``INVALID`` on ``token``: the server must not see the
@@ -302,7 +344,8 @@ def admit_credential(survey: Survey, submission: Submission, day: datetime.date)
     neither); ``(None, False)`` then means the digest was already spent — or the report's nonce is already stored,
     which the caller tells apart. The digest's INSERT … ON CONFLICT DO NOTHING waits for a concurrent insert of the
     same digest and then adds nothing, so of concurrent reports with one credential exactly one is stored
-    (tests/survey/test_credential_race.py)."""
+    (tests/survey/test_credential_race.py). ``guard`` (``survey_app.surveys.version_guard``, PostgreSQL): neither is
+    inserted unless it holds, and ``(None, False)`` may then also mean that it did not."""
     if submission.token is not None:
         return Outcome.invalid("token", TOKEN_IN_REPORT.format(slug=survey.slug)), False
     if submission.credential is None:
@@ -321,7 +364,7 @@ def admit_credential(survey: Survey, submission: Submission, day: datetime.date)
     if not blind_rsa.verify(public, credential.value, credential.signature):
         return Outcome.invalid("credential.signature", "The signature does not verify: not a credential of this "
                                                        "survey."), False
-    spend = spend_statement(survey, credential, day)
+    spend = spend_statement(survey, credential, day, guard)
     if connection.vendor == "postgresql":
         stored = store_report(survey, submission.report, spend=spend, nonce=submission.nonce, day=day)
     else:  # no data-modifying CTE (the embedded SQLite): two statements in one transaction
@@ -337,17 +380,20 @@ def admit_credential(survey: Survey, submission: Submission, day: datetime.date)
     return None, stored
 
 
-def spend_statement(survey: Survey, credential: Credential, day: datetime.date) -> tuple[str, list]:
+def spend_statement(survey: Survey, credential: Credential, day: datetime.date,
+                    guard: tuple[str, list] | None = None) -> tuple[str, list]:
     """The INSERT … SELECT of the credential's digest into ``SpentCredential`` on ``day`` (SQL without its ``ON
     CONFLICT`` clause, and its parameters), adding the row only if the key is (still) one of the survey's: the caches
-    here know keys, not their surveys. ``admit_credential`` runs it with the report's INSERT."""
+    here know keys, not their surveys — and only if ``guard`` (a SQL condition and its parameters) holds.
+    ``admit_credential`` runs it with the report's INSERT."""
     quote, meta = connection.ops.quote_name, SpentCredential._meta
     columns = ", ".join(_column(SpentCredential, name) for name in ("digest", "survey", "fresh", "day"))
     keys = quote(SurveyKey._meta.db_table)
+    condition, parameters = guard if guard is not None else ("true", [])
     return (f"INSERT INTO {quote(meta.db_table)} ({columns}) SELECT %s, %s, true, %s WHERE EXISTS "
-            f"(SELECT 1 FROM {keys} WHERE {_column(SurveyKey, 'survey')} = %s AND {_column(SurveyKey, 'key_id')} = %s)",
-            [credential_digest(credential.value), survey.pk, day, survey.pk,
-             credential.key_id])
+            f"(SELECT 1 FROM {keys} WHERE {_column(SurveyKey, 'survey')} = %s AND {_column(SurveyKey, 'key_id')} = %s)"
+            f" AND {condition}",
+            [credential_digest(credential.value), survey.pk, day, survey.pk, credential.key_id, *parameters])
 
 
 # -- the client half, as the browser does it (static/js/credentials/blind.mjs): simulate and tests -------------------

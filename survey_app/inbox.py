@@ -106,7 +106,7 @@ def unsettled(survey: Survey) -> bool:
 # -- services --------------------------------------------------------------------------------------------------------
 
 def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None, nonce: str | None = None,
-                 day: datetime.date | None = None) -> bool:
+                 day: datetime.date | None = None, guard: tuple[str, list] | None = None) -> bool:
     """Insert one report into the inbox, as ``PendingReport.objects.create(survey=survey, payload=payload,
     nonce=nonce)`` would (the model has no ``save`` override and no signal receivers; its key is a random UUID), in
     one INSERT built from the model's fields; returns whether the report was added.
@@ -124,6 +124,9 @@ def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None,
         (its unique constraint) or in ``Report``.
     day
         The day it was received (default: today, UTC): the caller passes the day of the instant its checks used.
+    guard
+        A SQL condition and its parameters (``survey_app.surveys.version_guard``): nothing is added unless it holds
+        when the statement runs. A ``spend`` statement carries it too (``spend_statement``).
     """
     quote, meta = connection.ops.quote_name, PendingReport._meta
     fields = [cast(Field, meta.get_field(n)) for n in ("id", "survey", "payload", "received_on", "nonce")]
@@ -137,12 +140,20 @@ def store_report(survey: Survey, payload, spend: tuple[str, list] | None = None,
         spend_sql, spend_values = spend
         sql = f"WITH spent AS ({spend_sql} ON CONFLICT DO NOTHING RETURNING 1) {sql} FROM spent"
         values = spend_values + values
+    conditions = []
+    if guard is not None:
+        conditions.append(guard[0])
+        values += guard[1]
     if nonce is not None:
         report = Report._meta
         survey_column, nonce_column = (quote(cast(Field, report.get_field(n)).column) for n in ("survey", "nonce"))
-        sql += (f" WHERE NOT EXISTS (SELECT 1 FROM {quote(report.db_table)} "
-                f"WHERE {survey_column} = %s AND {nonce_column} = %s) ON CONFLICT DO NOTHING")
+        conditions.append(f"NOT EXISTS (SELECT 1 FROM {quote(report.db_table)} "
+                          f"WHERE {survey_column} = %s AND {nonce_column} = %s)")
         values += [survey.pk, nonce]
+    if conditions:
+        sql += " WHERE " + " AND ".join(conditions)
+    if nonce is not None:
+        sql += " ON CONFLICT DO NOTHING"
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
         return cursor.rowcount == 1

@@ -175,8 +175,8 @@ class Survey(models.Model):
         help_text=_("Buttons' and links' colour, e.g. #0b5cad; it must reach WCAG AA contrast (4.5:1)."))
 
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
-    theta = models.FloatField(
-        null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+    theta = models.FloatField(  # its range is the engine's rule (check_settings), one message on the form
+        null=True, blank=True,
         help_text=_("MRR: probability that a group's true answers are sent (0 < θ ≤ 1). "
                   "Larger θ: more accuracy, less privacy."),
     )
@@ -190,7 +190,7 @@ class Survey(models.Model):
     numeric_handling = models.CharField(max_length=12, choices=NumericHandling.choices,
                                         default=NumericHandling.DISCRETIZE)
     numeric_bins = models.PositiveSmallIntegerField(
-        default=4, validators=[MinValueValidator(2), MaxValueValidator(64)],
+        default=4, validators=[MaxValueValidator(64)],  # at least 2: the engine's rule (check_settings)
         help_text=_("Equal-width bins per numeric question."),
     )
     gaussian_approach = models.PositiveSmallIntegerField(choices=GaussianApproach.choices,
@@ -218,7 +218,7 @@ class Survey(models.Model):
                                    help_text=_("How noisy estimates become model parameters (docs/results/"
                                              "nb-estimators.md compares them)."))
     validation_share = models.FloatField(
-        default=0.1, validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        default=0.1,  # its range is the engine's rule (check_settings), one message on the form
         help_text=_("Share of respondents who validate the current model instead of answering for training: their "
                   "randomized reports give the accuracy estimate with its confidence interval. 0 turns it off. "
                   "MRR surveys with several attribute groups need 0."),
@@ -280,7 +280,7 @@ class Survey(models.Model):
         try:
             check_settings(config)
         except ConfigError as exc:
-            errors[CONFIG_FIELDS.get(exc.field, NON_FIELD_ERRORS)] = form_message(exc.message)
+            errors[CONFIG_FIELDS.get(exc.field, NON_FIELD_ERRORS)] = form_message(exc.template, exc.params)
         if not errors and self.pk and self.mode == self.Mode.LDP \
                 and self.numeric_handling == self.NumericHandling.GAUSSIAN:
             errors.update(self._mixed_errors())
@@ -335,7 +335,7 @@ class Survey(models.Model):
             build(protocol_config(self))
         except ConfigError as exc:
             if exc.field in ("numeric.approach", "ldp.strategy"):
-                return {CONFIG_FIELDS[exc.field]: form_message(exc.message)}
+                return {CONFIG_FIELDS[exc.field]: form_message(exc.template, exc.params)}
         except ValueError:
             pass
         return {}
@@ -863,6 +863,8 @@ ENGINE_MESSAGES = (
     gettext_noop("MRR needs θ"),
     gettext_noop("θ must be in (0, 1]"),
     gettext_noop("the validation share must be a number"),
+    gettext_noop("the validation share must be in [0, %(max)s]"),
+    gettext_noop("ε = %(epsilon)s is more than a browser can honour exactly: choose ε ≤ %(choose)s"),
     gettext_noop("the number of bins must be a whole number of at least 2"),
     gettext_noop("adaptive allocation assigns one input per respondent: it needs the one-report strategy"),
     gettext_noop("adaptive allocation needs the frequency-oracle protocol: the Gaussian approaches assign their own "
@@ -888,15 +890,26 @@ ENGINE_MESSAGES = (
 )
 
 
-def engine_message(message: str) -> str:
-    """An engine message (``ConfigError.message``) in the page's language when it is one of ``ENGINE_MESSAGES``."""
-    return gettext(message) if message else message
+def engine_message(message: str, params: dict | None = None) -> str:
+    """An engine message (``ConfigError.template`` filled from its ``params``, or ``ConfigError.message``) in the
+    page's language when it is one of ``ENGINE_MESSAGES``."""
+    text = gettext(message) if message else message
+    return text % params if params else text
 
 
-def form_message(message: str) -> str:
+def refusal_message(exc: Exception) -> str:
+    """Why the engine refused a survey, in the page's language where the catalogue has it: a ``ConfigError``'s
+    template and figures, else the error as raised."""
+    template = getattr(exc, "template", None)
+    if isinstance(template, str) and template:
+        return engine_message(template, getattr(exc, "params", None))
+    return str(exc)
+
+
+def form_message(message: str, params: dict | None = None) -> str:
     """An engine message as a form shows it: a sentence (a leading symbol such as θ or ε keeps its case), in the page's
     language when it is one of ``ENGINE_MESSAGES``."""
-    message = engine_message(message)
+    message = engine_message(message, params)
     if message[:1].isascii():
         message = message[:1].upper() + message[1:]
     return message if message.endswith(".") else message + "."
@@ -1239,8 +1252,7 @@ def opening_refusal(survey: Survey) -> str | None:
     try:  # the engine itself, uncached (survey_app.protocol imports this module): opening is rare
         unprotected = build(protocol_config(survey)).unprotected()
     except ValueError as exc:
-        message = getattr(exc, "message", None)
-        return engine_message(message) if isinstance(message, str) and message else str(exc)
+        return refusal_message(exc)
     if unprotected:
         return str(NO_PRIVACY) % {"questions": ", ".join(unprotected)}
     return None

@@ -13,27 +13,22 @@ send no signals (``QuerySet.update``, ``bulk_create``) on the questions of an ex
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
-from functools import lru_cache
 
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
 from aggregator.privacy import protocol as engine
 
+from .caching import BoundedCache
 from .models import Choice, Question, Survey, protocol_config
 
+#: Protocols by configuration (JSON) and by survey version; shared by a worker's threads.
+_BY_CONFIG: BoundedCache[str, engine.SurveyProtocol] = BoundedCache(256)
+_BY_VERSION: BoundedCache[tuple, engine.SurveyProtocol] = BoundedCache(256)
 
-@lru_cache(maxsize=256)
+
 def _build(config_json: str) -> engine.SurveyProtocol:
-    return engine.build(json.loads(config_json))
-
-
-#: Protocols by survey version, least recently used first; shared by a worker's threads.
-_BY_VERSION: OrderedDict = OrderedDict()
-_BY_VERSION_SIZE = 256
-_BY_VERSION_LOCK = threading.Lock()
+    return _BY_CONFIG.get_or_build(config_json, lambda: engine.build(json.loads(config_json)))
 
 
 def survey_version(survey: Survey) -> tuple:
@@ -45,18 +40,14 @@ def survey_version(survey: Survey) -> tuple:
 
 def get_protocol(survey: Survey) -> engine.SurveyProtocol:
     """The engine protocol of ``survey``, cached per survey version (module docstring) and by configuration."""
-    key = survey_version(survey)
-    with _BY_VERSION_LOCK:
-        protocol = _BY_VERSION.get(key)
-        if protocol is not None:
-            _BY_VERSION.move_to_end(key)
-            return protocol
-    protocol = _build(json.dumps(protocol_config(survey), sort_keys=True))
-    with _BY_VERSION_LOCK:
-        _BY_VERSION[key] = protocol
-        while len(_BY_VERSION) > _BY_VERSION_SIZE:
-            _BY_VERSION.popitem(last=False)
-    return protocol
+    return _BY_VERSION.get_or_build(survey_version(survey),
+                                    lambda: _build(json.dumps(protocol_config(survey), sort_keys=True)))
+
+
+def build_protocol(survey: Survey) -> engine.SurveyProtocol:
+    """The engine protocol of ``survey``'s settings as they are in memory (saved or not) with its saved questions,
+    cached by configuration only: the designer's workspace asks it of settings being edited."""
+    return _build(json.dumps(protocol_config(survey), sort_keys=True))
 
 
 def _cached_survey(instance) -> Survey | None:

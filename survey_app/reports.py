@@ -1,7 +1,8 @@
 """Report ingestion: one randomized report in, one ``Outcome`` out (the report API's service; no HTTP here).
 
 ``submit_report(slug, body)`` does everything between a parsed request body and a stored row, each check once: it
-finds the public survey (``find_public_survey``, cached per PostgreSQL row version), checks the report against the
+finds the public survey (``survey_app.surveys``, cached per PostgreSQL row version, its version checked by the
+report's own INSERT), checks the report against the
 survey's protocol (``SurveyProtocol.parse_one``) and, for a validation report, that the model version it evaluated
 is the one evaluated today, admits the respondent (a token survey: ``survey_app.credentials.admit_credential``, the
 credential's digest spent in the report's own INSERT) and stores the report (``store_report``, the one writer of
@@ -28,7 +29,8 @@ them into ``Report`` in shuffled order (``survey_app.inbox``, called by ``aggreg
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from aggregator import selectors as published
 from aggregator.privacy.protocol import ReportError
@@ -38,7 +40,7 @@ from .inbox import nonce_stored, store_report
 from .models import SpentCredential, Survey
 from .outcomes import STORED, Body, Outcome, Result, Submission, protocol_refusal
 from .protocol import get_protocol
-from .surveys import _SURVEYS, _SURVEYS_SIZE, find_public_survey
+from .surveys import PublicSurvey, cached_public_survey, read_public_survey, still_current, version_guard
 
 
 def submit_report(slug: str, body: Body) -> Outcome:
@@ -48,26 +50,76 @@ def submit_report(slug: str, body: Body) -> Outcome:
     to exist and be open, so ``NOT_FOUND`` and ``CLOSED`` come before the request's own 400, 413 or 415 (its
     exception propagates). Each check runs once, in the order of the module docstring; nothing is stored unless the
     outcome is ``STORED``. A submission whose ``nonce`` is already stored with a report of the survey is answered
-    ``STORED`` and not stored again (a resend after a lost answer: ``store_report``)."""
-    survey = find_public_survey(slug)
-    if survey is None:
+    ``STORED`` and not stored again (a resend after a lost answer: ``store_report``).
+
+    The survey as this process last read it (``cached_public_survey``) is used without a query, and the report's
+    INSERT holds its row version (``version_guard``): one statement per report. Should the survey have changed, the
+    INSERT writes nothing, and the report is judged again against the survey as it is now (a refusal likewise: it
+    is answered only once the survey is known to be unchanged)."""
+    read = _ReadOnce(body)
+    found = cached_public_survey(slug)
+    if found is not None and found.survey.status == Survey.Status.OPEN:
+        try:
+            outcome = _submit(found, read, guarded=True)
+        except Exception:
+            if still_current(found):
+                raise
+            outcome = None  # the survey changed: its own refusal (404, 410) may come before the body's
+        if outcome is not None:
+            return outcome
+    found = read_public_survey(slug)
+    if found is None:
         return Outcome.of(Result.NOT_FOUND)
-    if survey.status != Survey.Status.OPEN:
+    if found.survey.status != Survey.Status.OPEN:
         return Outcome.of(Result.CLOSED)
-    submission = body if isinstance(body, Submission) else body()
-    protocol = protocol_of(slug, survey)
+    return cast(Outcome, _submit(found, read, guarded=False))
+
+
+class _ReadOnce:
+    """The submission of a ``Body``, read at most once (its exception, if reading raised, raised again)."""
+
+    def __init__(self, body: Body):
+        self.body = body
+        self.result: Submission | Exception | None = body if isinstance(body, Submission) else None
+
+    def __call__(self) -> Submission:
+        if self.result is None:
+            try:
+                self.result = cast(Callable[[], Submission], self.body)()
+            except Exception as exc:
+                self.result = exc
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+
+def _submit(found: PublicSurvey, read: _ReadOnce, guarded: bool) -> Outcome | None:
+    """``submit_report``'s checks and write against the open survey ``found``. ``guarded``: ``found`` may be out of
+    date — the write holds its row version, and ``None`` (judge again) is returned when the survey has changed."""
+    survey = found.survey
+    guard = version_guard(found) if guarded else None
+
+    def answer(outcome: Outcome) -> Outcome | None:
+        return outcome if not guarded or still_current(found) else None
+
+    submission = read()
+    protocol = protocol_of(found)
     refused = protocol_refusal(protocol, submission)
     if refused is not None:
+        if guarded and not still_current(found):
+            return None
         # a resend of a report stored before (its answer lost) is answered as stored, not refused
         return STORED if refused.result is Result.STALE_PROTOCOL and nonce_stored(survey, submission.nonce) \
             else refused
     try:
         protocol.parse_one(submission.report)
     except ReportError as exc:
-        return Outcome.invalid(f"report.{exc.field}", exc.message)
+        return answer(Outcome.invalid(f"report.{exc.field}", exc.message))
     now = datetime.datetime.now(datetime.UTC)  # one instant for the version check and the report's day
     version = protocol.validated_version(submission.report)
     if version is not None and version != current_validation_version(survey, now):
+        if guarded and not still_current(found):
+            return None
         if not published.version_exists(survey, version):
             return Outcome.invalid("report.validation.version", "No such published model version.")
         if nonce_stored(survey, submission.nonce):
@@ -78,13 +130,19 @@ def submit_report(slug: str, body: Body) -> Outcome:
             return Outcome.of(Result.CREDENTIAL_USED)
         return Outcome.of(Result.STALE_VERSION)
     if survey.access != Survey.Access.TOKENS:
-        # Adds nothing only when the nonce is stored: a resend of a report received before, answered as stored.
-        store_report(survey, submission.report, nonce=submission.nonce, day=now.date())
-        return STORED
-    refused, stored = credentials.admit_credential(survey, submission, now.date())
+        # Adds nothing only when the nonce is stored (a resend of a report received before, answered as stored) or,
+        # guarded, when the survey has changed.
+        if store_report(survey, submission.report, nonce=submission.nonce, day=now.date(), guard=guard):
+            return STORED
+        return answer(STORED)
+    refused, stored = credentials.admit_credential(survey, submission, now.date(), guard=guard)
     if refused is not None:
-        return refused
-    if stored or nonce_stored(survey, submission.nonce):
+        return answer(refused)
+    if stored:
+        return STORED
+    if guarded and not still_current(found):
+        return None
+    if nonce_stored(survey, submission.nonce):
         return STORED
     return Outcome.of(Result.CREDENTIAL_USED)
 
@@ -124,23 +182,10 @@ def todays_assignment(survey: Survey, now: datetime.datetime | None = None) -> t
     return None, "uniform"
 
 
-#: ``get_protocol`` of each survey cached in ``_SURVEYS``, by slug: (that cache entry, protocol). The entry is one
-#: row version, read once and never changed, so its protocol is too; ``get_protocol`` itself keys its cache by every
-#: field of the survey.
-_PROTOCOLS: dict[str, tuple[tuple, Any]] = {}
-
-
-def protocol_of(slug: str, survey: Survey):
-    """``get_protocol(survey)`` for the survey ``find_public_survey(slug)`` just returned, computed once per row
-    version on PostgreSQL (``_SURVEYS``)."""
-    cached = _SURVEYS.get(slug)
-    if cached is None or cached[1].pk != survey.pk:
-        return get_protocol(survey)
-    memo = _PROTOCOLS.get(slug)
-    if memo is not None and memo[0] is cached:
-        return memo[1]
-    protocol = get_protocol(cached[1])
-    if len(_PROTOCOLS) >= _SURVEYS_SIZE:
-        _PROTOCOLS.clear()
-    _PROTOCOLS[slug] = (cached, protocol)
+def protocol_of(found: PublicSurvey) -> Any:
+    """``get_protocol`` of the survey ``found``, computed once per row version (kept with it: ``PublicSurvey.memo``)
+    — ``get_protocol`` itself keys its cache by every field of the survey, which costs more than a lookup."""
+    protocol = found.memo.get("protocol")
+    if protocol is None:
+        protocol = found.memo["protocol"] = get_protocol(found.survey)
     return protocol

@@ -23,7 +23,10 @@ def page_data(response) -> dict:
     for form in all_forms:
         for field in form:
             value = field.value()
-            if isinstance(field.field, forms.BooleanField):
+            if isinstance(field.field.widget, forms.MultiWidget):  # one input per part (translations)
+                for part in field.field.widget.get_context(field.html_name, value, {})["widget"]["subwidgets"]:
+                    data[part["name"]] = part["value"] or ""
+            elif isinstance(field.field, forms.BooleanField):
                 if value:
                     data[field.html_name] = "on"
             elif isinstance(field.field, forms.FileField):

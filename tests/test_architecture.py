@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("coinflip", "survey_app", "aggregator")
 
 #: What the aggregator may read of its own tables for survey_app (aggregator/selectors.py).
-SELECTORS = {"validation_version_number", "validation_version_metrics", "version_exists"}
+SELECTORS = {"validation_version_number", "validation_version_metrics", "version_exists", "planned_accuracy"}
 
 #: survey_app's tables that belong to the report path: the aggregator reaches them only through survey_app.inbox.
 REPORT_TABLE_MODELS = {"PendingReport", "Report", "SpentCredential", "InvitationToken", "SurveyKey"}

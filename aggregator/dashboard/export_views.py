@@ -1,5 +1,5 @@
-"""The dashboard's per-version exports (docs/dashboard.md, "Downloads"): the estimated frequency
-tables as CSV and as an Excel workbook, and the model card as an HTML page and as Markdown.
+"""The dashboard's per-version downloads (docs/dashboard.md, "Downloads"), one view for every format of
+``exports.registry.FORMATS``, and the model card as a page.
 
 Same access as every dashboard page (``views.staff_required``, then the survey's managers only: others get 404); a
 version the survey does not have is 404 — the URL converter takes ASCII digits only, so "²" or "-1" never reach a
@@ -8,68 +8,50 @@ view (a NUL is refused with 400 before), and a number beyond PostgreSQL's intege
 """
 from __future__ import annotations
 
-from functools import wraps
-
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from survey_app.protocol import get_protocol
 
-from . import exports
+from .exports.model_card import card_for
+from .exports.registry import BY_NAME
 from .views import _attachment, _version, staff_required
 
-XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+def _conflict(message: str) -> HttpResponse:
+    return HttpResponse(message, status=409, content_type="text/plain; charset=utf-8")
 
 
-def version_export(view):
-    """Staff only, GET only; the view gets the ``ModelVersion`` (404 if the survey has no such version or the user
-    may not manage it) and the survey's protocol — 409 when the survey's settings no longer build one."""
-    @staff_required
-    @require_GET
-    @wraps(view)
-    def wrapped(request, slug: str, version: int):
-        v = _version(request, slug, version)
+@staff_required
+@require_GET
+def download(request, slug: str, version: int, fmt: str):
+    """The version in the format ``fmt`` (a name of ``exports.registry.BY_NAME``); 409 when the survey's settings no
+    longer build a protocol the format needs, or the version has no such form (a mixed model in scikit-learn)."""
+    export = BY_NAME[fmt]
+    v = _version(request, slug, version)
+    protocol = None
+    if export.needs_protocol:
         try:
             protocol = get_protocol(v.survey)
         except ValueError as exc:
-            return HttpResponse(f"The survey's settings do not make a protocol: {exc}", status=409,
-                                content_type="text/plain; charset=utf-8")
-        return view(request, v, protocol)
-    return wrapped
+            return _conflict(f"The survey's settings do not make a protocol: {exc}")
+    try:
+        body = export.build(v, protocol)
+    except ValueError as exc:
+        return _conflict(str(exc))
+    return _attachment(HttpResponse(body, content_type=export.content_type),
+                       f"{v.survey.slug}-v{v.version}-{export.suffix}")
 
 
-def _rows(v, protocol) -> list[dict]:
-    return exports.frequency_rows(v.model, protocol, exports.question_texts(v.survey))
-
-
-def _name(v, suffix: str) -> str:
-    return f"{v.survey.slug}-v{v.version}-{suffix}"
-
-
-@version_export
-def frequencies_csv(request, v, protocol):
-    """The version's estimated frequency tables, one row per parameter with its standard error (``exports``)."""
-    body = exports.frequencies_csv(_rows(v, protocol))
-    return _attachment(HttpResponse(body, content_type="text/csv; charset=utf-8"), _name(v, "frequencies.csv"))
-
-
-@version_export
-def frequencies_xlsx(request, v, protocol):
-    """The same tables as an .xlsx workbook: a "Summary" sheet, then one sheet per question."""
-    body = exports.frequencies_xlsx(_rows(v, protocol), exports.frequency_summary(exports.card_for(v, protocol)))
-    return _attachment(HttpResponse(body, content_type=XLSX_TYPE), _name(v, "frequencies.xlsx"))
-
-
-@version_export
-def model_card(request, v, protocol):
+@staff_required
+@require_GET
+def model_card(request, slug: str, version: int):
     """The version's model card as a page."""
+    v = _version(request, slug, version)
+    try:
+        protocol = get_protocol(v.survey)
+    except ValueError as exc:
+        return _conflict(f"The survey's settings do not make a protocol: {exc}")
     return render(request, "dashboard/model_card.html",
-                  {"survey": v.survey, "version": v, "card": exports.card_for(v, protocol)})
-
-
-@version_export
-def model_card_markdown(request, v, protocol):
-    """The version's model card as a Markdown file."""
-    body = exports.model_card_markdown(exports.card_for(v, protocol))
-    return _attachment(HttpResponse(body, content_type="text/markdown; charset=utf-8"), _name(v, "model-card.md"))
+                  {"survey": v.survey, "version": v, "card": card_for(v, protocol)})

@@ -33,7 +33,9 @@ from survey_app.permissions import can_manage, surveys_for
 from survey_app.protocol import get_protocol
 from survey_app.reports import todays_assignment
 
-from . import charts, exports
+from . import charts
+from .exports import reports_csv as report_export
+from .exports import scikit_learn
 from .forms import PredictionForm
 
 #: Reports read per database round trip while streaming the CSV export.
@@ -236,8 +238,9 @@ def survey_detail(request, slug: str):
                   and f["kind"] != "report_check"],
         "job": job,
         "chart_data": chart_data,
-        # A mixed survey's model has no scikit-learn counterpart (exports.sklearn_estimator): no such download.
-        "sklearn_export": selected is None or exports.has_sklearn_estimator(NaiveBayesModel.from_dict(selected.model)),
+        # A mixed survey's model has no scikit-learn counterpart (scikit_learn.sklearn_estimator): no such download.
+        "sklearn_export": selected is None
+        or scikit_learn.has_sklearn_estimator(NaiveBayesModel.from_dict(selected.model)),
         "allocation": _allocation(survey, versions[0] if versions else None),
         "admin_url": reverse("admin:survey_app_survey_change", args=[survey.pk]),
     }
@@ -310,22 +313,10 @@ def model_json(request, slug: str, version: int):
 
 @staff_required
 @require_GET
-def model_sklearn(request, slug: str, version: int):
-    """The version as a fitted scikit-learn CategoricalNB / GaussianNB, pickled with joblib (``exports``)."""
-    v = _version(request, slug, version)
-    try:
-        body = exports.sklearn_bytes(NaiveBayesModel.from_dict(v.model))
-    except ValueError as exc:
-        return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
-    return _attachment(HttpResponse(body, content_type="application/octet-stream"), f"{slug}-v{version}-sklearn.joblib")
-
-
-@staff_required
-@require_GET
 def reports_csv(request, slug: str):
     """Every stored report (folded, and still in the inbox), streamed as CSV: id, received_on, kind, payload
-    (``exports.report_rows``), by day and, within a day, by random key (no order survives)."""
+    (``report_export.report_rows``), by day and, within a day, by random key (no order survives)."""
     survey = managed_survey(request, slug)
     reports = inbox.all_reports(survey, chunk_size=CSV_CHUNK)
-    response = StreamingHttpResponse(exports.report_rows(reports), content_type="text/csv; charset=utf-8")
+    response = StreamingHttpResponse(report_export.report_rows(reports), content_type="text/csv; charset=utf-8")
     return _attachment(response, f"{slug}-reports.csv")

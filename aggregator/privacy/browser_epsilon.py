@@ -9,7 +9,17 @@ import math
 from . import oracles
 from .browser_arithmetic import binary_rr_max_epsilon, laplace_max_epsilon
 
-__all__ = ["realized_oracle_epsilon", "max_supported_epsilon", "check_supported_epsilon"]
+__all__ = ["realized_oracle_epsilon", "max_supported_epsilon", "check_supported_epsilon", "UnsupportedEpsilon"]
+
+
+class UnsupportedEpsilon(ValueError):
+    """An ε the browser's arithmetic cannot honour: ``epsilon`` and the ``bound`` it exceeds; ``str`` is the technical
+    reason."""
+
+    def __init__(self, reason: str, epsilon: float, bound: float):
+        super().__init__(reason)
+        self.epsilon = epsilon
+        self.bound = bound
 
 
 def realized_oracle_epsilon(params: dict) -> float:
@@ -41,13 +51,13 @@ def max_supported_epsilon(mechanism: str, domain: int | None = None) -> float:
 
 
 def check_supported_epsilon(mechanism: str, epsilon: float, domain: int | None = None) -> float:
-    """``epsilon`` if the browser can honour it for ``mechanism``, else ``ValueError`` stating the bound."""
+    """``epsilon`` if the browser can honour it for ``mechanism``, else ``UnsupportedEpsilon`` stating the bound."""
     epsilon = float(epsilon)
     bound = max_supported_epsilon(mechanism, domain)
     if not (math.isfinite(epsilon) and epsilon <= bound):
-        raise ValueError(
+        raise UnsupportedEpsilon(
             f"ε = {epsilon:g} is more than the browser can honour for {mechanism}"
             f"{f' on {domain} values' if domain else ''}: above ε = {bound:.2f} its probabilities (multiples of "
-            f"2^-53) fall below 2^-40 and can round to 0 or 1 (ε = ∞); choose ε ≤ {math.floor(bound * 100) / 100:.2f}"
-        )
+            f"2^-53) fall below 2^-40 and can round to 0 or 1 (ε = ∞); choose ε ≤ {math.floor(bound * 100) / 100:.2f}",
+            epsilon, bound)
     return epsilon

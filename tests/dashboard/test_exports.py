@@ -1,6 +1,7 @@
-"""aggregator/dashboard/exports.py: scikit-learn estimators that predict as the NaiveBayesModel does, report CSV
-rows, and (issue 12 item 5) the per-version frequency tables (CSV, Excel) and model cards (HTML, Markdown) with their
-views — staff only, 404 on unknown versions, numbers equal to the model's, formula-safe text.
+"""aggregator/dashboard/exports/ (one module per format): scikit-learn estimators that predict as the
+NaiveBayesModel does, report CSV rows, and (issue 12 item 5) the per-version frequency tables (CSV, Excel) and model
+cards (HTML, Markdown) with their views — staff only, 404 on unknown versions, numbers equal to the model's,
+formula-safe text.
 
 Equivalence: on random models — including probabilities below PROB_FLOOR (zeros) and σ below
 SIGMA_FLOOR_FRACTION·range (zeros), which the model floors — and random inputs, scikit-learn's predictions equal the
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 
-from aggregator.dashboard import exports
+from aggregator.dashboard.exports import frequencies, frequencies_xlsx, registry, reports_csv, scikit_learn
 from aggregator.privacy.naive_bayes.model import PROB_FLOOR, SIGMA_FLOOR_FRACTION, NaiveBayesModel
 from aggregator.privacy.schema import Categorical, Numeric
 
@@ -73,7 +74,7 @@ def assert_same_predictions(model, estimator, X):
 def test_categorical_nb_predicts_as_the_model(seed):
     rng = np.random.default_rng(seed)
     model = random_categorical_model(rng)
-    estimator = exports.sklearn_estimator(model)
+    estimator = scikit_learn.sklearn_estimator(model)
     assert isinstance(estimator, CategoricalNB)
     assert list(estimator.classes_) == list(model.classes)
     assert min(np.min(t) for t in estimator.feature_log_prob_) == np.log(PROB_FLOOR)  # the floors are there
@@ -85,7 +86,7 @@ def test_categorical_nb_predicts_as_the_model(seed):
 def test_gaussian_nb_predicts_as_the_model(seed):
     rng = np.random.default_rng(seed)
     model = random_gaussian_model(rng)
-    estimator = exports.sklearn_estimator(model)
+    estimator = scikit_learn.sklearn_estimator(model)
     assert isinstance(estimator, GaussianNB)
     floors = np.array([SIGMA_FLOOR_FRACTION * (a.high - a.low) for a in model.attributes])
     assert np.all(np.sqrt(estimator.var_) >= floors[None, :]) and np.any(np.isclose(np.sqrt(estimator.var_), floors))
@@ -95,9 +96,9 @@ def test_gaussian_nb_predicts_as_the_model(seed):
 
 def test_the_pickle_round_trips_through_joblib(rng):
     model = random_categorical_model(rng)
-    loaded = joblib.load(io.BytesIO(exports.sklearn_bytes(model)))
+    loaded = joblib.load(io.BytesIO(scikit_learn.sklearn_bytes(model)))
     X = categorical_inputs(model, 500, rng)
-    np.testing.assert_array_equal(loaded.predict(X), exports.sklearn_estimator(model).predict(X))
+    np.testing.assert_array_equal(loaded.predict(X), scikit_learn.sklearn_estimator(model).predict(X))
 
 
 def test_a_model_from_a_real_protocol_exports(rng):
@@ -113,21 +114,21 @@ def test_a_model_from_a_real_protocol_exports(rng):
     y = (X[:, 0] == 2).astype(np.int64)
     model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
     model_input = protocol.to_model_input(X)
-    assert_same_predictions(model, exports.sklearn_estimator(model), model_input.astype(np.int64))
+    assert_same_predictions(model, scikit_learn.sklearn_estimator(model), model_input.astype(np.int64))
 
 
 def test_mixed_models_are_refused():
     model = NaiveBayesModel(CLASSES, [Categorical("x", ("0", "1")), Numeric("y", 0, 1)], [1, 1, 1],
                             [np.full((2, 3), 0.5), np.array([[0.5] * 3, [0.1] * 3])])
     with pytest.raises(ValueError, match="mixed"):
-        exports.sklearn_estimator(model)
+        scikit_learn.sklearn_estimator(model)
 
 
 def test_report_rows_hold_id_date_kind_and_payload_only():
     reports = [(7, date(2026, 11, 20), {"answers": [1, 0, 2]}),
                (9, date(2026, 11, 21), {"validation": {"version": 1, "report": 0}}),
                (12, date(2026, 11, 21), {"report": "aé,\"x\""})]
-    text = "".join(exports.report_rows(reports))
+    text = "".join(reports_csv.report_rows(reports))
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0] == ["id", "received_on", "kind", "payload"]
     assert [r[:3] for r in rows[1:]] == [["7", "2026-11-20", "training"], ["9", "2026-11-21", "validation"],
@@ -273,7 +274,7 @@ def expected_rows(version: ModelVersion) -> list[dict]:
             for j, c in enumerate(model.classes):
                 rows.append((attr.name, texts[attr.name], "mean", "", c, table[0, j], ses[i][j], method))
                 rows.append((attr.name, texts[attr.name], "sd", "", c, table[1, j], None, ""))
-    return [dict(zip(exports.FREQUENCY_COLUMNS, r, strict=True)) for r in rows]
+    return [dict(zip(frequencies.FREQUENCY_COLUMNS, r, strict=True)) for r in rows]
 
 
 def parsed(row: dict) -> dict:
@@ -293,7 +294,7 @@ def test_frequencies_csv_holds_every_parameter_with_its_standard_error(client, b
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == f'attachment; filename="{version.survey.slug}-v1-frequencies.csv"'
     rows = csv_rows(response)
-    assert tuple(rows[0]) == exports.FREQUENCY_COLUMNS
+    assert tuple(rows[0]) == frequencies.FREQUENCY_COLUMNS
     expected = expected_rows(version)
     assert len(rows) == len(expected)
     for got, want in zip(rows, expected, strict=True):
@@ -325,7 +326,7 @@ def comparable(cells) -> list:
     for i, value in enumerate(cells):
         if value is None or value == "":
             out.append(None)
-        elif exports.FREQUENCY_COLUMNS[i] in ("estimate", "standard_error"):
+        elif frequencies.FREQUENCY_COLUMNS[i] in ("estimate", "standard_error"):
             out.append(float(value))
         else:
             out.append(value)
@@ -344,7 +345,7 @@ def test_xlsx_opens_and_holds_the_csv(client, boss, mrr_version):
     from_sheets = []
     for name in workbook.sheetnames[1:]:
         rows = xlsx_rows(workbook[name])
-        assert rows[0] == list(exports.FREQUENCY_COLUMNS)
+        assert rows[0] == list(frequencies.FREQUENCY_COLUMNS)
         assert {r[0] for r in rows[1:]} == {name}
         assert all(isinstance(r[5], (int, float)) for r in rows[1:])  # numbers, not text
         from_sheets += [comparable(r) for r in rows[1:]]
@@ -441,15 +442,16 @@ def test_model_card_and_tables_of_a_gaussian_version(client, boss):
 # formula injection ----------------------------------------------------------------------------------------------
 def test_spreadsheet_safe_escapes_formula_starts_only():
     for text in ("=1+2", "+41", "-2", "@SUM(A1)", "\t=1", "\r=1"):
-        assert exports.spreadsheet_safe(text) == "'" + text
-    assert exports.spreadsheet_safe("a=1") == "a=1" and exports.spreadsheet_safe("") == ""
-    assert exports.spreadsheet_safe(-0.5) == -0.5 and exports.spreadsheet_safe(None) is None  # numbers stay numbers
-    assert exports.spreadsheet_safe("\x00=1") == "'=1"  # a control character cannot hide the formula
+        assert frequencies.spreadsheet_safe(text) == "'" + text
+    assert frequencies.spreadsheet_safe("a=1") == "a=1" and frequencies.spreadsheet_safe("") == ""
+    assert frequencies.spreadsheet_safe(-0.5) == -0.5  # numbers stay numbers
+    assert frequencies.spreadsheet_safe(None) is None
+    assert frequencies.spreadsheet_safe("\x00=1") == "'=1"  # a control character cannot hide the formula
 
 
 def test_sheet_titles_are_valid_and_unique():
     used = {"summary", "history"}
-    titles = [exports._sheet_title(name, used) for name in ("Summary", "a/b:c", "x" * 40, "x" * 40, "'q'", "")]
+    titles = [frequencies_xlsx.sheet_title(name, used) for name in ("Summary", "a/b:c", "x" * 40, "x" * 40, "'q'", "")]
     assert titles == ["Summary (2)", "a_b_c", "x" * 31, "x" * 27 + " (2)", "q", "Question"]
 
 
@@ -505,3 +507,16 @@ def test_the_exports_stay_in_english_when_the_page_is_german(client):
     cells = {c.value for sheet in workbook for row in sheet.iter_rows() for c in row if isinstance(c.value, str)}
     assert any("Unrelated-question randomized response" in c for c in cells)
     assert not any("themenfremd" in c or "Randomized Response mit" in c for c in cells)
+
+
+@pytest.mark.django_db
+def test_every_registered_format_downloads_under_its_name_and_media_type(client, boss, mrr_version):
+    """The registry lists each per-version format once; its URL, file name and media type come from there."""
+    client.force_login(boss)
+    assert {f.name for f in registry.FORMATS} == {"model-sklearn", *EXPORTS} - {"model-card"}
+    for fmt in registry.FORMATS:
+        response = client.get(url(fmt.name, mrr_version))
+        assert response.status_code == 200, fmt.name
+        assert response["Content-Type"] == fmt.content_type
+        assert response["Content-Disposition"] == f'attachment; filename="health-v1-{fmt.suffix}"'
+        assert url(fmt.name, mrr_version).endswith("/" + fmt.path)

@@ -107,7 +107,7 @@ def test_browser_bound_is_stated_and_the_bound_itself_passes():
     """The refusal states the bound; ε just below it builds (issue 11 item 4)."""
     from aggregator.privacy.browser_epsilon import max_supported_epsilon
 
-    with pytest.raises(ConfigError, match=r"ε = 27\.73 .* choose ε ≤ 27\.72"):
+    with pytest.raises(ConfigError, match=r"ε = 28 .* choose ε ≤ 27\.72"):
         build(changed(LDP, "ldp.epsilon", 28.0))
     build(changed(LDP, "ldp.epsilon", 27.7))
     de = changed(changed(changed(LDP, "validation.share", 0), "ldp.encoding", "de"), "ldp.epsilon", 29.0)
@@ -146,3 +146,17 @@ def test_mrr_validation_share_with_one_group_or_none_passes():
     check_settings(changed(MRR, "mrr.groups", [["x", "z", "c"]]))
     check_settings(changed(changed(MRR, "mrr.groups", [["x"], ["z", "c"]]), "validation.share", 0))
     build(changed(MRR, "mrr.groups", [["x", "z", "c"]]))
+
+
+def test_the_offered_bound_is_on_the_respondents_epsilon_under_split():
+    """Split gives each input ε/m: the refusal offers the largest ε per respondent the browser honours (m times the
+    per-input bound), and that ε builds while one a hundredth above it does not."""
+    split = changed(changed(changed(LDP, "validation.share", 0), "ldp.strategy", "split"), "ldp.encoding", "oue")
+    with pytest.raises(ConfigError) as info:
+        build(changed(split, "ldp.epsilon", 1000.0))
+    assert info.value.field == "ldp.epsilon" and "2^-53" not in info.value.message
+    choose = float(info.value.params["choose"])
+    assert choose > 3 * 27.7  # three inputs (two features and the class), each honoured up to ln(2^40 − 1)
+    build(changed(split, "ldp.epsilon", choose))
+    with pytest.raises(ConfigError):
+        build(changed(split, "ldp.epsilon", choose + 0.02))

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 
 import pytest
 from django.core.signals import request_finished, request_started
-from django.db import OperationalError, close_old_connections
+from django.db import OperationalError, close_old_connections, connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.views import APIView
 
 from aggregator.privacy import blind_rsa
 from aggregator.privacy.protocol import SurveyProtocol
-from survey_app import api, credentials
+from survey_app import api, credentials, surveys
 from survey_app import reports as ingestion
 from survey_app.api import RedeemView, ReportView
 from survey_app.models import InvitationToken, PendingReport, Survey
@@ -218,8 +219,10 @@ def calls(monkeypatch):
 
     spy(SurveyProtocol, "parse_one", "parse_one")
     spy(SurveyProtocol, "validated_version", "validated_version")
-    spy(ingestion, "find_public_survey", "find_public_survey")
-    spy(credentials, "find_public_survey", "find_public_survey")
+    for owner in (ingestion, credentials):  # the survey as this process last read it, then as it is now
+        spy(owner, "cached_public_survey", "cached_public_survey")
+        spy(owner, "read_public_survey", "read_public_survey")
+    spy(surveys, "read_public_survey", "read_public_survey")  # still_current: a refusal made with the cached one
     spy(ingestion, "store_report", "store_report")
     spy(credentials, "store_report", "store_report")
     spy(api, "submit_report", "submit_report")
@@ -241,17 +244,27 @@ def once(counted: Counter, *names: str) -> None:
 def test_each_check_runs_once(calls):
     """A valid report, an invalid one, a token survey's redemption and reports: every check and every write at most
     once per request."""
-    link = make_survey()
+    link = make_survey(slug="checked-once")  # a slug no other test's survey had: nothing of it cached before
     url = f"/api/surveys/{link.slug}/reports/"
-    good, bad = simulated_reports(link, n=2)
+    good, bad, third = simulated_reports(link, n=3)
     bad = {**bad, "report": "not base64!"}
-    for report, status in ((good, 201), (bad, 400), (good, 201)):  # the second valid one: the survey cached
+    for report, status in ((good, 201), (bad, 400), (third, 201)):  # the second and third: the survey cached
         calls.clear()
-        assert wsgi_post(url, {"report": report}).status == status
-        once(calls, "submit_report", "find_public_survey", "serializer", "parse_one")
+        with CaptureQueriesContext(connection) as queries:
+            assert wsgi_post(url, {"report": report}).status == status
+        once(calls, "submit_report", "cached_public_survey", "serializer", "parse_one")
         assert calls["store_report"] == (1 if status == 201 else 0)
+    assert len(queries) == 1, [q["sql"] for q in queries]  # cached: the guarded INSERT is the only statement
 
-    invited = make_survey(slug="invited", access="tokens")
+    # The survey changed since it was cached: the guarded INSERT writes nothing, and the report is judged again
+    # against the survey as it is now (a new version: its checks run again, once each), and stored once.
+    Survey.objects.filter(pk=link.pk).update(title="Renamed")
+    calls.clear()
+    assert wsgi_post(url, {"report": simulated_reports(link, n=1)[0]}).status == 201
+    assert calls["parse_one"] == 2 and calls["store_report"] == 2 and calls["serializer"] == 1
+    assert PendingReport.objects.filter(survey=link).count() == 3
+
+    invited = make_survey(slug="checked-once-invited", access="tokens")
     token = generate_tokens(invited, 1)[0].token
     public = credentials.public_credential(invited)
     blinded, pending = credentials.start_credential(public)
@@ -259,7 +272,15 @@ def test_each_check_runs_once(calls):
     redeemed = wsgi_post(f"/api/surveys/{invited.slug}/invitations/redeem/",
                          {"token": token, "blinded_msg": blinded, "key_id": public["key_id"]})
     assert redeemed.status == 200
-    once(calls, "redeem", "find_public_survey", "serializer", "consume_token", "blind_sign")
+    once(calls, "redeem", "cached_public_survey", "read_public_survey", "serializer", "consume_token", "blind_sign")
+    token2 = generate_tokens(invited, 1)[0].token
+    calls.clear()
+    with CaptureQueriesContext(connection) as queries:  # the survey and its active key cached: one statement
+        assert wsgi_post(f"/api/surveys/{invited.slug}/invitations/redeem/",
+                         {"token": token2, "blinded_msg": credentials.start_credential(public)[0],
+                          "key_id": public["key_id"]}).status == 200
+    once(calls, "redeem", "cached_public_survey", "serializer", "consume_token", "blind_sign")
+    assert len(queries) == 1, [q["sql"] for q in queries]
     credential = credentials.finish_credential(pending, redeemed.json()["blind_signature"])
     report = simulated_reports(invited, n=1)[0]
     for body, status in (({"report": {**report, "report": "not base64!"}, "credential": credential}, 400),
@@ -267,7 +288,7 @@ def test_each_check_runs_once(calls):
                          ({"report": report, "credential": credential}, 409)):  # spent: refused, checked once
         calls.clear()
         assert wsgi_post(f"/api/surveys/{invited.slug}/reports/", body).status == status
-        once(calls, "submit_report", "find_public_survey", "serializer", "parse_one")
+        once(calls, "submit_report", "cached_public_survey", "serializer", "parse_one")
         if status != 400:
             once(calls, "parse_credential", "verify")  # store_report: at most once (once() checks every count)
     assert PendingReport.objects.filter(survey=invited).count() == 1

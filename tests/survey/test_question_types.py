@@ -177,7 +177,7 @@ def test_designers_read_the_question_and_the_choice_not_the_feature_name():
     texts = feature_texts(survey.questions.prefetch_related("choices"))
     assert texts["sports__1"] == "Which of these do you do every week? — swimming"
     assert texts["agree"] == "I sleep well."
-    from aggregator.dashboard.exports import question_texts
+    from aggregator.dashboard.exports.frequencies import question_texts
 
     assert question_texts(survey)["sports__2"] == "Which of these do you do every week? — cycling"
 

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..browser_epsilon import check_supported_epsilon
+from ..browser_epsilon import UnsupportedEpsilon, check_supported_epsilon
 from ..continuous.discretize import ewd_attribute, ewd_codes
 from ..continuous.projection import Projection
 from ..jsonable import browser_json
@@ -20,7 +20,7 @@ from ..oracles.base import FrequencyOracle
 from ..oracles.wire import from_wire, is_int
 from ..schema import Categorical, Numeric, attribute_from_dict
 from ..validation import AccuracyEstimate, VersionCounts, correct_oracle, ldp_accuracy
-from .config import ConfigError, check_settings, numeric_settings, validation_share
+from .config import ConfigError, check_settings, epsilon_error, numeric_settings, validation_share
 from .schemas import document, ldp_validation_inner, validation_shape
 
 __all__ = ["ReportError", "SurveyProtocol", "LDPValidation", "VALIDATION_KEY"]
@@ -511,18 +511,20 @@ class LDPValidation:
         version = inner.get("version") if isinstance(inner, dict) else None
         return version if isinstance(version, int) and is_int(version) else None
 
-    def check_browser_epsilon(self, mechanisms: Sequence[tuple[str, float, int | None]], note: str = "") -> None:
-        """``ConfigError`` on "ldp.epsilon", stating the bound, when the browser's arithmetic cannot honour one of
-        ``mechanisms`` ((name, ε, domain) as ``browser_epsilon.check_supported_epsilon`` takes them) or, with a
-        validation share, the validation report's binary randomized response at the respondent's ε (SPEC §2)."""
-        checks = [(m, note) for m in mechanisms]
+    def check_browser_epsilon(self, mechanisms: Sequence[tuple[str, float, int | None]]) -> None:
+        """``ConfigError`` on "ldp.epsilon", offering the largest ε per respondent it honours, when the browser's
+        arithmetic cannot honour one of ``mechanisms`` ((name, ε, domain) as
+        ``browser_epsilon.check_supported_epsilon`` takes them; each spends a fixed share of the respondent's ε) or,
+        with a validation share, the validation report's binary randomized response at the respondent's ε (SPEC §2)."""
+        checks = list(mechanisms)
         if self.validation_share > 0:
-            checks.append((("binary-rr", self.epsilon_per_respondent, None), " (the validation report)"))
-        for (name, epsilon, domain), where in checks:
+            checks.append(("binary-rr", self.epsilon_per_respondent, None))
+        for name, epsilon, domain in checks:
             try:
                 check_supported_epsilon(name, epsilon, domain)
-            except ValueError as exc:
-                raise ConfigError("ldp.epsilon", f"{exc}{where}") from None
+            except UnsupportedEpsilon as exc:
+                share = epsilon / self.epsilon_per_respondent
+                raise epsilon_error(self.epsilon_per_respondent, exc.bound / share) from exc
 
     def public_validation(self) -> dict:
         return {"share": self.validation_share, "oracle": correct_oracle(self.epsilon_per_respondent).params()}

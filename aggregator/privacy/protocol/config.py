@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .. import oracles
-from ..browser_epsilon import check_supported_epsilon
+from ..browser_epsilon import UnsupportedEpsilon, check_supported_epsilon
 from ..continuous.approaches import APPROACH_CLASSES, approach_class
 from ..continuous.projection import Projection
 from ..describe import check_parameters
@@ -46,12 +46,36 @@ DEFAULT_NUMERIC = {"handling": "discretize", "bins": 4}
 
 
 class ConfigError(ValueError):
-    """An invalid survey configuration; ``field`` is the dotted path of the offending setting (module docstring)."""
+    """An invalid survey configuration; ``field`` is the dotted path of the offending setting (module docstring).
 
-    def __init__(self, field: str, message: str):
-        super().__init__(f"invalid survey configuration: {message}")
+    Parameters
+    ----------
+    field : str
+        The dotted path of the offending setting.
+    message : str
+        What is wrong: a fixed sentence, or a %-template filled from ``params`` (``template`` keeps it unfilled, for
+        a catalogue to translate).
+    params : dict, optional
+        The figures or names the template mentions.
+    """
+
+    def __init__(self, field: str, message: str, params: dict | None = None):
+        self.template = message
+        self.params = dict(params or {})
+        self.message = message % self.params if params else message
+        super().__init__(f"invalid survey configuration: {self.message}")
         self.field = field
-        self.message = message
+
+
+#: The designer's sentence for an ε beyond the browser's arithmetic (``browser_epsilon.UnsupportedEpsilon`` says why).
+EPSILON_TOO_LARGE = "ε = %(epsilon)s is more than a browser can honour exactly: choose ε ≤ %(choose)s"
+
+
+def epsilon_error(epsilon: float, bound: float) -> ConfigError:
+    """The ``ConfigError`` on "ldp.epsilon" for a survey's ``epsilon`` above the ``bound`` the browser honours for it
+    (SPEC §2): one plain sentence offering the bound rounded down to two decimals."""
+    return ConfigError("ldp.epsilon", EPSILON_TOO_LARGE,
+                       {"epsilon": f"{epsilon:g}", "choose": f"{math.floor(bound * 100) / 100:.2f}"})
 
 
 def section(config: dict, name: str) -> dict:
@@ -102,7 +126,8 @@ def validation_share(config: dict) -> float:
     except (AttributeError, TypeError, ValueError):
         raise ConfigError("validation.share", "the validation share must be a number") from None
     if not 0 <= share <= MAX_VALIDATION_SHARE:
-        raise ConfigError("validation.share", f"the validation share must be in [0, {MAX_VALIDATION_SHARE}]")
+        raise ConfigError("validation.share", "the validation share must be in [0, %(max)s]",
+                          {"max": MAX_VALIDATION_SHARE})
     return share
 
 
@@ -171,18 +196,18 @@ def _check_browser_bound(config: dict, epsilon: float, share: float) -> None:
     adaptive choice's domains, split's ε/(m + 1)) once it has the questions."""
     ldp = section(config, "ldp")
     handling, _, approach = numeric_settings(config)
-    checks = [("binary-rr", " (the validation report)")] if share > 0 else []
+    checks = ["binary-rr"] if share > 0 else []  # the validation report
     encoding = str(ldp.get("encoding", "adaptive")).lower()
     if handling == "gaussian":
-        checks.append((approach_class(approach).browser_noise, f" (Gaussian Approach {approach})"))
+        checks.append(approach_class(approach).browser_noise)
     elif (ldp.get("strategy", "one-report") == "one-report"
           and not oracles.lookup(encoding).epsilon_bound_needs_domain()):
-        checks.append((encoding, ""))
-    for mechanism, where in checks:
+        checks.append(encoding)
+    for mechanism in checks:
         try:
             check_supported_epsilon(mechanism, epsilon)
-        except ValueError as exc:
-            raise ConfigError("ldp.epsilon", f"{exc}{where}") from None
+        except UnsupportedEpsilon as exc:
+            raise epsilon_error(epsilon, exc.bound) from exc
 
 
 def _check_ldp(config: dict, share: float = 0.0) -> None:

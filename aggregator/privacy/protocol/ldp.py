@@ -68,9 +68,7 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
         self.allocation = ldp_allocation(config)
         self.publishes_assignment = self.allocation == "adaptive"
         self.check_browser_epsilon(
-            [(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles],
-            "" if self.nb.strategy == "one-report" else
-            f" (split: each of the {len(self.nb.oracles)} inputs gets ε/{len(self.nb.oracles)})")
+            [(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles])
 
     @property
     def report_keys(self) -> frozenset:

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey_app', '0020_skip_logic'),
+        ('survey_app', '0021_settings_ranges_from_the_engine'),
     ]
 
     operations = [
