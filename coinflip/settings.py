@@ -288,6 +288,21 @@ if PRODUCTION:
     CSRF_COOKIE_SECURE = env_bool("DJANGO_CSRF_COOKIE_SECURE", default=True)
     LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE  # the language switch's cookie (coinflip/urls.py)
 
+# Email (invitations by email: survey_app/mailing.py) through an SMTP server: DJANGO_EMAIL_HOST (default localhost),
+# DJANGO_EMAIL_PORT (25), DJANGO_EMAIL_HOST_USER, DJANGO_EMAIL_HOST_PASSWORD, DJANGO_EMAIL_USE_TLS (STARTTLS) or
+# DJANGO_EMAIL_USE_SSL, DJANGO_DEFAULT_FROM_EMAIL. The mails hold invitation links: no backend that writes them to a
+# log or the console. COINFLIP_MAIL_CHUNK mails per SMTP connection, COINFLIP_MAIL_PAUSE seconds between connections.
+EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("DJANGO_EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("DJANGO_EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env_bool("DJANGO_EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = 30
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "coinflip@localhost")
+COINFLIP_MAIL_CHUNK = int(os.environ.get("COINFLIP_MAIL_CHUNK", "50"))
+COINFLIP_MAIL_PAUSE = float(os.environ.get("COINFLIP_MAIL_PAUSE", "1.0"))
+
 # Content-Security-Policy (django-csp) on every response, in every mode, without 'unsafe-inline' or 'unsafe-eval':
 # scripts, styles, fonts and images only from this site. The survey page adds the hash of its inline import map
 # (survey_app/integrity.py). Two inline blocks of installed packages are allowed by their hashes, which

@@ -6,8 +6,9 @@ import csv
 from typing import TYPE_CHECKING
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.http import HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -20,7 +21,9 @@ from django.utils.translation import gettext_lazy as _
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
+from . import languages, theme
 from .credentials import active_key, rotate_key
+from .mailing import MailingError, forget_addresses, parse_addresses, queue_invitations, queue_reminders, reminder_rows
 from .models import (
     CHOICE_COUNT,
     CHOICES_FROZEN,
@@ -30,6 +33,7 @@ from .models import (
     InvitationToken,
     Question,
     Survey,
+    SurveyLogo,
     engine_message,
     parameters_help,
 )
@@ -47,8 +51,10 @@ from .services import (
     open_survey,
     parse_choice_lines,
     read_table,
+    set_logo,
     sync_choices,
 )
+from .tasks import send_later
 from .views import invitation_link
 
 if TYPE_CHECKING:  # what the mixins below extend, for the type checker; at run time they are plain mixins
@@ -76,6 +82,7 @@ FIELD_LABELS = {
     "group": _("Group"), "personal_mode": _("Unrelated question"), "personal_text": _("Unrelated question's text"),
     "label": _("Label"), "personal_probability": _("Declared share (MRR)"), "batch": _("Batch"), "used": _("Used"),
     "token": _("Token"), "created_on": _("Created on"),
+    "accent_color": _("Accent colour"), "end_text": _("Thank-you text"), "end_url": _("Address after Send"),
 }
 
 
@@ -318,6 +325,44 @@ class QuestionInline(LockedInlineMixin, admin.StackedInline):
         return format_html('<a href="{}">{} ›</a>', url, gettext("Help text, unrelated question (MRR) and the rest"))
 
 
+class SurveyForm(forms.ModelForm):
+    """The survey's form, with its logo (checked by ``theme.read_logo``; kept in ``SurveyLogo``)."""
+
+    logo_file = forms.FileField(
+        label=_("Logo"), required=False,
+        help_text=_("PNG, JPEG or WebP, at most 200 KB and 1200 pixels a side; shown above the title."))
+    remove_logo = forms.BooleanField(label=_("Remove the logo"), required=False)
+
+    class Meta:
+        model = Survey
+        fields = "__all__"
+
+    def clean_logo_file(self):
+        upload = self.cleaned_data.get("logo_file")
+        if not upload:
+            return None
+        theme.check_logo_size(upload.size)
+        return theme.read_logo(upload.read())
+
+
+class InvitationMailForm(forms.Form):
+    addresses = forms.CharField(
+        label=_("Email addresses"), widget=forms.Textarea(attrs={"rows": 8, "cols": 60}),
+        help_text=_("One per line (or separated by commas). Each gets its own one-use invitation link."))
+    language = forms.ChoiceField(label=_("Language of the mail"), choices=settings.LANGUAGES)
+    forget = forms.BooleanField(
+        label=_("Forget the addresses once sent"), required=False,
+        help_text=_("The addresses are deleted as soon as their mail was sent. No reminder can then be sent."))
+
+    def clean_addresses(self):
+        found = parse_addresses(self.cleaned_data["addresses"])
+        if found.invalid:
+            raise ValidationError(gettext("Not email addresses: %(items)s") % {"items": ", ".join(found.invalid[:10])})
+        if not found.valid:
+            raise ValidationError(gettext("Give at least one email address."))
+        return found.valid
+
+
 @admin.register(Survey)
 class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     list_display = (column("title"), column("slug"), column("status"), column("mode"), "privacy_summary",
@@ -327,17 +372,20 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     search_fields = ("title", "slug")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [QuestionInline]
-    readonly_fields = ("privacy_report", "invitation_key", "webhook_secret")
+    readonly_fields = ("privacy_report", "invitation_key", "webhook_secret", "invitation_mails")
+    form = SurveyForm
     change_list_template = "admin/survey_app/survey/change_list.html"
 
     class Media:
         css = {"all": ("css/admin.css",)}  # e.g. no capital "Ε" in the privacy table's headings
-    actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys"]
+    actions = ["open_surveys", "close_surveys", "clone", "make_100_tokens", "export_token_links", "rotate_keys",
+               "email_invitations"]
     fieldsets = (
-        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "ohttp_relay",
-                           "retrain_minutes")}),
+        (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "invitation_mails",
+                           "ohttp_relay", "retrain_minutes")}),
         (_("Schedule and quota"), {"fields": ("opens_at", "closes_at", "quota")}),
         (_("Webhook"), {"fields": ("webhook_url", "webhook_secret"), "classes": ("collapse",)}),
+        (_("Look and end page"), {"fields": ("accent_color", "logo_file", "remove_logo", "end_text", "end_url")}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
         (_("Privacy"), {
             "fields": ("mode", "theta", "epsilon", "encoding", "encoding_parameters", "strategy", "allocation",
@@ -373,6 +421,10 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
+        if form.cleaned_data.get("remove_logo"):
+            SurveyLogo.objects.filter(survey=obj).delete()
+        elif form.cleaned_data.get("logo_file") is not None:
+            set_logo(obj, form.cleaned_data["logo_file"])
         if not change:
             obj.designers.add(request.user)
         if obj.access == Survey.Access.TOKENS:
@@ -470,7 +522,79 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
 
     def get_urls(self):
         importer = path("import/", self.admin_site.admin_view(self.import_view), name="survey_app_survey_import")
-        return [importer] + super().get_urls()
+        mails = path("<int:pk>/invitations/", self.admin_site.admin_view(self.invitations_view),
+                     name="survey_app_survey_invitations")
+        return [importer, mails] + super().get_urls()
+
+    @admin.display(description=_("Invitations by email"))
+    def invitation_mails(self, obj: Survey) -> str:
+        if obj is None or obj.pk is None or obj.access != Survey.Access.TOKENS:
+            return gettext("— (token surveys only)")
+        return format_html('<a href="{}">{}</a>', reverse("admin:survey_app_survey_invitations", args=[obj.pk]),
+                           gettext("Send invitations and reminders by email ›"))
+
+    @admin.action(description=_("Email invitations (token surveys)"))
+    def email_invitations(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, gettext("Choose one survey to email invitations for."), messages.WARNING)
+            return None
+        return HttpResponseRedirect(reverse("admin:survey_app_survey_invitations", args=[queryset.get().pk]))
+
+    def invitations_view(self, request, pk: int):
+        """Email invitations for one token survey, remind those whose link is unused, forget the addresses; the
+        progress of each sending (survey_app/mailing.py)."""
+        survey = Survey.objects.filter(pk=pk).first()
+        if survey is None or not self.has_change_permission(request, survey):
+            raise PermissionDenied
+        here = reverse("admin:survey_app_survey_invitations", args=[survey.pk])
+        base_url = request.build_absolute_uri("/").rstrip("/")
+        form = InvitationMailForm(request.POST if request.POST.get("do") == "invite" else None,
+                                  initial={"language": languages.active_language()})
+        try:
+            if request.method == "POST" and request.POST.get("do") == "invite" and form.is_valid():
+                queued = queue_invitations(survey, form.cleaned_data["addresses"],
+                                           language=form.cleaned_data["language"], base_url=base_url,
+                                           forget=form.cleaned_data["forget"])
+                if queued.batch is not None:
+                    send_later(queued.batch)
+                    self.message_user(request, ngettext("%(count)d invitation is being sent.",
+                                                        "%(count)d invitations are being sent.", queued.batch.total)
+                                      % {"count": queued.batch.total}, messages.SUCCESS)
+                if queued.already:
+                    self.message_user(request, ngettext(
+                        "%(count)d address was invited before and got no new invitation.",
+                        "%(count)d addresses were invited before and got no new invitation.", queued.already)
+                        % {"count": queued.already}, messages.WARNING)
+                return HttpResponseRedirect(here)
+            if request.method == "POST" and request.POST.get("do") == "remind":
+                batch = queue_reminders(survey, base_url)
+                if batch is None:
+                    self.message_user(request, gettext("Nobody to remind: every mailed invitation was used, or no "
+                                                       "address is kept."), messages.WARNING)
+                else:
+                    send_later(batch)
+                    self.message_user(request, ngettext("%(count)d reminder is being sent.",
+                                                        "%(count)d reminders are being sent.", batch.total)
+                                      % {"count": batch.total}, messages.SUCCESS)
+                return HttpResponseRedirect(here)
+            if request.method == "POST" and request.POST.get("do") == "forget":
+                if not request.POST.get("confirm"):
+                    raise MailingError(gettext("Tick the box to confirm: no reminder can be sent afterwards."))
+                count = forget_addresses(survey)
+                self.message_user(request, ngettext(
+                    "%(count)d address forgotten. The invitations stay valid; no reminder can be sent any more.",
+                    "%(count)d addresses forgotten. The invitations stay valid; no reminder can be sent any more.",
+                    count) % {"count": count}, messages.SUCCESS)
+                return HttpResponseRedirect(here)
+        except MailingError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return HttpResponseRedirect(here)
+        context = {**self.admin_site.each_context(request), "form": form, "survey": survey,
+                   "title": gettext("Invitations by email: %(title)s") % {"title": survey.title},
+                   "opts": self.model._meta, "batches": survey.mail_batches.order_by("-pk")[:10],
+                   "sending": survey.mail_batches.filter(done=False).exists(),
+                   "kept": survey.invitation_mails.count(), "unused": reminder_rows(survey).count()}
+        return TemplateResponse(request, "admin/survey_app/survey/invitations.html", context)
 
     def import_view(self, request):
         """Create a draft survey from an uploaded CSV (the same as ``manage.py create_survey``)."""

@@ -9,7 +9,7 @@ numbers, never labels).
 
 Shapes (checked by ``check_translations``, which the admin's forms call):
 
-- ``Survey.translations``: ``{"de": {"title": "…", "description": "…"}}``
+- ``Survey.translations``: ``{"de": {"title": "…", "description": "…", "end_text": "…"}}``
 - ``Question.translations``: ``{"de": {"text": "…", "help_text": "…", "personal_text": "…", "section": "…"}}`` (a
   section's title is that of the first of its questions that gives one, so that its questions stay on one page)
 - ``Choice.translations``: ``{"de": "…"}`` (the label)
@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 #: The canonical label of the answer every question may offer (shown translated: ``display_labels``).
 PREFER_NOT_TO_SAY = "Prefer not to say"
 
-SURVEY_FIELDS = ("title", "description")
+SURVEY_FIELDS = ("title", "description", "end_text")
 QUESTION_FIELDS = ("text", "help_text", "personal_text", "section")
 
 
@@ -60,6 +60,10 @@ def survey_title(survey, language: str | None = None) -> str:
 
 def survey_description(survey, language: str | None = None) -> str:
     return text_in(survey.translations, "description", survey.description, language)
+
+
+def survey_end_text(survey, language: str | None = None) -> str:
+    return text_in(survey.translations, "end_text", survey.end_text, language)
 
 
 def check_translations(value, fields: tuple[str, ...] | None) -> dict:

@@ -26,7 +26,7 @@ from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.protocol import ConfigError, build, check_settings
 
-from . import languages, webhooks
+from . import languages, theme, webhooks
 from .languages import PREFER_NOT_TO_SAY
 
 if TYPE_CHECKING:
@@ -161,6 +161,17 @@ class Survey(models.Model):
                                 "docs/management-api.md)."))
     webhook_secret = models.CharField(max_length=64, blank=True, editable=False,
                                       help_text=_("Signs the webhook's requests (HMAC-SHA256)."))
+
+    end_text = models.TextField(
+        blank=True, help_text=_("Shown after Send instead of the standard thank-you text (its German under Other "
+                                "languages as \"end_text\")."))
+    end_url = models.CharField(
+        max_length=theme.END_URL_MAX, blank=True, validators=[theme.validate_end_url],
+        help_text=_("After Send, go to this https address instead (the same for everyone: nothing of the "
+                    "respondent's is added to it, and no Referer is sent)."))
+    accent_color = models.CharField(
+        max_length=7, blank=True, validators=[theme.validate_accent],
+        help_text=_("Buttons' and links' colour, e.g. #0b5cad; it must reach WCAG AA contrast (4.5:1)."))
 
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.LDP)
     theta = models.FloatField(
@@ -752,6 +763,67 @@ class InvitationToken(models.Model):
     def __str__(self) -> str:
         state = gettext("used") if self.used else gettext("unused")
         return f"{self.token[:6]}… ({state})"
+
+
+class SurveyLogo(models.Model):
+    """A survey's logo (survey_app/theme.py checks it), kept apart from the survey so that reading a survey never
+    reads the image; served at /s/<slug>/logo/<digest>/."""
+
+    survey = models.OneToOneField(Survey, related_name="logo", on_delete=models.CASCADE, primary_key=True)
+    data = models.BinaryField()
+    content_type = models.CharField(max_length=20)
+    digest = models.CharField(max_length=64, help_text=_("SHA-256 of the image: its address changes with it."))
+
+    def __str__(self) -> str:
+        return f"logo of {self.survey_id}"
+
+
+class MailBatch(models.Model):
+    """One sending of invitation or reminder mails (``survey_app.mailing``): its progress, counted by the task that
+    sends it. Holds no address."""
+
+    class Kind(models.TextChoices):
+        INVITATION = "invitation", _("invitations")
+        REMINDER = "reminder", _("reminders")
+
+    survey = models.ForeignKey(Survey, related_name="mail_batches", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    total = models.PositiveIntegerField(default=0)
+    sent = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    forget = models.BooleanField(default=False, help_text=_("Forget the addresses once sent."))
+    base_url = models.CharField(max_length=200, help_text=_("The site's address the links start with."))
+    created_on = models.DateField(default=timezone.localdate, editable=False)
+    done = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.survey_id}: {self.sent + self.failed}/{self.total}"
+
+
+class InvitationMail(models.Model):
+    """An address an invitation was mailed to, and its invitation (one each).
+
+    Written when the designer queues and the task sends, never when the invitation is redeemed or a report arrives:
+    whether the invitation was used is read from its token, so no column, and no system column, of this row moves
+    with the respondent (docs/threat-model.md). Days only, no times. Deleted when the designer forgets the addresses.
+    """
+
+    survey = models.ForeignKey(Survey, related_name="invitation_mails", on_delete=models.CASCADE)
+    invitation = models.OneToOneField(InvitationToken, related_name="mail", on_delete=models.CASCADE)
+    address = models.EmailField(max_length=254)
+    language = models.CharField(max_length=10)
+    queued_in = models.ForeignKey(MailBatch, null=True, blank=True, on_delete=models.SET_NULL,
+                                  help_text=_("The sending this mail waits for."))
+    sent_on = models.DateField(null=True, blank=True)
+    reminded_on = models.DateField(null=True, blank=True)
+    reminders = models.PositiveSmallIntegerField(default=0)
+    failures = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["survey", "address"], name="one_mail_per_address")]
+
+    def __str__(self) -> str:
+        return self.address
 
 
 #: A report's idempotency nonce: 128 random bits in unpadded base64url (RFC 4648 §5), 22 characters, the last one

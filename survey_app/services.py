@@ -1,6 +1,7 @@
 """Survey operations shared by the admin, the API and management commands."""
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
+from . import theme
 from .models import (
     CHOICES_FROZEN,
     MULTI_TOO_FEW,
@@ -23,6 +25,7 @@ from .models import (
     InvitationToken,
     Question,
     Survey,
+    SurveyLogo,
     opening_refusal,
 )
 
@@ -44,7 +47,7 @@ def unique_slug(base: str) -> str:
 
 @transaction.atomic
 def clone_survey(survey: Survey) -> Survey:
-    """A draft copy of ``survey`` with its questions and choices, and none of its reports or tokens."""
+    """A draft copy of ``survey`` with its questions, choices and theme, and none of its reports or tokens."""
     questions = list(survey.questions.prefetch_related("choices"))
     copy = Survey.objects.get(pk=survey.pk)
     copy.pk = None
@@ -54,6 +57,9 @@ def clone_survey(survey: Survey) -> Survey:
     copy.opens_at = copy.closes_at = None  # a copy opens when its designer says, not on the original's dates
     copy.webhook_url = copy.webhook_secret = ""  # and tells no one of its models until given an address
     copy.save()
+    logo = SurveyLogo.objects.filter(survey=survey).first()
+    if logo is not None:
+        SurveyLogo.objects.create(survey=copy, data=logo.data, content_type=logo.content_type, digest=logo.digest)
     for q in questions:
         choices = list(q.choices.all())
         q.pk = None
@@ -64,6 +70,12 @@ def clone_survey(survey: Survey) -> Survey:
              for c in choices]
         )
     return copy
+
+
+def set_logo(survey: Survey, logo: theme.Logo) -> None:
+    """Make ``logo`` (checked by ``theme.read_logo``) the survey's logo, replacing any other."""
+    SurveyLogo.objects.update_or_create(survey=survey, defaults={
+        "data": logo.data, "content_type": logo.content_type, "digest": hashlib.sha256(logo.data).hexdigest()})
 
 
 def generate_tokens(survey: Survey, count: int, batch: str = "") -> list[InvitationToken]:

@@ -3,9 +3,11 @@ import logging
 import urllib.error
 
 from celery import shared_task
+from django.db import transaction
 
 from . import webhooks
-from .models import Survey
+from .mailing import send_batch
+from .models import MailBatch, Survey
 from .services import apply_calendars
 
 logger = logging.getLogger(__name__)
@@ -31,3 +33,14 @@ def deliver_webhook(self, survey_id: int, event: dict) -> None:
             logger.warning("webhook of survey %s not delivered: %s", survey.slug, type(exc).__name__)
             return
         raise self.retry(exc=exc) from exc
+
+
+@shared_task(ignore_result=True)
+def send_mail_batch(batch_id: int) -> None:
+    """Send a batch of invitation or reminder mails (``mailing.send_batch``: chunked, paced, progress counted)."""
+    send_batch(batch_id)
+
+
+def send_later(batch: MailBatch) -> None:
+    """Send ``batch`` (``send_mail_batch``) once the current transaction commits."""
+    transaction.on_commit(lambda: send_mail_batch.delay(batch.pk))

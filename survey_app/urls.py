@@ -20,6 +20,9 @@ urlpatterns = [
     # Links made before the fragment form (exported CSVs): redirected to it.
     path("s/<slug:slug>/t/<str:token>/", views.token_link, name="survey-token"),
     path("s/<slug:slug>/thanks/", views.thanks_page, name="survey-thanks"),
+    # A survey's theme: its accent colour as a stylesheet, its logo (each address names its version).
+    path("s/<slug:slug>/theme/<str:colour>.css", views.theme_stylesheet, name="survey-theme"),
+    path("s/<slug:slug>/logo/<str:digest>/", views.logo, name="survey-logo"),
     # A designer's preview (staff only, drafts included; nothing can be sent from it).
     path("s/<slug:slug>/preview/", views.survey_preview, name="survey-preview"),
     path("s/<slug:slug>/preview/protocol/", views.survey_preview_protocol, name="survey-preview-protocol"),

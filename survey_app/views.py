@@ -13,22 +13,23 @@ no other inline script, and the page shows the randomizer hash so anyone can che
 from __future__ import annotations
 
 import functools
+from urllib.parse import urlsplit
 
 from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from aggregator.privacy import blind_rsa
 
-from . import ohttp
+from . import languages, ohttp, theme
 from .api import protocol_body
 from .credentials import public_credential
 from .integrity import groups_of_8, randomizer
-from .models import InvitationToken, Survey
+from .models import InvitationToken, Survey, SurveyLogo
 from .permissions import can_manage
 from .protocol import get_protocol
 
@@ -112,7 +113,7 @@ def _respond_page(request, survey: Survey, *, invited: bool = False, survey_key:
         survey_key["key_id_parts"] = groups_of_8(survey_key["key_id"])
     context = {"survey": survey, "invited": invited, "randomizer": code, "survey_key": survey_key, "preview": preview,
                "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
-               "unprotected": _unprotected(survey)}
+               "unprotected": _unprotected(survey), "theme": theme_of(survey)}
 
     # django-csp's decorator, applied per request: the import map's hash follows the modules' files.
     # connect-src: the survey's Oblivious HTTP relay, if it has one.
@@ -178,7 +179,50 @@ def survey_preview_protocol(request, slug: str):
 
 @respondent
 def thanks_page(request, slug: str):
+    """After Send: the survey's own thank-you text, else the standard one; or, when the designer set one, a redirect
+    to the survey's end address — the same address for everyone (nothing of the respondent's added), and, as from
+    every respondent page, no Referer (``Referrer-Policy: no-referrer`` on this response too)."""
     survey = Survey.objects.filter(slug=slug).exclude(status=Survey.Status.DRAFT).first()
     if survey is None:
         return _problem(request, "survey/unknown.html", 404)
-    return render(request, "survey/thanks.html", {"survey": survey})
+    if survey.end_url:
+        return HttpResponseRedirect(survey.end_url, status=303)
+    return render(request, "survey/thanks.html", {"survey": survey, "end_text": languages.survey_end_text(survey),
+                                                  "theme": theme_of(survey)})
+
+
+def theme_of(survey: Survey) -> dict:
+    """What the survey's pages need of its theme: the stylesheet's and the logo's addresses (``None`` if unset),
+    each naming its version so that a change is fetched at once; the host of its end address, if it has one."""
+    logo = SurveyLogo.objects.filter(survey=survey).values_list("digest", flat=True).first()
+    return {
+        "end_host": urlsplit(survey.end_url).hostname if survey.end_url else None,
+        "stylesheet": reverse("survey-theme", args=[survey.slug, survey.accent_color.lstrip("#").lower()])
+        if survey.accent_color else None,
+        "logo": reverse("survey-logo", args=[survey.slug, logo]) if logo else None,
+    }
+
+
+_LONG_CACHE = "public, max-age=31536000, immutable"  # the address names the version
+
+
+def theme_stylesheet(request, slug: str, colour: str):
+    """The survey's stylesheet (``theme.stylesheet``): a file of the site, so the CSP needs no inline style."""
+    survey = Survey.objects.filter(slug=slug).first()
+    if survey is None or survey.accent_color.lstrip("#").lower() != colour:
+        raise Http404("No such stylesheet.")
+    response = HttpResponse(theme.stylesheet(survey.accent_color), content_type="text/css; charset=utf-8")
+    response["Cache-Control"] = _LONG_CACHE
+    return response
+
+
+def logo(request, slug: str, digest: str):
+    """The survey's logo, with its checked content type, never sniffed."""
+    image = SurveyLogo.objects.filter(survey__slug=slug, digest=digest).values_list("data", "content_type").first()
+    if image is None:
+        raise Http404("No such logo.")
+    response = HttpResponse(bytes(image[0]), content_type=image[1])
+    response["Cache-Control"] = _LONG_CACHE
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    return response
