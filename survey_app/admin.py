@@ -18,7 +18,6 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
 from . import languages, theme
@@ -27,7 +26,6 @@ from .mailing import MailingError, forget_addresses, parse_addresses, queue_invi
 from .models import (
     CHOICE_COUNT,
     CHOICES_FROZEN,
-    NO_PRIVACY,
     SCALE_TOO_FEW,
     Choice,
     InvitationToken,
@@ -39,7 +37,7 @@ from .models import (
 )
 from .permissions import can_manage, surveys_for
 from .pilot import fit_pilot
-from .protocol import get_protocol
+from .selectors import privacy_figures
 from .services import (
     KINDS_WITH_CHOICES,
     choice_lines,
@@ -204,6 +202,8 @@ class ChoiceLinesField(forms.CharField):
         return (super().to_python(value) or "").replace("\r\n", "\n").replace("\r", "\n")
 
     def has_changed(self, initial, data):
+        if self.disabled:  # as Field.has_changed: a disabled box's value is its initial one
+            return False
         return self.to_python(initial or "").strip() != self.to_python(data or "").strip()
 
 
@@ -482,42 +482,21 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
 
     @admin.display(description=_("Privacy this gives"))
     def privacy_report(self, obj: Survey) -> str:
-        """ε per question and per respondent (and PSE for MRR), computed by the engine from the saved settings."""
+        """ε per question and per respondent (and PSE for MRR), computed by the engine from the saved settings
+        (``survey_app.selectors.privacy_figures``, which the designer's workspace shows too)."""
         if obj is None or obj.pk is None:
             return gettext("Save the survey to see the privacy it gives.")
-        try:
-            protocol = get_protocol(obj)
-            privacy, unprotected = protocol.privacy(), protocol.unprotected()
-        except ValueError as exc:
-            return gettext("Not computable yet: %(reason)s") % {"reason": reason(exc)}
-        pse = privacy.get("pse_per_question", {})
-        rows = format_html_join(
-            "", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((name, format_epsilon(eps), f"{pse[name]:.3f}" if name in pse else "—")
-             for name, eps in privacy["epsilon_per_question"].items()),
-        )
-        epsilon = privacy["epsilon_per_respondent"]
-        notes = [privacy["epsilon_note"]] if privacy.get("epsilon_note") else []
-        if unprotected:  # the engine's verdict: the survey cannot open (survey_app.services.opening_refusal)
-            notes.insert(0, str(NO_PRIVACY) % {"questions": ", ".join(unprotected)})
-        if "epsilon_per_respondent_known_personal" in privacy:
-            notes.append(gettext("Against someone who knows a respondent's answers to the real unrelated questions: "
-                                 "ε = %(epsilon)s per respondent.")
-                         % {"epsilon": format_epsilon(privacy["epsilon_per_respondent_known_personal"])})
-        if obj.access == Survey.Access.LINK:
-            notes.append(gettext("Open link: nothing stops one person from answering several times, and a person who "
-                                 "answers k times gives up to k·ε about themselves (twice: ε = %(twice)s). Invitation "
-                                 "tokens admit one report each.") % {"twice": format_epsilon(2 * float(epsilon))})
-        else:
-            notes.append(gettext("By invitation: each invitation admits one report, so ε per respondent holds per "
-                                 "invitation."))
+        figures = privacy_figures(obj)
+        if figures.problem:
+            return figures.problem
         return format_html(
             "<p><strong>{}</strong> ({})</p>{}"
             '<table class="privacy-report"><thead><tr><th>{}</th><th>ε</th><th>{}</th></tr>'
             "</thead><tbody>{}</tbody></table>",
-            gettext("ε per respondent: %(epsilon)s") % {"epsilon": format_epsilon(epsilon)},
-            gettext("smaller is more private"), format_html_join("", "<p>{}</p>", ((n,) for n in notes)),
-            gettext("question"), gettext("PSE (uniform prior)"), rows,
+            gettext("ε per respondent: %(epsilon)s") % {"epsilon": figures.epsilon},
+            gettext("smaller is more private"), format_html_join("", "<p>{}</p>", ((n,) for n in figures.notes)),
+            gettext("question"), gettext("PSE (uniform prior)"),
+            format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", figures.rows),
         )
 
     def get_urls(self):
@@ -747,6 +726,18 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
         none)."""
         return [] if obj is not None and obj.kind not in KINDS_WITH_CHOICES else self.inlines
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """The condition (skip logic) chooses among the earlier questions of the question's own survey (of the
+        surveys the designer designs, for a new question); ``Question.clean`` judges the rest."""
+        form = super().get_form(request, obj, change=change, **kwargs)
+        field = form.base_fields.get("show_if_question")
+        if isinstance(field, forms.ModelChoiceField):
+            if obj is not None:
+                field.queryset = obj.survey.questions.exclude(pk=obj.pk)
+            else:
+                field.queryset = Question.objects.filter(survey__in=surveys_for(request.user))
+        return form
+
     # -- back to the survey: a question is edited from its survey's page, so "Save" and "Delete" return there, not
     # to the list of every survey's questions ("Save and continue editing" and "Save and add another" stay). --------
     def _back_to_survey(self, request, survey_id):
@@ -782,6 +773,7 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
         (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "style", "is_class",
                            "prefer_not_to_say")}),
         (_("Numeric bounds (public)"), {"fields": ("low", "high")}),
+        (_("Shown only if (skip logic)"), {"fields": ("show_if_question", "show_if_answers")}),
         (_("Unrelated-question model (MRR)"), {"fields": ("group", "personal_mode", "personal_text")}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
     )

@@ -236,6 +236,10 @@ def question_display(survey: Survey) -> list[dict]:
             # choices, each with the engine feature (a no/yes question) its box answers.
             "style": q.resolved_style(),
             "prefer_not_to_say": q.prefer_not_to_say,
+            # Skip logic (static/js/skip.mjs): shown only if the question ``question`` has one of the answer codes
+            # ``answers``; hidden, it sends the code ``not_asked`` (its last label, "Not asked").
+            "show_if": {"question": q.show_if_question.name, "answers": q.show_if_codes(),
+                        "not_asked": len(q.labels()) - 1} if q.show_if_question is not None else None,
             "options": [{"label": label, "feature": feature}
                         for label, feature in zip(languages.display_labels(q, q.options()), q.feature_names(),
                                                   strict=True)]

@@ -23,6 +23,9 @@ from django.utils.translation import gettext as _
 
 #: The canonical label of the answer every question may offer (shown translated: ``display_labels``).
 PREFER_NOT_TO_SAY = "Prefer not to say"
+#: The canonical label of the answer a question shown only on a condition (skip logic) has when it is hidden: one more
+#: answer of that question, randomized like the others (``Question.labels``).
+NOT_ASKED = "Not asked"
 
 SURVEY_FIELDS = ("title", "description", "end_text")
 QUESTION_FIELDS = ("text", "help_text", "personal_text", "section")
@@ -104,10 +107,12 @@ def check_translations(value, fields: tuple[str, ...] | None) -> dict:
 
 
 def _fixed_labels() -> dict[str, str]:
-    """The labels the platform itself adds (a yes/no question's, “Prefer not to say”), in the page's language."""
+    """The labels the platform itself adds (a yes/no question's, “Prefer not to say”, “Not asked”), in the page's
+    language."""
     from django.utils.translation import pgettext
 
-    return {"no": pgettext("answer", "no"), "yes": pgettext("answer", "yes"), PREFER_NOT_TO_SAY: _("Prefer not to say")}
+    return {"no": pgettext("answer", "no"), "yes": pgettext("answer", "yes"), PREFER_NOT_TO_SAY: _("Prefer not to say"),
+            NOT_ASKED: _("Not asked")}
 
 
 def display_labels(question, labels: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
-from .models import Question, Survey
+from .models import SKIP_MESSAGES, Question, Survey
 from .permissions import can_manage, surveys_for
 from .services import (
     choice_lines,
@@ -53,7 +53,20 @@ class ChoicesField(serializers.ListField):
         return choice_lines(instance).splitlines()
 
 
+class ShowIfField(serializers.JSONField):
+    """Skip logic: ``{"question": <an earlier question's name>, "answers": [<its answers that show this one>]}``, or
+    null (always shown)."""
+
+    def get_attribute(self, instance):
+        gate = instance.show_if_question
+        return None if gate is None else {"question": gate.name, "answers": list(instance.show_if_answers)}
+
+
 class QuestionSerializer(serializers.ModelSerializer):
+    show_if = ShowIfField(
+        required=False, allow_null=True, default=None,
+        help_text="Skip logic: shown only if the earlier question named by `question` has one of `answers` (its "
+                  "labels); hidden, it sends “Not asked”, randomized like any answer. Null: always shown.")
     choices = ChoicesField(
         child=serializers.CharField(max_length=300), required=False, default=list,
         help_text="The answers in the order respondents see them; MRR may declare each one's share of the "
@@ -61,7 +74,7 @@ class QuestionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Question
-        fields = (*QUESTION_FIELDS, "choices")
+        fields = (*QUESTION_FIELDS, "show_if", "choices")
 
 
 class SurveySerializer(serializers.ModelSerializer):
@@ -85,9 +98,20 @@ class SurveySerializer(serializers.ModelSerializer):
         _checked(survey)
         survey.save()
         survey.designers.add(self.context["request"].user)
+        created: dict[str, Question] = {}
         for position, data in enumerate(questions):
             labels = data.pop("choices", [])
+            show_if = data.pop("show_if", None)
             question = Question(survey=survey, position=position, **data)
+            if show_if is not None:
+                if not (isinstance(show_if, dict) and isinstance(show_if.get("question"), str)
+                        and isinstance(show_if.get("answers"), list)):
+                    raise ValidationError({"questions": [f"{question.name}: show_if is {{\"question\": name, "
+                                                         f"\"answers\": [labels]}} or null"]})
+                gate = created.get(show_if["question"])
+                if gate is None:
+                    raise ValidationError({"questions": [f"{question.name}: {SKIP_MESSAGES['gate_order']}"]})
+                question.show_if_question, question.show_if_answers = gate, show_if["answers"]
             _checked(question)
             question.save()
             try:
@@ -96,6 +120,7 @@ class SurveySerializer(serializers.ModelSerializer):
             except ValueError as exc:
                 raise ValidationError({"questions": [f"{question.name}: {exc}"]}) from exc
             sync_choices(question, lines)
+            created[question.name] = question
         _checked(survey)  # the whole survey, questions included, as the engine will run it
         return survey
 

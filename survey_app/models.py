@@ -25,9 +25,10 @@ from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from aggregator.privacy.protocol import ConfigError, build, check_settings
+from aggregator.privacy.skip import check as skip_check
 
 from . import languages, theme, webhooks
-from .languages import PREFER_NOT_TO_SAY
+from .languages import NOT_ASKED, PREFER_NOT_TO_SAY
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -389,10 +390,11 @@ PROTOCOL_FIELDS = (
 
 
 #: A question's fields its survey's protocol covers — its engine attribute (name, kind, bounds, “Prefer not to say”,
-#: class), its place in the order of questions, its MRR group and unrelated question — and a choice's (its label, place
-#: and declared share): frozen once the survey has opened, as ``PROTOCOL_FIELDS`` (``frozen_errors``).
+#: class, the condition that adds “Not asked”), its place in the order of questions, its MRR group and unrelated
+#: question — and a choice's (its label, place and declared share): frozen once the survey has opened, as
+#: ``PROTOCOL_FIELDS`` (``frozen_errors``).
 QUESTION_PROTOCOL_FIELDS = ("survey", "position", "name", "kind", "is_class", "low", "high", "prefer_not_to_say",
-                            "group", "personal_mode")
+                            "group", "personal_mode", "show_if_question", "show_if_answers")
 CHOICE_PROTOCOL_FIELDS = ("question", "position", "label", "personal_probability")
 
 SETTINGS_FROZEN = _(
@@ -467,6 +469,37 @@ MULTI_PREFER_NOT_UNDER_MRR = _(
     "LDP.")
 
 
+#: Why a number offers no “Prefer not to say” and is never shown on a condition: the answer would have to travel as a
+#: category, and a number is sent as a number (the Gaussian approaches add noise to it, SPEC §5b) or as its bin; a
+#: made-up number or bin would be a false answer, and a separate flag would be sent without randomization.
+NUMERIC_NO_CATEGORY = _(
+    "A number cannot offer “Prefer not to say” or be shown on a condition: either would be an answer that is not a "
+    "number, which a numeric question cannot send randomized (the Gaussian approaches add noise to the number itself). "
+    "Use a question with choices (e.g. ranges) instead.")
+#: Skip logic (``Question.skip_errors``): the messages of its rules.
+SKIP_MESSAGES = {
+    "no_gate": _("Choose the earlier question whose answer shows this one."),
+    "no_answers": _("Choose at least one answer of “%(gate)s” that shows this question."),
+    "gate_survey": _("The question that shows this one must belong to the same survey."),
+    "gate_order": _("The question that shows this one must come before it (a smaller position)."),
+    "gate_kind": _("Only a yes/no question or a question with choices can show another question (one answer each)."),
+    "gate_class": _("The class question cannot decide whether another question is shown: “Not asked” would then give "
+                    "the class away, and the model could not predict anyone's class without knowing it first."),
+    "is_class": _("The class question is asked of everyone: it cannot be shown on a condition."),
+    "multi": _("A select-all question cannot be shown on a condition yet: put the condition on a question with "
+               "choices."),
+    "answers": _("“%(gate)s” has no answer %(answers)s: choose among %(labels)s."),
+    "all_answers": _("Every answer of “%(gate)s” shows this question: remove the condition."),
+    "real_personal": _("Under MRR a question shown on a condition has its unrelated stand-in simulated by the browser "
+                       "(“Not asked” is not an answer to a real unrelated question)."),
+    "shares": _("Under MRR a question shown on a condition has a uniform stand-in over its answers and “Not asked” "
+                "(so that a stand-in “Not asked” is as likely as any other answer): clear its answers' declared "
+                "shares."),
+    "label": _("“%(label)s” is the answer a hidden question sends: no choice of a question shown on a condition may "
+               "be called so."),
+}
+
+
 #: The code of the errors about how many choices a question has (``Question._type_errors``, ``parse_choice_lines``).
 CHOICE_COUNT = "choice_count"
 MULTI_TOO_FEW = _("A select-all question needs at least 2 choices (each becomes a yes/no question).")
@@ -505,8 +538,19 @@ class Question(models.Model):
                                    help_text=_("The class the model learns to predict (exactly one per survey)."))
     low = models.FloatField(null=True, blank=True, help_text=_("Numeric only: public lower bound."))
     high = models.FloatField(null=True, blank=True, help_text=_("Numeric only: public upper bound."))
-    prefer_not_to_say = models.BooleanField(default=False,
-                                            help_text=_("Add “Prefer not to say” as an explicit category."))
+    prefer_not_to_say = models.BooleanField(
+        default=False,
+        help_text=_("Add “Prefer not to say” as one more answer (randomized like the others; not for numbers)."))
+    show_if_question = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="shown_questions",
+        verbose_name=_("shown only if"),
+        help_text=_("Skip logic: an earlier yes/no or choices question (not the class) whose answer decides whether "
+                    "this one is shown. A respondent who is not shown it sends “Not asked”, one more answer "
+                    "randomized like the others."))
+    show_if_answers = models.JSONField(
+        default=list, blank=True, verbose_name=_("answers that show it"),
+        help_text=_("The answers (as labelled in the original language) of that question that show this one, as a "
+                    "list, e.g. [\"yes\"]."))
     group = models.PositiveSmallIntegerField(
         default=0, help_text=_("MRR attribute group: a group's answers are randomized together."))
     personal_mode = models.CharField(max_length=10, choices=PersonalMode.choices, default=PersonalMode.SIMULATED)
@@ -548,6 +592,8 @@ class Question(models.Model):
         if self.personal_mode == self.PersonalMode.REAL and not self.personal_text.strip():
             errors["personal_text"] = _("Write the real unrelated question, or let the browser simulate it.")
         errors.update(self._type_errors())
+        for field, error in self.skip_errors().items():
+            errors.setdefault(field, error)
         self.translations = self.translations or {}  # an emptied form field: no translations
         errors.update(languages.translation_errors(self.translations, languages.QUESTION_FIELDS))
         if errors:
@@ -596,6 +642,66 @@ class Question(models.Model):
                 errors["style"] = ValidationError(SCALE_TOO_FEW, code=CHOICE_COUNT)
         return errors
 
+    def skip_errors(self) -> dict[str, ValidationError]:
+        """The rules of skip logic and optional answers (docs/question-types.md): a question is shown on a condition
+        only after an earlier yes/no or choices question of its survey that is not the class, on some of its answers
+        (not all); the class is asked of everyone; numbers and select-all questions are never conditional, and a number
+        offers no “Prefer not to say” (``NUMERIC_NO_CATEGORY``); under MRR the stand-in of a conditional question is
+        simulated, uniform over its answers and “Not asked”."""
+        errors: dict[str, ValidationError] = {}
+
+        def refuse(field: str, key: str, **params) -> None:
+            errors.setdefault(field, ValidationError(SKIP_MESSAGES[key], code=f"skip_{key}", params=params or None))
+
+        if self.kind == self.Kind.NUMERIC and self.prefer_not_to_say:
+            errors["prefer_not_to_say"] = ValidationError(NUMERIC_NO_CATEGORY, code="numeric_category")
+        answers = self.show_if_answers or []
+        gate = self.show_if_question
+        if gate is None:
+            if answers:
+                refuse("show_if_question", "no_gate")
+            self.show_if_answers = []
+            return errors
+        if self.kind == self.Kind.NUMERIC:
+            errors["show_if_question"] = ValidationError(NUMERIC_NO_CATEGORY, code="numeric_category")
+        elif self.kind == self.Kind.MULTI:
+            refuse("show_if_question", "multi")
+        if self.is_class:
+            refuse("show_if_question", "is_class")
+        if gate.survey_id != self.survey_id or gate.pk == self.pk:
+            refuse("show_if_question", "gate_survey")
+        elif (gate.position, gate.pk) >= (self.position, self.pk if self.pk is not None else math.inf):
+            refuse("show_if_question", "gate_order")
+        if gate.is_class:
+            refuse("show_if_question", "gate_class")
+        if gate.kind not in (self.Kind.BINARY, self.Kind.CATEGORICAL):
+            refuse("show_if_question", "gate_kind")
+            return errors
+        labels = [label for label in gate.labels() if label != NOT_ASKED]
+        if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
+            refuse("show_if_answers", "no_answers", gate=gate.name)
+        elif unknown := [a for a in answers if a not in labels]:
+            refuse("show_if_answers", "answers", gate=gate.name, answers=", ".join(f"“{a}”" for a in unknown),
+                   labels=", ".join(f"“{a}”" for a in labels))
+        elif set(answers) >= set(labels) and gate.show_if_question_id is None:
+            refuse("show_if_answers", "all_answers", gate=gate.name)
+        if self.survey_id and self.survey.mode == Survey.Mode.MRR:
+            if self.personal_mode == self.PersonalMode.REAL:
+                refuse("personal_mode", "real_personal")
+            if self.pk and any(c.personal_probability is not None for c in self.choices.all()):
+                refuse("show_if_question", "shares")
+        if self.pk and any(c.label == NOT_ASKED for c in self.choices.all()):
+            refuse("show_if_question", "label", label=NOT_ASKED)
+        return errors
+
+    def show_if_codes(self) -> list[int]:
+        """The answer codes (indices in the order of ``labels()``) of ``show_if_question`` that show this question;
+        empty when it is always shown."""
+        if self.show_if_question is None:
+            return []
+        labels = self.show_if_question.labels()
+        return [labels.index(a) for a in self.show_if_answers or [] if a in labels]
+
     def resolved_style(self) -> str:
         """How the respondent's page shows the question: ``number`` (numeric), ``checkboxes`` (select all that
         apply), else ``buttons``, ``dropdown`` or ``scale`` — ``auto`` resolved here, the one place (buttons; a
@@ -620,7 +726,8 @@ class Question(models.Model):
         return [self.name]
 
     def labels(self) -> list[str]:
-        """The categories respondents choose from (binary: no/yes), with “Prefer not to say” when enabled. A
+        """The categories respondents choose from (binary: no/yes), with “Prefer not to say” when enabled, then “Not
+        asked” for a question shown on a condition (skip logic: the answer it sends when hidden). A
         select-all question: the values of each of its yes/no features (no/yes, and “Prefer not to say”, which the
         page offers once for the whole question and then sends for every choice)."""
         if self.kind in (self.Kind.BINARY, self.Kind.MULTI):
@@ -631,6 +738,8 @@ class Question(models.Model):
             return []
         if self.prefer_not_to_say:
             labels.append(PREFER_NOT_TO_SAY)
+        if self.show_if_question_id is not None and self.kind != self.Kind.MULTI:
+            labels.append(NOT_ASKED)  # skip logic: the hidden question's answer, randomized like the others
         return labels
 
 
@@ -715,6 +824,10 @@ ENGINE_MESSAGES = (
     gettext_noop("a survey mixing categorical and numeric questions sends one report per respondent"),
     gettext_noop("the projection must be fitted on exactly the numeric questions"),
     gettext_noop("the groups must put every question in exactly one group"),
+    gettext_noop("a question has one condition at most"),
+    gettext_noop("a question's condition must be on an earlier question"),
+    gettext_noop("a condition's answers must be answers of its question"),
+    gettext_noop("a hidden question's answer is the last of its domain"),
 )
 
 
@@ -957,9 +1070,11 @@ def _feature_configs(question: Question) -> list[dict]:
 
 def _personal_distributions(q: Question) -> dict[str, list[float]]:
     """The declared personal distributions of ``q``'s features (MRR): a categorical question's choices' shares; a
-    select-all question's choice share p is its yes/no feature's [1 − p, p]. None with “Prefer not to say”."""
+    select-all question's choice share p is its yes/no feature's [1 − p, p]. None (uniform) with “Prefer not to say”
+    or “Not asked”: every answer, these too, then has a stand-in share of 1/d > 0, so sending one never proves it
+    true."""
     probs = [c.personal_probability for c in q.choices.all()]
-    if q.prefer_not_to_say or not probs or any(p is None for p in probs):
+    if q.prefer_not_to_say or q.show_if_question_id is not None or not probs or any(p is None for p in probs):
         return {}
     shares = cast(list[float], probs)  # none is None now
     if q.kind == Question.Kind.CATEGORICAL:
@@ -1021,6 +1136,9 @@ def protocol_config(survey: Survey) -> dict:
                                               for q in questions):
         raise ConfigError("features", str(MULTI_PREFER_NOT_UNDER_MRR))
     for q in questions:  # what a question saved without its checks (its own page, a bulk write) can still lack
+        if q.show_if_question_id is not None or q.prefer_not_to_say:
+            for error in q.skip_errors().values():
+                raise ConfigError("features", "%s: %s" % (q.name, " ".join(error.messages)))
         if q.kind == Question.Kind.MULTI and len(q.choices.all()) < 2:
             raise ConfigError("features", gettext("the select-all question “%(name)s” needs at least 2 choices")
                               % {"name": q.name})
@@ -1029,11 +1147,32 @@ def protocol_config(survey: Survey) -> dict:
                                                   "bounds") % {"name": q.name})
     class_questions = [q for q in questions if q.is_class]
     features = [q for q in questions if not q.is_class]
+    try:  # the engine's own check of the rules over the features' domains (aggregator/privacy/skip.py)
+        skip_check(skip_rules(questions), [len(q.labels()) for q in features for _ in q.feature_names()])
+    except ValueError as exc:
+        raise ConfigError("features", str(exc)) from None
     return {
         "class": _attribute_config(class_questions[0]) if class_questions else None,
         "features": [config for q in features for config in _feature_configs(q)],
         **settings_config(survey, questions),
     }
+
+
+def skip_rules(questions) -> list:
+    """The skip logic of ``questions`` (a survey's, in order) as the engine's rules over its features
+    (``aggregator.privacy.skip.SkipRule``: feature indices, the codes that show a question, its “Not asked”)."""
+    from aggregator.privacy.skip import SkipRule
+
+    features = [name for q in questions if not q.is_class for name in q.feature_names()]
+    by_id = {q.pk: q for q in questions}
+    rules = []
+    for q in questions:
+        gate = by_id.get(q.show_if_question_id)
+        if gate is None or q.is_class or q.name not in features or gate.name not in features:
+            continue
+        rules.append(SkipRule(features.index(q.name), features.index(gate.name), frozenset(q.show_if_codes()),
+                              len(q.labels()) - 1))
+    return rules
 
 
 def opening_refusal(survey: Survey) -> str | None:

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import math
 
-from .models import PREFER_NOT_TO_SAY, Survey
+from aggregator.privacy.skip import apply_rows
+
+from .models import NOT_ASKED, PREFER_NOT_TO_SAY, Survey, skip_rules
 from .protocol import get_protocol
 
 
 def fit_pilot(survey: Survey) -> list[float] | None:
     """Compute and store ``survey.pilot_assignment`` from its reference sample (``None``, stored, without adaptive
     allocation or without a sample); ``ValueError`` naming what does not fit. A question's empty cells are its
-    “Prefer not to say” when it offers one."""
+    “Prefer not to say” when it offers one, else its “Not asked” when it is shown on a condition; a row that would not
+    be shown a question has its “Not asked” (skip logic, as the browser sends it)."""
     from survey_app.tables import read_csv
 
     assignment = None
@@ -29,13 +32,14 @@ def fit_pilot(survey: Survey) -> list[float] | None:
         finally:
             survey.reference_sample.close()
         columns = {}
-        for q in survey.questions.all():
+        questions = list(survey.questions.prefetch_related("choices"))
+        for q in questions:
             for name in q.feature_names():
                 if name in frame.columns:
-                    fill = PREFER_NOT_TO_SAY if q.prefer_not_to_say else ""
+                    fill = PREFER_NOT_TO_SAY if q.prefer_not_to_say else NOT_ASKED if q.show_if_question_id else ""
                     columns[name] = [fill if isinstance(c, float) and math.isnan(c) else c for c in frame[name]]
         X, y = protocol.records(columns)
-        assignment = protocol.pilot_assignment(X, y)
+        assignment = protocol.pilot_assignment(apply_rows(X, skip_rules(questions)), y)
     survey.pilot_assignment = assignment
     survey.save(update_fields=["pilot_assignment"])
     return assignment

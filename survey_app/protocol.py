@@ -59,6 +59,12 @@ def get_protocol(survey: Survey) -> engine.SurveyProtocol:
     return protocol
 
 
+def build_protocol(survey: Survey) -> engine.SurveyProtocol:
+    """The engine protocol of ``survey``'s settings as they are in memory (saved or not) with its saved questions,
+    cached by configuration only: the designer's workspace asks it of settings being edited."""
+    return _build(json.dumps(protocol_config(survey), sort_keys=True))
+
+
 def _cached_survey(instance) -> Survey | None:
     """The in-memory survey a question (or a choice's question) was made with, if it holds one."""
     if isinstance(instance, Choice):

@@ -60,13 +60,18 @@ def clone_survey(survey: Survey) -> Survey:
     logo = SurveyLogo.objects.filter(survey=survey).first()
     if logo is not None:
         SurveyLogo.objects.create(survey=copy, data=logo.data, content_type=logo.content_type, digest=logo.digest)
+    copies: dict[int, int] = {}  # original question id → its copy's, for the copies' conditions (skip logic)
     for q in questions:
         choices = list(q.choices.all())
+        original = q.pk
         q.pk = None
         q.survey = copy
+        q.show_if_question_id = copies.get(q.show_if_question_id) if q.show_if_question_id else None
         q.save()
+        copies[original] = q.pk
         Choice.objects.bulk_create(
-            [Choice(question=q, position=c.position, label=c.label, personal_probability=c.personal_probability)
+            [Choice(question=q, position=c.position, label=c.label, personal_probability=c.personal_probability,
+                    translations=c.translations)
              for c in choices]
         )
     return copy
@@ -461,3 +466,63 @@ def apply_calendars(now=None) -> CalendarRun:
             close_survey(survey)
             run.closed.append(survey.slug)
     return run
+
+
+# -- the designer's workspace (survey_app/design.py) ------------------------------------------------------------------
+
+def create_draft(form, designer) -> Survey:
+    """Save a new draft from the workspace's valid ``NewSurveyForm``; ``designer`` designs it."""
+    with transaction.atomic():
+        survey = form.save()
+        survey.designers.add(designer)
+    return survey
+
+
+@transaction.atomic
+def save_design(survey_form, privacy_form, formset) -> Survey:
+    """Save a survey as edited on the workspace — its valid ``SurveyForm``, ``PrivacyForm`` and question formset —
+    in one transaction: the settings, the questions (in the order of their ``position`` boxes, renumbered from 0 while
+    a draft), their choices (``sync_choices``, through the form) and the choices' translations, one line per choice in
+    order (an empty line: none)."""
+    survey = survey_form.save()
+    privacy_form.save()
+    for form in formset.deleted_forms:
+        if form.instance.pk is not None:
+            form.instance.delete()
+    kept = [form for form in formset.forms if form not in formset.deleted_forms
+            and (form.instance.pk is not None or form.has_changed())]
+    if not survey.has_opened():
+        ordered = sorted(enumerate(kept), key=lambda pair: (pair[1].cleaned_data.get("position") or 0, pair[0]))
+        for position, (_, form) in enumerate(ordered):
+            form.instance.position = position
+    # The class question last, so that moving the class from one question to another never holds two at once.
+    for form in sorted(kept, key=lambda f: bool(f.cleaned_data.get("is_class"))):
+        form.instance.survey = survey
+        form.save()
+        for language, labels in (form.choice_translations or {}).items():
+            for i, choice in enumerate(form.instance.choices.all()):
+                label = labels[i] if i < len(labels) else ""
+                entry = dict(choice.translations or {})
+                if label:
+                    entry[language] = label
+                else:
+                    entry.pop(language, None)
+                if entry != (choice.translations or {}):
+                    choice.translations = entry
+                    choice.save(update_fields=["translations"])
+    return survey
+
+
+def act_on_survey(survey: Survey, action: str, user) -> Survey:
+    """The workspace's actions: ``open`` (``open_survey``; ``CannotOpen`` says why not), ``close`` or ``clone`` (the
+    copy designed by the original's designers and ``user``). Returns the survey to show next."""
+    if action == "open":
+        open_survey(survey)
+        return survey
+    if action == "close":
+        close_survey(survey)
+        return survey
+    with transaction.atomic():
+        copy = clone_survey(survey)
+        copy.designers.set([*survey.designers.all(), user])
+    return copy

@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-from . import api, manage_api, ohttp, views
+from . import api, design, manage_api, ohttp, views
 
 manage = SimpleRouter()
 manage.register("surveys", manage_api.SurveyViewSet, basename="manage-survey")
@@ -14,6 +14,12 @@ urlpatterns = [
     # The Oblivious HTTP gateway (RFC 9458) for surveys with a relay, and its key configuration.
     path("ohttp/gateway/", ohttp.gateway, name="ohttp-gateway"),
     path("ohttp/keys/", ohttp.keys, name="ohttp-keys"),
+    # The designer's workspace (survey_app/design.py).
+    path("design/", design.survey_list, name="design-list"),
+    path("design/new/", design.survey_new, name="design-new"),
+    path("design/survey/<slug:slug>/", design.survey_edit, name="design-edit"),
+    path("design/survey/<slug:slug>/figures/", design.survey_figures, name="design-figures"),
+    path("design/survey/<slug:slug>/<slug:action>/", design.survey_action, name="design-action"),
     path("s/<slug:slug>/", views.survey_page, name="survey"),
     # An invitation: the token travels in the fragment (/s/<slug>/i/#<token>), which no request sends.
     path("s/<slug:slug>/i/", views.invited_page, name="survey-invited"),

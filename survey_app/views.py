@@ -15,13 +15,14 @@ from __future__ import annotations
 import functools
 from urllib.parse import urlsplit
 
-from csp.decorators import csp_update
+from csp.decorators import csp_replace, csp_update
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 
 from aggregator.privacy import blind_rsa
 
@@ -145,11 +146,14 @@ def _previewed(request, slug: str) -> Survey:
 
 
 @never_cache
+@xframe_options_sameorigin
+@csp_replace({"frame-ancestors": ["'self'"]})  # type: ignore[arg-type]  # django-csp's stubs: request-only views
 @staff_member_required
 def survey_preview(request, slug: str):
     """The survey exactly as respondents will see it — the same page, the same randomizer, integrity-checked — with
     a banner, its protocol from ``survey_preview_protocol``, and its send step disabled: nothing can be sent from it
-    (and the report API refuses a draft's report anyway). Creates no row: no invitation token, credential or key."""
+    (and the report API refuses a draft's report anyway). Creates no row: no invitation token, credential or key.
+    This site's own pages may frame it (the designer's workspace shows it beside the editor); no other site may."""
     survey = _previewed(request, slug)
     try:
         get_protocol(survey)

@@ -233,3 +233,24 @@ def informative_mushroom(directory):
     path = Path(directory) / "mushroom-informative.csv"
     read_csv(DATASETS_DIR / "mushroom.csv").drop(columns=["veil-type"]).to_csv(path, index=False)
     return path
+
+
+#: The skip-logic survey's conditional question: its choices ("Prefer not to say" and "Not asked" follow).
+CIGARETTE_LABELS = ("1 to 5", "6 to 20", "more than 20")
+
+
+def make_skip_survey(mode: str = "ldp", encoding: str = "oue", slug: str | None = None, status: str = "open") -> Survey:
+    """A survey with skip logic on one page: smoker (never / sometimes / daily), then cigarettes a day — shown only to
+    those who smoke sometimes or daily, with “Prefer not to say” — then the class sick (no / yes). Open (or
+    ``status``), ε = 1, θ = 0.6, no validation share."""
+    survey = Survey.objects.create(title="Smoking", slug=slug or f"smoking-{mode}-{encoding}", mode=mode, epsilon=1.0,
+                                   theta=0.6, encoding=encoding, status=status, validation_share=0.0)
+    smoker = _smoker(survey, text="Do you smoke?", position=0)
+    cigarettes = Question.objects.create(
+        survey=survey, name="cigarettes", text="How many cigarettes a day?", kind="categorical", position=1,
+        prefer_not_to_say=True, show_if_question=smoker, show_if_answers=["sometimes", "daily"])
+    for i, label in enumerate(CIGARETTE_LABELS):
+        Choice.objects.create(question=cigarettes, label=label, position=i)
+    Question.objects.create(survey=survey, name="sick", text="Have you been ill this year?", kind="binary",
+                            is_class=True, position=2)
+    return survey

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("coinflip", "survey_app", "aggregator")
 
 #: What the aggregator may read of its own tables for survey_app (aggregator/selectors.py).
-SELECTORS = {"validation_version_number", "validation_version_metrics", "version_exists"}
+SELECTORS = {"validation_version_number", "validation_version_metrics", "version_exists", "planned_accuracy"}
 
 #: survey_app's tables that belong to the report path: the aggregator reaches them only through survey_app.inbox.
 REPORT_TABLE_MODELS = {"PendingReport", "Report", "SpentCredential", "InvitationToken", "SurveyKey"}
@@ -27,8 +27,8 @@ REPORT_TABLE_MODELS = {"PendingReport", "Report", "SpentCredential", "Invitation
 SURVEY_APP_CONTRACT = {
     "survey_app": {"inbox"},
     "survey_app.inbox": None,                 # the drain's service and the inbox's selectors
-    "survey_app.models": {"Survey", "Question", "Choice", "PREFER_NOT_TO_SAY", "feature_labels", "feature_texts",
-                          "settings_config"},
+    "survey_app.models": {"Survey", "Question", "Choice", "PREFER_NOT_TO_SAY", "NOT_ASKED", "feature_labels",
+                          "feature_texts", "settings_config", "skip_rules"},
     "survey_app.protocol": {"get_protocol"},
     "survey_app.reports": {"todays_assignment", "utc_midnight"},
     "survey_app.permissions": {"can_manage", "surveys_for"},

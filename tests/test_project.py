@@ -48,11 +48,12 @@ def home_links(client) -> dict[str, str]:
 @pytest.mark.django_db
 def test_home_page_leads_to_the_demo_surveys_the_staff_pages_and_the_docs(client):
     """Issue 12 item 8: the open demo surveys (and no other survey: a survey's link is its designer's to share), the
-    dashboard, the planner, the administration and the API documentation; every link answers."""
+    designer's workspace, the dashboard, the planner, the administration and the API documentation; every link
+    answers."""
     links = home_links(client)
     assert "No demo survey is open on this server" in client.get("/").content.decode()
-    assert links == {"Dashboard": "/dashboard/", "Planner": "/dashboard/planner/", "Administration": "/admin/",
-                     "API documentation": "/api/docs/"}
+    assert links == {"Your surveys": "/design/", "Dashboard": "/dashboard/", "Planner": "/dashboard/planner/",
+                     "Administration": "/admin/", "API documentation": "/api/docs/"}
     (ldp_slug, ldp_title, _), (mrr_slug, mrr_title, _) = DEMOS
     Survey.objects.filter(pk=make_survey(slug=ldp_slug).pk).update(title=ldp_title)
     Survey.objects.filter(pk=make_survey(slug=mrr_slug, mode="mrr").pk).update(title=mrr_title)
@@ -61,7 +62,7 @@ def test_home_page_leads_to_the_demo_surveys_the_staff_pages_and_the_docs(client
     assert links[ldp_title] == f"/s/{ldp_slug}/" and links[mrr_title] == f"/s/{mrr_slug}/"
     assert list(links)[:2] == [ldp_title, mrr_title] and "/s/private-health/" not in links.values()
     assert client.get(links[ldp_title]).status_code == 200 and client.get(links["API documentation"]).status_code == 200
-    for staff_page in ("Dashboard", "Planner", "Administration"):  # staff only: the sign-in page
+    for staff_page in ("Your surveys", "Dashboard", "Planner", "Administration"):  # staff only: the sign-in page
         assert client.get(links[staff_page]).status_code == 302
     # A closed demo, or one turned into an invitation-only survey, is not offered.
     Survey.objects.filter(slug=ldp_slug).update(status="closed")

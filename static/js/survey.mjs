@@ -22,8 +22,10 @@ import { describeRoute, transport } from "./ohttp.mjs";
 import { PermanentResponse } from "./permanent.mjs";
 import { featureCode, featureSource } from "./questions.mjs";
 import { ByteSource } from "./random.mjs";
+import * as skip from "./skip.mjs";
 
 const app = document.getElementById("survey-app");
+let questionList = [];  // the display questions, for skip logic's conditions (readAnswer)
 
 
 /** Text blocks (mechanism describe()): a string is a paragraph, an array a list. */
@@ -92,6 +94,8 @@ function readPersonal(q, index) {
 }
 
 function readAnswer(q, index) {
+  // Skip logic (./skip.mjs): a hidden question answers "Not asked", whatever its field holds.
+  if (q.show_if && skip.isHidden(q, questionList, (g) => readAnswer(g, questionList.indexOf(g)).value)) return { value: q.show_if.not_asked };
   if (q.kind === "numeric") {
     const input = document.getElementById(`q${index}`);
     const value = Number.parseFloat(input.value);
@@ -233,6 +237,7 @@ async function main() {
     return { version, model };
   }
   let published = validates ? await validationModel() : null;
+  questionList = questions;
   const pages = sections(questions);
   const form = el("form", { novalidate: true, "aria-describedby": "privacy-figure" });
   // Enter in a field presses the form's default button ("Next", below); the form itself is never submitted.
@@ -309,7 +314,8 @@ async function main() {
   }
   const notice = el("div", { class: "notice", role: "status" });
   if (discarded) notice.replaceChildren(el("p", { class: "warning", text: memos.discardedWords(discarded) }));
-  form.append(figure, notice, status, progress, errors, ...pageNodes, review, nav);
+  form.append(figure, ...skip.words(questions), notice, status, progress, errors, ...pageNodes, review, nav);
+  const updateSkips = skip.attach(form, pageNodes, questions, (q) => readAnswer(q, questions.indexOf(q)).value);
   app.replaceChildren(form);
 
   let page = 0;
@@ -324,6 +330,7 @@ async function main() {
    * survey's title and privacy explanation stay in view. */
   function show(p, { settle = false } = {}) {
     page = p;
+    updateSkips();
     pageNodes.forEach((node, i) => { node.hidden = i !== p; });
     review.hidden = p !== pages.length;
     back.hidden = p === 0 || (memo !== null && p === pages.length);
@@ -334,7 +341,7 @@ async function main() {
     status.textContent = p === pages.length ? t("Step {n} of {total}: check what leaves your browser.", { n: steps, total: steps })
       : t("Step {n} of {total}: {title}", { n: p + 1, total: steps, title: pages[p][0] || t("the questions") });
     // The review starts with its heading (focusable by script only), so a second Enter does not send at once.
-    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector("input, select");
+    const focusable = p === pages.length ? review.querySelector("h2") : pageNodes[p].querySelector(".question:not([hidden]) :is(input, select)");
     if (focusable) focusable.focus({ preventScroll: settle });
   }
 
@@ -363,7 +370,8 @@ async function main() {
     const classes = questions.flatMap((q, i) => (q.is_class ? [{ q, i }] : []));
     // The engine's features in its order: a select-all question gives one (a choice's no/yes) per choice.
     const order = protocol.questions.map((f) => featureSource(questions, f.name));
-    const x = order.map((where) => featureCode(where, readAnswer(where.q, where.i).value));
+    const x = skip.applySkips(order.map((where) => featureCode(where, readAnswer(where.q, where.i).value)),
+      skip.rulesOf(protocol, questions));
     const y = readAnswer(classes[0].q, classes[0].i).value;
     const realPersonal = {};
     order.forEach(({ q, i }, position) => { if (asksPersonal(protocol, q)) realPersonal[position] = readPersonal(q, i).value; });

@@ -167,7 +167,50 @@ def generate() -> dict[str, dict]:
     return files
 
 
+#: Skip logic's shared vectors (static/js/skip.mjs against aggregator/privacy/skip.py), in a file of their own.
+SKIP_OUT = Path(__file__).resolve().parent / "skip_vectors.json"
+SKIP_FEATURES = [
+    {"kind": "categorical", "name": "smoker", "values": ["never", "sometimes", "daily"]},
+    {"kind": "categorical", "name": "cigarettes", "values": ["1 to 5", "6 to 20", "more", "Prefer not to say",
+                                                             "Not asked"]},
+    {"kind": "categorical", "name": "brand", "values": ["a", "b", "Not asked"]},
+]
+#: The display questions' conditions (survey_app/api.py "show_if") and the same rules over the features.
+SKIP_SHOW_IF = {"cigarettes": {"question": "smoker", "answers": [1, 2], "not_asked": 4},
+                "brand": {"question": "cigarettes", "answers": [1, 2], "not_asked": 2}}
+
+
+def skip_vectors() -> dict:
+    """Answers as the page's fields hold them (hidden questions too) → the record skip logic sends → the report."""
+    from aggregator.privacy.skip import SkipRule, apply
+
+    names = [f["name"] for f in SKIP_FEATURES]
+    rules = [SkipRule(names.index(name), names.index(c["question"]), frozenset(c["answers"]), c["not_asked"])
+             for name, c in SKIP_SHOW_IF.items()]
+    rng = np.random.default_rng([20261128, 24])
+    files = {}
+    for name, settings in (("ldp-oue", {"mode": "ldp", "ldp": {"epsilon": 1.0, "encoding": "oue"}}),
+                           ("ldp-de-split", {"mode": "ldp", "ldp": {"epsilon": 2.0, "encoding": "de",
+                                                                     "strategy": "split"}}),
+                           ("mrr", {"mode": "mrr", "mrr": {"theta": 0.6}})):
+        config = {**settings, "class": CLASS, "features": SKIP_FEATURES}
+        protocol = survey_protocol.build(config)
+        cases = []
+        for _ in range(CASES * 2):
+            x = [int(rng.integers(0, len(f["values"]) - 1)) for f in SKIP_FEATURES]  # a field never holds "Not asked"
+            sent = apply(x, rules)
+            y = int(rng.integers(0, len(CLASS["values"])))
+            data = rng.integers(0, 256, BYTES, dtype=np.uint8).tobytes()
+            stream = ByteStream(data)
+            report = protocol.encode(np.asarray([sent], dtype=np.float64), np.asarray([y]), stream)[0]
+            cases.append({"bytes": data[: stream.consumed].hex(), "answers": x, "sent": sent, "class": y,
+                          "report": report, "consumed": stream.consumed})
+        files[name] = {"config": config, "protocol": protocol.public(), "cases": cases}
+    return json.loads(json.dumps({"show_if": SKIP_SHOW_IF, "rules": [r.to_dict() for r in rules], "files": files}))
+
+
 def main():
+    SKIP_OUT.write_text(json.dumps(skip_vectors(), indent=1) + "\n")
     OUT.mkdir(exist_ok=True)
     for old in OUT.glob("*.json"):
         old.unlink()

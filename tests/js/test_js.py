@@ -63,3 +63,11 @@ def test_mixed_vectors_are_reports_the_server_takes():
 def test_node_suite_passes():
     result = subprocess.run(["node", "--test", str(HERE)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def test_committed_skip_vectors_match_the_python_client_half():
+    """Skip logic's vectors (aggregator/privacy/skip.py, then the protocol's encode) are current; tests/js/skip.test.mjs
+    holds static/js/skip.mjs to them."""
+    from tests.js.make_vectors import SKIP_OUT, skip_vectors
+
+    assert same(json.loads(SKIP_OUT.read_text()), skip_vectors()), "run `python tests/js/make_vectors.py`"

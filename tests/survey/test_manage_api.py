@@ -96,3 +96,21 @@ def test_the_schema_documents_the_management_api(client):
     for path in ("/api/manage/surveys/", "/api/manage/surveys/{slug}/open/", "/api/manage/surveys/{slug}/invitations/"):
         assert path in schema
     assert "A two-question LDP survey" in schema
+
+
+def test_a_survey_with_skip_logic_is_created_and_a_condition_on_a_later_question_refused():
+    from survey_app.protocol import protocol_config
+
+    late = {"name": "delay", "text": "How late?", "kind": "categorical", "choices": ["minutes", "hours"],
+            "show_if": {"question": "mode", "answers": ["Bus or train", "Car"]}}
+    questions = [COMMUTE["questions"][0], late, COMMUTE["questions"][1]]
+    api = designer()
+    created = api.post("/api/manage/surveys/", {**COMMUTE, "questions": questions}, format="json")
+    assert created.status_code == 201, created.json()
+    assert created.json()["questions"][1]["show_if"] == {"question": "mode", "answers": ["Bus or train", "Car"]}
+    assert protocol_config(Survey.objects.get(slug="commute"))["features"][1]["values"] == ["minutes", "hours",
+                                                                                            "Not asked"]
+    refused = api.post("/api/manage/surveys/", {**COMMUTE, "slug": "again", "questions": [late, *COMMUTE["questions"]]},
+                       format="json")
+    assert refused.status_code == 400 and "must come before it" in str(refused.json()["questions"])
+    assert not Survey.objects.filter(slug="again").exists()

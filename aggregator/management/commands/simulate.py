@@ -32,8 +32,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
 from aggregator.privacy.schema import Categorical
+from aggregator.privacy.skip import apply_rows
 from survey_app import inbox
-from survey_app.models import PREFER_NOT_TO_SAY, Question, Survey
+from survey_app.models import NOT_ASKED, PREFER_NOT_TO_SAY, Question, Survey, skip_rules
 from survey_app.protocol import get_protocol
 from survey_app.tables import MISSING, load_table, option_name
 
@@ -79,6 +80,8 @@ def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
         for value in values:
             if value == MISSING and value not in labels and PREFER_NOT_TO_SAY in labels:
                 value = PREFER_NOT_TO_SAY  # a missing answer: the question's "Prefer not to say" (create_survey)
+            elif value == MISSING and value not in labels and NOT_ASKED in labels:
+                value = NOT_ASKED  # a question shown on a condition, left empty: its "Not asked"
             if value not in labels:
                 raise CommandError(f"column {col_of[question.name]!r}: {value!r} is not an answer of question "
                                    f"{question.name!r} ({', '.join(labels)})")
@@ -95,7 +98,8 @@ def records_from_csv(survey: Survey, path) -> tuple[np.ndarray, np.ndarray]:
         X[:, j] = column if q.kind == Question.Kind.NUMERIC else codes(
             q, cast(Categorical, table.attributes[attr_index]).values, column)
     y = codes(class_q, table.class_attribute.values, table.y)
-    return X, y
+    # Skip logic: a question its row would not have been shown sends "Not asked", as the browser does.
+    return apply_rows(X, skip_rules(questions)), y
 
 
 def published_model(survey: Survey):
