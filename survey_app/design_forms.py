@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from .admin import FIELD_LABELS
 from .forms import QuestionChoicesForm, QuestionFormSet
 from .languages import QUESTION_FIELDS, SURVEY_FIELDS
-from .models import PROTOCOL_FIELDS, QUESTION_PROTOCOL_FIELDS, Question, Survey
+from .models import NOT_ASKED, PROTOCOL_FIELDS, QUESTION_PROTOCOL_FIELDS, Question, Survey
 
 if TYPE_CHECKING:  # what the mixin extends, for the type checker; at run time a plain mixin
     _FormBase = forms.ModelForm
@@ -27,15 +27,18 @@ else:
     _FormBase = object
 
 #: The survey's general fields on the workspace (its privacy settings are ``PRIVACY_FIELDS``).
-SURVEY_FIELDS_SHOWN = ("title", "slug", "description", "access", "opens_at", "closes_at", "quota")
+SURVEY_FIELDS_SHOWN = ("title", "slug", "description", "access", "opens_at", "closes_at", "quota", "shuffle_questions",
+                       "shuffle_choices", "accent_color", "end_text", "end_url")
 #: The privacy settings the workspace edits, with the live figures beside them.
 PRIVACY_FIELDS = ("mode", "theta", "epsilon", "encoding", "strategy", "allocation", "postprocess", "validation_share")
 #: A question's fields on its block (``position`` is kept by the drag-and-drop order).
-QUESTION_FIELDS_SHOWN = ("position", "name", "text", "help_text", "kind", "style", "is_class", "low", "high",
-                         "prefer_not_to_say", "section")
+QUESTION_FIELDS_SHOWN = ("position", "name", "text", "help_text", "kind", "style", "is_class", "low", "high", "step",
+                         "matrix", "prefer_not_to_say", "section", "show_if_question", "show_if_answers")
 #: Which translatable texts get a box per language beside the original.
-SURVEY_TRANSLATED = ("title", "description")
-QUESTION_TRANSLATED = ("text", "help_text")
+SURVEY_TRANSLATED = ("title", "description", "end_text")
+QUESTION_TRANSLATED = ("text", "help_text", "matrix")
+#: The kinds of question whose answer can decide whether a later one is shown (``Question.skip_errors``).
+GATE_KINDS = (Question.Kind.BINARY, Question.Kind.CATEGORICAL)
 
 
 def other_languages() -> list[tuple[str, str]]:
@@ -96,7 +99,8 @@ class SurveyForm(TranslatedFieldsMixin, forms.ModelForm):
     class Meta:
         model = Survey
         fields = SURVEY_FIELDS_SHOWN
-        widgets = {"description": forms.Textarea(attrs={"rows": 3}),
+        widgets = {"description": forms.Textarea(attrs={"rows": 3}), "end_text": forms.Textarea(attrs={"rows": 2}),
+                   "accent_color": forms.TextInput(attrs={"placeholder": "#0b5cad", "size": 8}),
                    "opens_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
                    "closes_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}
 
@@ -107,6 +111,8 @@ class SurveyForm(TranslatedFieldsMixin, forms.ModelForm):
             field.label = FIELD_LABELS.get(name, field.label)
         self.fields["opens_at"].label, self.fields["closes_at"].label = _("Opens at"), _("Closes at")
         self.fields["quota"].label = _("Quota (reports)")
+        self.fields["end_text"].label = _("End text")
+        self.fields["end_text"].help_text = _("Shown after Send instead of the standard thank-you text.")
         self.add_translation_fields()
         if self.instance.has_opened():
             self.fields["access"].disabled = True  # the invitation scheme respondents were told
@@ -115,7 +121,9 @@ class SurveyForm(TranslatedFieldsMixin, forms.ModelForm):
         """The survey's rows of boxes: the title and description beside their translations, the rest in rows."""
         return [("side-by-side", self.side_by_side("title")), ("row", [self["slug"], self["access"]]),
                 ("side-by-side", self.side_by_side("description")),
-                ("row", [self["opens_at"], self["closes_at"], self["quota"]])]
+                ("row", [self["opens_at"], self["closes_at"], self["quota"]]),
+                ("checks", [self["shuffle_questions"], self["shuffle_choices"]]),
+                ("side-by-side", self.side_by_side("end_text")), ("row", [self["end_url"], self["accent_color"]])]
 
     def clean(self):
         cleaned = super().clean() or {}
@@ -196,7 +204,49 @@ class QuestionForm(TranslatedFieldsMixin, QuestionChoicesForm):
             for name in (*QUESTION_PROTOCOL_FIELDS, "choices_text", "style"):
                 if name in self.fields:
                     self.fields[name].disabled = True
+        self.skip_fields()
         self.choice_translations: dict[str, list[str]] | None = None
+
+    def skip_fields(self) -> None:
+        """"Show only if": a select of the survey's earlier yes/no and choices questions that are not the class, and
+        their answers as checkboxes (``<gate pk>:<label>``, grouped by question; ``clean_show_if_answers`` keeps the
+        chosen question's labels). The select validates against every other question of the survey so that a wrong
+        one gets the model's message (``Question.skip_errors``). A question not saved yet has none: its condition is
+        set once it is saved."""
+        question = self.instance
+        if question.pk is None or not question.survey_id:
+            self.fields.pop("show_if_question", None)
+            self.fields.pop("show_if_answers", None)
+            return
+        others = question.survey.questions.exclude(pk=question.pk).prefetch_related("choices")
+        gates = [q for q in others if q.kind in GATE_KINDS and not q.is_class
+                 and (q.position, q.pk) < (question.position, question.pk)]
+        current = question.show_if_question
+        if current is not None and current not in gates:
+            gates.append(current)
+        gate_field = self.fields["show_if_question"]
+        assert isinstance(gate_field, forms.ModelChoiceField)
+        gate_field.queryset = others
+        gate_field.label = _("Show only if")
+        gate_field.help_text = _("An earlier yes/no or choices question; this one is shown when it is answered with "
+                                 "one of the answers ticked below.")
+        gate_field.widget.choices = [("", gettext("— always shown —")), *((q.pk, q.name) for q in gates)]
+        disabled = self.fields["show_if_answers"].disabled
+        self.fields["show_if_answers"] = forms.MultipleChoiceField(
+            required=False, disabled=disabled, widget=forms.CheckboxSelectMultiple(attrs={"class": "skip-answers"}),
+            label=_("Answers that show it"),
+            choices=[(gettext("Answers of %(name)s") % {"name": q.name},
+                      [(f"{q.pk}:{label}", label) for label in q.labels() if label != NOT_ASKED]) for q in gates])
+        self.initial["show_if_answers"] = [f"{current.pk}:{label}" for label in question.show_if_answers or []] \
+            if current else []
+
+    def clean_show_if_answers(self) -> list[str]:
+        """The ticked answers of the chosen question, as its labels (the model's list)."""
+        gate = self.cleaned_data.get("show_if_question")
+        if gate is None:
+            return []
+        ticked = [value.partition(":") for value in self.cleaned_data.get("show_if_answers") or []]
+        return [label for pk, _colon, label in ticked if pk == str(gate.pk)]
 
     def has_changed(self) -> bool:
         """A question not saved yet whose only change is its place (the page numbers every block) is an empty block."""

@@ -106,13 +106,14 @@ def token_link(request, slug: str, token: str):
 
 
 def _respond_page(request, survey: Survey, *, invited: bool = False, survey_key: dict | None = None,
-                  preview: bool = False):
+                  preview: bool = False, settings_url: str = ""):
     """The respondent's page (templates/survey/respond.html) with the integrity-checked randomizer: the import map,
     and the CSP that allows exactly it."""
     code = randomizer()
     if survey_key is not None:
         survey_key["key_id_parts"] = groups_of_8(survey_key["key_id"])
     context = {"survey": survey, "invited": invited, "randomizer": code, "survey_key": survey_key, "preview": preview,
+               "settings_url": settings_url,
                "verify_url": getattr(settings, "COINFLIP_VERIFY_RANDOMIZER_URL", ""),
                "unprotected": _unprotected(survey), "theme": theme_of(survey)}
 
@@ -135,6 +136,14 @@ def _unprotected(survey: Survey) -> list[str]:
 
 
 # -- a designer's preview ----------------------------------------------------------------------------------------------
+
+def _settings_url(request, survey: Survey) -> str:
+    """Where a preview's "Back to the survey's settings" leads: the designer's workspace for those who may use it
+    (active staff with ``survey_app.view_survey``, as ``design.designer_required`` asks), the admin otherwise."""
+    if request.user.is_active and request.user.is_staff and request.user.has_perm("survey_app.view_survey"):
+        return reverse("design-edit", args=[survey.slug])
+    return reverse("admin:survey_app_survey_change", args=[survey.pk])
+
 
 def _previewed(request, slug: str) -> Survey:
     """The survey ``slug`` — any status, drafts included — if the signed-in staff member designs it (or is a
@@ -160,11 +169,12 @@ def survey_preview(request, slug: str):
     except ValueError as exc:
         return render(request, "survey/preview_problem.html", {
             "survey": survey, "problem": str(exc),
-            "admin_url": reverse("admin:survey_app_survey_change", args=[survey.pk]),
+            "admin_url": _settings_url(request, survey),
         }, status=409)
     key = survey.keys.filter(active=True).first() if survey.access == Survey.Access.TOKENS else None
     survey_key = {"variant": blind_rsa.VARIANT, "key_id": key.key_id} if key is not None else None
-    return _respond_page(request, survey, survey_key=survey_key, preview=True)
+    return _respond_page(request, survey, survey_key=survey_key, preview=True,
+                         settings_url=_settings_url(request, survey))
 
 
 @never_cache

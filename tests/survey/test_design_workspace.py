@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth.models import Permission, User
 
 from aggregator.models import Job
-from survey_app.models import Choice, Question, Survey
+from survey_app.models import SKIP_MESSAGES, Choice, Question, Survey
 from tests.factories import SMOKER_LABELS, make_designer, make_draft_survey
 
 pytestmark = pytest.mark.django_db
@@ -367,3 +367,93 @@ def test_only_this_site_may_frame_the_preview_and_the_workspace_has_no_inline_co
     draft.status = Survey.Status.OPEN
     draft.save()
     assert client.get(f"/s/{draft.slug}/")["X-Frame-Options"] == "DENY"
+
+
+# -- skip logic, question types, shuffling, theme and end page ---------------------------------------------------------
+
+@pytest.fixture
+def sport(draft):
+    """A third question, after the class (sick) and smoker: the one shown on a condition."""
+    return Question.objects.create(survey=draft, name="sport", text="Do you do sport?", kind="binary", position=2)
+
+
+def test_skip_logic_offers_earlier_choice_questions_and_their_answers_as_checkboxes(client, draft, sport):
+    page = client.get(edit_url(draft))
+    data = page_data(page)
+    prefix = prefix_of(data, draft, "sport")
+    form = next(f for f in page.context["formset"].forms if f.prefix == prefix)
+    smoker = draft.questions.get(name="smoker")
+    assert [value for value, _label in form.fields["show_if_question"].widget.choices] == ["", smoker.pk]  # no class
+    assert 'type="checkbox" name="%s-show_if_answers" value="%d:daily"' % (prefix, smoker.pk) in page.content.decode()
+    new = page.context["formset"].extra_forms[0]
+    assert "show_if_question" not in new.fields  # set once saved
+    assert "can be set once this question is saved" in page.content.decode()
+    data.update({f"{prefix}-show_if_question": str(smoker.pk), f"{prefix}-show_if_answers": [f"{smoker.pk}:daily"]})
+    assert client.post(edit_url(draft), data).status_code == 302
+    sport.refresh_from_db()
+    assert (sport.show_if_question, sport.show_if_answers) == (smoker, ["daily"])
+    form = next(f for f in client.get(edit_url(draft)).context["formset"].forms if f.prefix == prefix)
+    assert form["show_if_answers"].value() == [f"{smoker.pk}:daily"]
+
+
+@pytest.mark.parametrize("gate, answers, message", [
+    ("smoker", [], SKIP_MESSAGES["no_answers"] % {"gate": "smoker"}),
+    ("smoker", list(SMOKER_LABELS), SKIP_MESSAGES["all_answers"] % {"gate": "smoker"}),
+    ("sick", ["yes"], SKIP_MESSAGES["gate_class"]),
+])
+def test_a_bad_condition_is_refused_with_the_models_message_and_nothing_stored(client, draft, sport, gate, answers,
+                                                                               message):
+    data = page_data(client.get(edit_url(draft)))
+    prefix = prefix_of(data, draft, "sport")
+    gate_pk = draft.questions.get(name=gate).pk
+    data.update({f"{prefix}-show_if_question": str(gate_pk),
+                 f"{prefix}-show_if_answers": [f"{gate_pk}:{a}" for a in answers]})
+    before = snapshot(draft)
+    response = client.post(edit_url(draft), data)
+    assert response.status_code == 400
+    form = next(f for f in response.context["formset"].forms if f.prefix == prefix)
+    assert message in [str(e) for errors in form.errors.values() for e in errors], form.errors
+    assert snapshot(draft) == before
+
+
+def test_question_types_shuffling_theme_and_end_page_are_saved(client, draft):
+    data = page_data(client.get(edit_url(draft)))
+    smoker = prefix_of(data, draft, "smoker")
+    data.update({"s-shuffle_questions": "on", "s-shuffle_choices": "on", "s-accent_color": "#0b5cad",
+                 "s-end_text": "Thank you!", "s-end_text__de": "Danke!", "s-end_url": "https://example.org/done",
+                 f"{smoker}-matrix": "Habits", f"{smoker}-matrix__de": "Gewohnheiten", f"{smoker}-style": "buttons"})
+    response = client.post(edit_url(draft), data)
+    assert response.status_code == 302, response.context and [f.errors for f in response.context["formset"]]
+    draft.refresh_from_db()
+    assert (draft.shuffle_questions, draft.shuffle_choices, draft.accent_color, draft.end_text, draft.end_url) == (
+        True, True, "#0b5cad", "Thank you!", "https://example.org/done")
+    assert draft.translations["de"]["end_text"] == "Danke!"
+    question = draft.questions.get(name="smoker")
+    assert (question.matrix, question.translations["de"]["matrix"]) == ("Habits", "Gewohnheiten")
+
+
+@pytest.mark.parametrize("change, where, message", [
+    ({"s-accent_color": "blue"}, "accent_color", "Enter a colour as # and six hexadecimal digits, e.g. #0b5cad."),
+    ({"s-end_url": "http://example.org/"}, "end_url",
+     "The address after Send must start with https:// and name a host."),
+    ({"{sick}-step": "1"}, "step", "Only a slider has a step: empty it, or choose the style Slider."),
+    ({"{sick}-matrix": "Grid", "{sick}-kind": "numeric", "{sick}-low": "0", "{sick}-high": "9", "{sick}-is_class": ""},
+     "matrix", "Only a yes/no question or a question with choices can be a row of a matrix."),
+])
+def test_bad_types_theme_or_end_page_are_refused_with_the_models_message(client, draft, change, where, message):
+    data = page_data(client.get(edit_url(draft)))
+    sick = prefix_of(data, draft, "sick")
+    data.update({key.format(sick=sick): value for key, value in change.items()})
+    data = {key: value for key, value in data.items() if value != "" or not key.endswith("is_class")}
+    before = snapshot(draft)
+    response = client.post(edit_url(draft), data)
+    assert response.status_code == 400
+    form = response.context["survey_form"] if where in response.context["survey_form"].fields else next(
+        f for f in response.context["formset"].forms if f.prefix == sick)
+    assert message in form.errors[where], form.errors
+    assert snapshot(draft) == before
+
+
+def test_the_previews_way_back_leads_to_the_workspace(client, draft):
+    page = client.get(f"/s/{draft.slug}/preview/").content.decode()
+    assert f'<a href="/design/survey/{draft.slug}/">' in page
