@@ -219,3 +219,35 @@ def test_the_workspace_works_by_keyboard_alone(browser, live_server):
     page.locator(".messages .success").wait_for()
     assert [q.name for q in survey.questions.all()] == ["second", "first"]
     context.close()
+
+
+def test_skip_logic_is_set_by_choosing_the_question_and_ticking_its_answers(browser, live_server):
+    """"Show only if" offers the earlier choice questions (not the class) and only the chosen one's answers."""
+    alice = designer()
+    survey = Survey.objects.create(title="Skips", slug="skips", mode="ldp", epsilon=1.0, encoding="oue")
+    survey.designers.add(alice)
+    survey.questions.create(name="sick", text="Are you sick?", kind="binary", position=0, is_class=True)
+    smoker = survey.questions.create(name="smoker", text="Do you smoke?", kind="categorical", position=1)
+    for position, label in enumerate(("never", "daily")):
+        smoker.choices.create(label=label, position=position)
+    survey.questions.create(name="sport", text="Do you do sport?", kind="binary", position=2)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/design/survey/skips/")
+    sport = block(page, 2)
+    gate = sport.get_by_label("Show only if")
+    assert gate.locator("option").all_inner_texts() == ["— always shown —", "smoker"]
+    assert not sport.get_by_label("daily").is_visible()
+    gate.select_option(label="smoker")
+    sport.get_by_label("daily").check()
+    page.get_by_role("button", name="Save").click()
+    page.locator(".messages .success").wait_for()
+    question = survey.questions.get(name="sport")
+    assert (question.show_if_question_id, question.show_if_answers) == (smoker.pk, ["daily"])
+    assert block(page, 2).get_by_label("daily").is_checked()
+    accessible(page, "the workspace with a condition")
+    assert errors == []
+    context.close()

@@ -176,6 +176,24 @@ if (list) {
   if (add) add.addEventListener("click", () => showKind(blocks().at(-1)));
 }
 
+// "Show only if": only the chosen earlier question's answers are offered (each checkbox's value is
+// "<question id>:<answer>"; the server keeps the chosen question's ticks). Without this module every group shows.
+function showGate(select) {
+  const answers = document.getElementById(select.id.replace(/show_if_question$/, "show_if_answers"));
+  if (!answers) return;
+  for (const group of answers.children) {
+    const box = group.querySelector("input[type='checkbox']");
+    group.hidden = !box || box.value.split(":")[0] !== select.value;
+  }
+}
+
+if (list) {
+  list.querySelectorAll("select[name$='-show_if_question']").forEach(showGate);
+  list.addEventListener("change", (event) => {
+    if (event.target.matches("select[name$='-show_if_question']")) showGate(event.target);
+  });
+}
+
 // Submitting sends the order shown.
 if (form) form.addEventListener("submit", renumber);
 
