@@ -24,7 +24,7 @@ from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 from . import languages, theme
 from .credentials import active_key, rotate_key
 from .fitting import refit
-from .forms import CHOICES_LABEL, ImportForm, QuestionChoicesForm, QuestionFormSet
+from .forms import CHOICES_LABEL, ImportForm, QuestionAdminForm, QuestionChoicesForm, QuestionFormSet
 from .mailing import MailingError, forget_addresses, parse_addresses, queue_invitations, queue_reminders, reminder_rows
 from .models import Choice, InvitationToken, Question, Survey, SurveyLogo, parameters_help
 from .permissions import can_manage, surveys_for
@@ -536,6 +536,7 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
                    titled("survey", admin.RelatedOnlyFieldListFilter))
     search_fields = ("name", "text")
     inlines = [ChoiceInline]
+    form = QuestionAdminForm
 
     class Media:
         css = {"all": ("css/admin.css",)}  # the translations' table

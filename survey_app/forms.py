@@ -51,6 +51,34 @@ class ChoiceLinesField(forms.CharField):
         return self.to_python(initial or "").strip() != self.to_python(data or "").strip()
 
 
+class AnswerLinesField(forms.CharField):
+    """The answers that show a question (``Question.show_if_answers``) as one label per line instead of a JSON list;
+    ``Question.skip_errors`` judges them."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value):
+        return [line.strip() for line in (super().to_python(value) or "").splitlines() if line.strip()]
+
+    def has_changed(self, initial, data):
+        return not self.disabled and (initial or []) != self.to_python(data)
+
+
+class QuestionAdminForm(forms.ModelForm):
+    """The admin's question page: the answers that show it one per line."""
+
+    show_if_answers = AnswerLinesField(
+        required=False, label=_("Answers that show it"),
+        help_text=_("One answer per line, as labelled in the original language, e.g. yes."))
+
+    class Meta:
+        model = Question
+        fields = "__all__"
+
+
 class QuestionChoicesForm(forms.ModelForm):
     """A question with its choices as lines of text (``survey_app.services.parse_choice_lines``): the survey page edits
     every question's answers in place. Saved, the lines become the question's ``Choice`` rows — created, renamed,

@@ -457,3 +457,19 @@ def test_bad_types_theme_or_end_page_are_refused_with_the_models_message(client,
 def test_the_previews_way_back_leads_to_the_workspace(client, draft):
     page = client.get(f"/s/{draft.slug}/preview/").content.decode()
     assert f'<a href="/design/survey/{draft.slug}/">' in page
+
+
+def test_the_admin_takes_the_answers_that_show_a_question_one_per_line(admin_client, draft, sport):
+    smoker = draft.questions.get(name="smoker")
+    url = f"/admin/survey_app/question/{sport.pk}/change/"
+    data = {"survey": draft.pk, "position": 2, "name": "sport", "text": sport.text, "kind": "binary", "style": "auto",
+            "show_if_question": smoker.pk, "show_if_answers": "sometimes\r\ndaily\r\n", "group": 0,
+            "personal_mode": "simulated", "translations": ""}
+    assert admin_client.post(url, data).status_code == 302
+    sport.refresh_from_db()
+    assert sport.show_if_answers == ["sometimes", "daily"]
+    assert "sometimes\ndaily</textarea>" in admin_client.get(url).content.decode()
+    page = admin_client.post(url, {**data, "show_if_answers": "weekly"}).content.decode()
+    assert "“smoker” has no answer “weekly”" in page.replace("&quot;", "\"").replace("&#x27;", "'")
+    sport.refresh_from_db()
+    assert sport.show_if_answers == ["sometimes", "daily"]
