@@ -4,6 +4,7 @@ message and stores nothing; an opened survey keeps its privacy settings; open, c
 import pytest
 from django import forms
 from django.contrib.auth.models import Permission, User
+from django.template.loader import render_to_string
 
 from aggregator.models import Job
 from survey_app.models import SKIP_MESSAGES, Choice, Question, Survey
@@ -473,3 +474,12 @@ def test_the_admin_takes_the_answers_that_show_a_question_one_per_line(admin_cli
     assert "“smoker” has no answer “weekly”" in page.replace("&quot;", "\"").replace("&#x27;", "'")
     sport.refresh_from_db()
     assert sport.show_if_answers == ["sometimes", "daily"]
+
+
+def test_the_dashboards_messages_are_a_plain_list_inside_a_status_region(rf, alice):
+    """axe's list rule: a <ul> with a role is no list; the status region wraps it (as the workspace's layout)."""
+    request = rf.get("/dashboard/")
+    request.user = alice
+    message = type("Message", (), {"tags": "success", "__str__": lambda self: "Saved."})()
+    html = render_to_string("dashboard/layout.html", {"messages": [message]}, request=request)
+    assert '<div role="status"><ul class="messages"><li class="success">Saved.</li></ul></div>' in html
