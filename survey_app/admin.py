@@ -73,7 +73,8 @@ FIELD_LABELS = {
     "low": _("Lower bound"), "high": _("Upper bound"), "prefer_not_to_say": _("Prefer not to say"),
     "group": _("Group"), "personal_mode": _("Unrelated question"), "personal_text": _("Unrelated question's text"),
     "label": _("Label"), "personal_probability": _("Declared share (MRR)"), "batch": _("Batch"), "used": _("Used"),
-    "token": _("Token"), "created_on": _("Created on"),
+    "token": _("Token"), "created_on": _("Created on"), "step": _("Slider step"), "matrix": _("Matrix title"),
+    "shuffle_questions": _("Shuffle the questions"), "shuffle_choices": _("Shuffle the choices"),
     "accent_color": _("Accent colour"), "end_text": _("Thank-you text"), "end_url": _("Address after Send"),
 }
 
@@ -159,7 +160,8 @@ class QuestionInline(LockedInlineMixin, admin.StackedInline):
     formset = QuestionFormSet
     extra = 0
     fieldsets = ((None, {"fields": (("position", "section"), ("name", "kind", "style", "is_class"), "text",
-                                    "choices_text", ("low", "high"), ("prefer_not_to_say", "group"), "edit_link")}),)
+                                    "choices_text", ("low", "high", "step"), ("prefer_not_to_say", "group"), "matrix",
+                                    "edit_link")}),)
     readonly_fields = ("edit_link",)
     show_change_link = True
 
@@ -235,6 +237,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("title", "slug", "description", "status", "access", "invitation_key", "invitation_mails",
                            "ohttp_relay", "retrain_minutes")}),
+        (_("Order on the page"), {"fields": ("shuffle_questions", "shuffle_choices")}),
         (_("Schedule and quota"), {"fields": ("opens_at", "closes_at", "quota")}),
         (_("Webhook"), {"fields": ("webhook_url", "webhook_secret"), "classes": ("collapse",)}),
         (_("Look and end page"), {"fields": ("accent_color", "logo_file", "remove_logo", "end_text", "end_url")}),
@@ -587,8 +590,8 @@ class QuestionAdmin(OfDesignedSurveyMixin, TranslatedLabelsMixin, admin.ModelAdm
 
     fieldsets = (
         (None, {"fields": ("survey", "position", "section", "name", "text", "help_text", "kind", "style", "is_class",
-                           "prefer_not_to_say")}),
-        (_("Numeric bounds (public)"), {"fields": ("low", "high")}),
+                           "prefer_not_to_say", "matrix")}),
+        (_("Numeric bounds (public)"), {"fields": ("low", "high", "step")}),
         (_("Shown only if (skip logic)"), {"fields": ("show_if_question", "show_if_answers")}),
         (_("Unrelated-question model (MRR)"), {"fields": ("group", "personal_mode", "personal_text")}),
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),

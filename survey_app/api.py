@@ -188,6 +188,7 @@ def question_display(survey: Survey) -> list[dict]:
     out = []
     questions = list(survey.questions.prefetch_related("choices"))
     sections = languages.section_titles(questions)
+    matrices = languages.section_titles(questions, "matrix")
     for q in questions:
         # Texts and labels in the page's language (survey_app/languages.py), the engine's names and the order of the
         # labels (the choice numbers sent) unchanged.
@@ -208,6 +209,9 @@ def question_display(survey: Survey) -> list[dict]:
             # choices, each with the engine feature (a no/yes question) its box answers.
             "style": q.resolved_style(),
             "prefer_not_to_say": q.prefer_not_to_say,
+            # A slider's step (null: a hundredth of the range); the matrix (grid) this question is a row of ("": none).
+            "step": q.step,
+            "matrix": matrices.get(q.matrix, q.matrix),
             # Skip logic (static/js/skip.mjs): shown only if the question ``question`` has one of the answer codes
             # ``answers``; hidden, it sends the code ``not_asked`` (its last label, "Not asked").
             "show_if": {"question": q.show_if_question.name, "answers": q.show_if_codes(),
@@ -283,7 +287,9 @@ def _static_body(survey: Survey, protocol) -> dict:
 def _build_static_body(survey: Survey, protocol) -> dict:
     return {
         "survey": {"slug": survey.slug, "title": survey.display_title, "description": survey.display_description,
-                   "access": survey.access},
+                   "access": survey.access,
+                   # Each respondent's browser draws its own order of questions and choices (never sent).
+                   "shuffle": {"questions": survey.shuffle_questions, "choices": survey.shuffle_choices}},
         "questions": question_display(survey),
         "report_schema": protocol.report_schema(),
         "privacy": protocol.privacy(),

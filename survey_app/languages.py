@@ -28,7 +28,7 @@ PREFER_NOT_TO_SAY = "Prefer not to say"
 NOT_ASKED = "Not asked"
 
 SURVEY_FIELDS = ("title", "description", "end_text")
-QUESTION_FIELDS = ("text", "help_text", "personal_text", "section")
+QUESTION_FIELDS = ("text", "help_text", "personal_text", "section", "matrix")
 
 
 def language_codes() -> list[str]:
@@ -131,21 +131,22 @@ def display_labels(question, labels: list[str]) -> list[str]:
 
 
 def question_texts(question) -> dict[str, str]:
-    """A question's ``text``, ``help_text``, ``personal_text`` and ``section`` in the page's language (each falling
-    back to the original)."""
+    """A question's ``text``, ``help_text``, ``personal_text``, ``section`` and ``matrix`` in the page's language
+    (each falling back to the original)."""
     return {field: text_in(question.translations, field, getattr(question, field)) for field in QUESTION_FIELDS}
 
 
-def section_titles(questions) -> dict[str, str]:
+def section_titles(questions, field: str = "section") -> dict[str, str]:
     """{section: its title in the page's language} for the sections of ``questions`` (in order): the translation of
     the first question of the section that gives one, so that every question of a section shows the same title (the
-    page groups questions by it)."""
+    page groups questions by it). ``field="matrix"``: the same for the titles of matrices."""
     titles: dict[str, str] = {}
     for q in questions:
-        if q.section and q.section not in titles:
-            title = text_in(q.translations, "section", "")
+        key = getattr(q, field)
+        if key and key not in titles:
+            title = text_in(q.translations, field, "")
             if title:
-                titles[q.section] = title
+                titles[key] = title
     return titles
 
 

@@ -32,10 +32,10 @@ SURVEY_FIELDS = (
     "slug", "title", "description", "status", "access", "mode", "theta", "epsilon", "encoding", "strategy",
     "postprocess", "allocation", "validation_share", "numeric_handling", "numeric_bins", "gaussian_approach",
     "retrain_minutes", "opens_at", "closes_at", "quota", "webhook_url", "webhook_secret", "ohttp_relay",
-    "accent_color", "end_text", "end_url",
+    "accent_color", "end_text", "end_url", "shuffle_questions", "shuffle_choices",
 )
 QUESTION_FIELDS = ("name", "text", "help_text", "section", "kind", "style", "is_class", "low", "high",
-                   "prefer_not_to_say", "group")
+                   "prefer_not_to_say", "group", "step", "matrix")
 
 
 def _checked(instance, exclude=()) -> None:

@@ -239,6 +239,15 @@ class Survey(models.Model):
         help_text=_("While the survey is open, workers publish a new model this often. New reports leave the inbox "
                     "at most 10 minutes apart, whatever this says."),
     )
+    shuffle_questions = models.BooleanField(
+        default=False,
+        help_text=_("Show each respondent the questions of a page (and the rows of a matrix) in an order of their "
+                    "own, drawn by their browser; the order is never sent."))
+    shuffle_choices = models.BooleanField(
+        default=False,
+        help_text=_("Show each respondent the choices of a question in an order of their own, drawn by their browser "
+                    "(not scales, matrices or yes/no; “Prefer not to say” and “None of these” stay last); the order is "
+                    "never sent."))
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -518,6 +527,7 @@ class Question(models.Model):
         BUTTONS = "buttons", _("One button per choice")
         DROPDOWN = "dropdown", _("Dropdown list")
         SCALE = "scale", _("Ordered scale (e.g. Likert), shown left to right in the choices' order")
+        SLIDER = "slider", _("Slider between the public bounds (numbers only)")
 
     class PersonalMode(models.TextChoices):
         SIMULATED = "simulated", _("Simulated by the browser from the declared distribution")
@@ -551,6 +561,13 @@ class Question(models.Model):
         default=list, blank=True, verbose_name=_("answers that show it"),
         help_text=_("The answers (as labelled in the original language) of that question that show this one, as a "
                     "list, e.g. [\"yes\"]."))
+    step = models.FloatField(
+        null=True, blank=True,
+        help_text=_("Slider only: the distance between the values it can take (empty: a hundredth of the range)."))
+    matrix = models.CharField(
+        max_length=200, blank=True,
+        help_text=_("Matrix: questions next to each other with the same matrix title and the same choices are shown "
+                    "as one grid, a row each (each is still one question to the randomizer)."))
     group = models.PositiveSmallIntegerField(
         default=0, help_text=_("MRR attribute group: a group's answers are randomized together."))
     personal_mode = models.CharField(max_length=10, choices=PersonalMode.choices, default=PersonalMode.SIMULATED)
@@ -625,9 +642,16 @@ class Question(models.Model):
                     code="multi_style")
             if self.prefer_not_to_say and self.survey_id and self.survey.mode == Survey.Mode.MRR:
                 errors["prefer_not_to_say"] = ValidationError(MULTI_PREFER_NOT_UNDER_MRR, code="multi_prefer_not")
-        if self.kind == self.Kind.NUMERIC and self.style != self.Style.AUTO:
+        if self.kind == self.Kind.NUMERIC and self.style not in (self.Style.AUTO, self.Style.SLIDER):
             errors["style"] = ValidationError(
-                _("A number is always typed in a box: leave the style on Automatic."), code="numeric_style")
+                _("A number is typed in a box or set with a slider: choose Automatic or Slider."),
+                code="numeric_style")
+        if self.style == self.Style.SLIDER and self.kind != self.Kind.NUMERIC:
+            errors["style"] = ValidationError(
+                _("A slider sets a number: only a question of the kind “Number with public bounds” can use it."),
+                code="slider_kind")
+        errors.update(self._slider_step_errors())
+        errors.update(self._matrix_errors())
         if self.style == self.Style.SCALE and self.kind != self.Kind.CATEGORICAL:
             errors.setdefault("style", ValidationError(
                 _("An ordered scale needs a categorical question (Choices) with at least 3 choices in their order."),
@@ -641,6 +665,39 @@ class Question(models.Model):
             elif self.style == self.Style.SCALE and count < 3:
                 errors["style"] = ValidationError(SCALE_TOO_FEW, code=CHOICE_COUNT)
         return errors
+
+    def _slider_step_errors(self) -> dict[str, ValidationError]:
+        """A slider's step: positive, finite, at most the range between the bounds; only on a slider."""
+        if self.step is None:
+            return {}
+        if self.style != self.Style.SLIDER:
+            return {"step": ValidationError(_("Only a slider has a step: empty it, or choose the style Slider."),
+                                            code="step_without_slider")}
+        width = (self.high - self.low) if self.low is not None and self.high is not None else math.inf
+        if not (math.isfinite(self.step) and 0 < self.step <= width):
+            return {"step": ValidationError(
+                _("The step must be a positive number no larger than the range between the bounds."),
+                code="step_range")}
+        return {}
+
+    def _matrix_errors(self) -> dict[str, ValidationError]:
+        """A matrix row answers with one choice of the grid's columns: a yes/no question or choices shown as buttons
+        or a scale, never a number, select-all or dropdown; its unrelated question (MRR) is simulated."""
+        if not self.matrix.strip():
+            self.matrix = ""
+            return {}
+        if self.kind not in (self.Kind.BINARY, self.Kind.CATEGORICAL):
+            return {"matrix": ValidationError(
+                _("Only a yes/no question or a question with choices can be a row of a matrix."), code="matrix_kind")}
+        if self.style == self.Style.DROPDOWN:
+            return {"matrix": ValidationError(
+                _("A matrix shows its choices as columns: a row cannot be a dropdown. Choose another style."),
+                code="matrix_style")}
+        if self.personal_mode == self.PersonalMode.REAL:
+            return {"matrix": ValidationError(
+                _("A matrix row cannot ask a real unrelated question: let the browser simulate it."),
+                code="matrix_personal")}
+        return {}
 
     def skip_errors(self) -> dict[str, ValidationError]:
         """The rules of skip logic and optional answers (docs/question-types.md): a question is shown on a condition
@@ -705,9 +762,9 @@ class Question(models.Model):
     def resolved_style(self) -> str:
         """How the respondent's page shows the question: ``number`` (numeric), ``checkboxes`` (select all that
         apply), else ``buttons``, ``dropdown`` or ``scale`` — ``auto`` resolved here, the one place (buttons; a
-        dropdown for more than ``DROPDOWN_ABOVE`` choices)."""
+        dropdown for more than ``DROPDOWN_ABOVE`` choices); a number set with a slider ``slider``."""
         if self.kind == self.Kind.NUMERIC:
-            return "number"
+            return self.Style.SLIDER.value if self.style == self.Style.SLIDER else "number"
         if self.kind == self.Kind.MULTI:
             return "checkboxes"
         if self.style == self.Style.AUTO:

@@ -210,6 +210,31 @@ def make_types_survey(mode: str = "ldp", encoding: str = "oue", **fields) -> Sur
     return survey
 
 
+DRINKS = ("coffee", "tea", "water", "juice", "milk")
+
+
+def make_widgets_survey(slug: str = "widgets", **fields) -> Survey:
+    """An open LDP survey on three pages: a matrix of two agreement items (rested, dreams; "Sleep"), then a slider
+    for hours of sleep (0 to 12 by 0.5) and a drink to choose ("Habits"), then the class sick ("You"); no validation
+    share."""
+    settings = dict(title="Widgets", slug=slug, mode="ldp", epsilon=1.0, encoding="oue", status="open",
+                    validation_share=0.0)
+    survey = Survey.objects.create(**{**settings, **fields})
+    rows = [Question.objects.create(survey=survey, name=name, text=text, position=i, section="Sleep", style="scale",
+                                    matrix="How much do you agree?")
+            for i, (name, text) in enumerate((("rested", "I wake up rested."), ("dreams", "I remember my dreams.")))]
+    Question.objects.create(survey=survey, name="hours", text="How many hours do you sleep?", kind="numeric",
+                            style="slider", low=0.0, high=12.0, step=0.5, position=2, section="Habits")
+    drink = Question.objects.create(survey=survey, name="drink", text="What do you drink in the evening?",
+                                    position=3, section="Habits", prefer_not_to_say=True)
+    for question, labels in ((rows[0], AGREEMENT), (rows[1], AGREEMENT), (drink, DRINKS)):
+        Choice.objects.bulk_create([Choice(question=question, label=label, position=i)
+                                    for i, label in enumerate(labels)])
+    Question.objects.create(survey=survey, name="sick", text="Have you been ill this year?", kind="binary",
+                            is_class=True, position=4, section="You")
+    return survey
+
+
 def make_designer(name: str):
     """A staff user with every permission on surveys, questions, choices and invitations (a survey designer)."""
     from django.contrib.auth.models import Permission, User

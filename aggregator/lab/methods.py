@@ -312,6 +312,8 @@ _POSTPROCESS_VARIANTS = (("neg1", "neg-to-one", "seed 000's post-processing (neg
                          ("postmean", "posterior-mean", "posterior means under the flat Dirichlet prior, no floor "
                                                         "(the earlier default)"),
                          ("marginal", "marginal-mean", "posterior means centred on the answer's marginal, no floor"),
+                         ("share", "share-mean", "posterior means centred on the answer's marginal, κ averaged over "
+                                                 "the class-explained share, the class prior shrunk too, no floor"),
                          ("mle", "mle", "the closed-form MLE of k-RR frequencies (Pinzón et al.) where the input is "
                                         "DE, Norm-Sub elsewhere"))
 for _encoding in ("de", "sue", "oue", "olh", "ss", "adaptive"):

@@ -297,6 +297,11 @@ FIGURES: list[Figure] = [
            "means, paired, on every bundled table and six tables scikit-learn ships",
            "the regret table — seed 000's grid and protocol (80/20 splits; 100 repetitions for the committed figure)",
            RegretCurves().compute, plot_regret, 100, notes_regret),
+    Figure("regret-share", "No regret, the candidate without the floor: posterior means with κ averaged over the "
+           "class-explained share and the class prior shrunk alike (adaptive oracle choice), against the same old "
+           "rules",
+           "the regret table — seed 000's grid and protocol (80/20 splits)",
+           RegretCurves(families=("adaptive-share",)).compute, plot_regret, 100, notes_regret),
     Figure("regret-oracles", "No regret, explicitly chosen oracles and Gaussian NB: DE and OUE against "
            "their own old rules, gauss-sample against itself without the floor and its private majority rule",
            "the regret table — seed 000's grid and protocol (80/20 splits)",

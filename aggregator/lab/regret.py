@@ -58,6 +58,8 @@ FAMILIES = {
     "de": discrete("de"),
     "oue": discrete("oue"),
     "gauss-sample": Family("gauss-sample", "gauss-sample-majority", ("gauss-sample-nofloor",), numeric_only=True),
+    # The candidate without the floor (``shrinkage.SHARE``) against the same old rules as the default.
+    "adaptive-share": Family("adaptive-share", "adaptive-majority", discrete("adaptive").rivals),
 }
 
 

@@ -50,7 +50,7 @@ import numpy as np
 from scipy.stats import chi2
 
 __all__ = ["ALPHA", "independence_statistic", "select", "flatten", "dependence_metadata", "apply_floor", "null_joint",
-           "concentration", "KAPPA_MIN"]
+           "concentration", "share_concentration", "uniformity_statistic", "KAPPA_MIN"]
 
 #: Family-wise probability that a model whose questions are all independent of the class keeps any of them.
 ALPHA = 0.05
@@ -165,6 +165,65 @@ def concentration(statistics: Sequence[float], dfs: Sequence[int], signals: Sequ
     if excess <= 0 or total <= 0:
         return math.inf
     return max(total / excess - 1.0, minimum)
+
+
+#: Grid points of the share λ = 1/(κ + 1) over which ``share_concentration`` averages (midpoints; the posterior mean's
+#: quadrature error is far below the statistic's noise).
+SHARE_GRID = 400
+
+
+def share_concentration(statistics: Sequence[float], dfs: Sequence[int], signals: Sequence[float],
+                  minimum: float = KAPPA_MIN, null_means: Sequence[float] | None = None) -> float:
+    """κ of the columns' common prior Dirichlet(κ·m): 1/λ̄ − 1, λ̄ the posterior mean of the share
+    λ = 1/(κ + 1) ∈ (0, 1/(1 + ``minimum``)] of every answer's variance that the class explains, under a flat prior
+    on λ, given the pooled Wald statistics (module docstring).
+
+    Σ_i (T_i − μ₀_i) is taken as Gaussian with mean λ·Σ A_i and variance Σ 2μ₀_i²/df_i + 4λ·Σ A_i (T_i a scaled
+    χ²_{df_i} with mean μ₀_i, plus the non-central part). With no signal scale (Σ A = 0: no question can show any
+    dependence) κ = ∞, every column the marginal: the private majority rule exactly. As n grows with independent
+    questions the likelihood's width in λ shrinks like 1/√n while Σ A grows like n, so λ̄ → 0 and κ → ∞; with a
+    real dependence λ̄ tends to its share. With few reports per cell the statistics hardly move with λ and λ̄ stays
+    near the flat prior's mean: the conditionals are shrunk by their own noise (``shrinkage``), not dropped."""
+    T = np.asarray(statistics, dtype=np.float64)
+    df = np.asarray(dfs, dtype=np.float64)
+    A = np.asarray(signals, dtype=np.float64)
+    mu = df if null_means is None else np.maximum(np.asarray(null_means, dtype=np.float64), 0.0)
+    ok = df > 0
+    total = float(np.sum(A[ok]))
+    if total <= 0:
+        return math.inf
+    excess = float(np.sum((T - mu)[ok]))
+    null_var = float(np.sum(2.0 * mu[ok] ** 2 / df[ok]))
+    top = 1.0 / (1.0 + minimum)
+    share = (np.arange(SHARE_GRID) + 0.5) / SHARE_GRID * top
+    var = null_var + 4.0 * share * total
+    log_lik = -0.5 * (excess - share * total) ** 2 / var - 0.5 * np.log(var)
+    weight = np.exp(log_lik - log_lik.max())
+    mean_share = float(np.sum(weight * share) / np.sum(weight))
+    return max(1.0 / mean_share - 1.0, minimum)
+
+
+def uniformity_statistic(prior, standard_errors) -> tuple[float, int, float]:
+    """(T, df, A) of the class prior against the uniform distribution u: R = P̂ − u with covariance
+    H·diag(se²)·H (H = I − 11ᵀ/k, the simplex's tangent), T = Rᵀ·Cov⁺·R, df its rank, and A = tr(Cov⁺·(diag u − u·uᵀ))
+    the signal scale when P(c) ~ Dirichlet(κ·u) with κ + 1 = 1 — the class prior's counterpart of
+    ``independence_statistic``, for ``concentration``."""
+    p = np.asarray(prior, dtype=np.float64)
+    se = np.asarray(standard_errors, dtype=np.float64)
+    k = p.size
+    if se.shape != (k,) or not np.all(np.isfinite(se)) or not np.all(np.isfinite(p)):
+        raise ValueError("one finite standard error per class")
+    u = np.full(k, 1.0 / k)
+    H = np.eye(k) - 1.0 / k
+    w, U = np.linalg.eigh(H @ np.diag(se**2) @ H)
+    if w.max() <= 0:
+        return 0.0, 0, 0.0
+    keep = w > RANK_TOLERANCE * w.max()
+    Uk = U[:, keep]
+    z = Uk.T @ (p - u)
+    S = np.diag(u) - np.outer(u, u)
+    A = float(np.sum(np.einsum("ij,ik,kj->j", Uk, S, Uk) / w[keep]))
+    return float(np.sum(z**2 / w[keep])), int(keep.sum()), A
 
 
 def null_joint(joint, prior) -> np.ndarray:

@@ -89,8 +89,11 @@ MLE = "mle"
 #: Post-processing methods by name. "bayes" (the default, ``shrinkage``) makes a single distribution (a class prior) by
 #: Norm-Sub; under that name the Naive Bayes estimators (LDP, MRR) take every conditional's posterior mean given its
 #: own standard error (``shrinkage.posterior_conditionals``) with the floor of ``dependence``; "posterior-mean" and
-#: "marginal-mean" are those posterior means without the floor (flat, resp. marginal-centred prior).
+#: "marginal-mean" are those posterior means without the floor (flat, resp. marginal-centred prior); "share-mean" the
+#: marginal-centred ones with κ averaged over the class-explained share and the class prior shrunk too, no floor
+#: (``shrinkage.posterior_prior``).
 METHODS = {"bayes": project_simplex, "posterior-mean": project_simplex, "marginal-mean": project_simplex,
+           "share-mean": project_simplex,
            "norm-sub": project_simplex, "neg-to-one": negative_to_one, MLE: project_simplex}
 DEFAULT = "bayes"
 

@@ -42,7 +42,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["posterior_conditionals", "posterior_mean", "answer_marginal", "NAME", "LABEL", "FLAT", "MARGINAL",
+__all__ = ["posterior_conditionals", "posterior_mean", "posterior_prior", "answer_marginal", "NAME", "LABEL", "FLAT",
+           "MARGINAL", "SHARE",
            "CENTRES"]
 
 #: The default's name where post-processing methods are chosen (``postprocess.METHODS``): posterior means centred on
@@ -54,8 +55,12 @@ LABEL = ("posterior mean centred on the answer's marginal, from each estimate's 
 FLAT = "posterior-mean"
 #: The posterior means centred on the marginal, without the floor.
 MARGINAL = "marginal-mean"
+#: Marginal-centred posterior means with κ the posterior mean over the class-explained share and the class prior
+#: shrunk alike (``dependence.share_concentration``, ``posterior_prior``): no floor; LDP Naive Bayes only (MRR: as
+#: "marginal-mean").
+SHARE = "share-mean"
 #: Which prior centre each shrinking post-processing uses (``posterior_conditionals``' ``centre``).
-CENTRES = {NAME: "marginal", MARGINAL: "marginal", FLAT: "uniform"}
+CENTRES = {NAME: "marginal", MARGINAL: "marginal", FLAT: "uniform", SHARE: "marginal"}
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(64)
 #: Half-width of the integration window in standard errors; beyond it the likelihood is below e^{-50}.
@@ -148,3 +153,26 @@ def posterior_conditionals(joint, variances, prior, centre: str = "uniform",
     total = mean.sum(axis=0)
     # A column whose every mean is 0 (only when s = 0 and every raw value ≤ 0) carries no information.
     return np.where(total > 0, mean / np.where(total > 0, total, 1.0), 1.0 / size)
+
+
+def posterior_prior(raw, standard_errors) -> tuple[np.ndarray, float]:
+    """(P̃(c), κ): the class prior's posterior means under Dirichlet(κ·u) centred on the uniform distribution u, given
+    the raw unbiased estimates ``raw`` (k,) and their standard errors, κ from the estimates' own Wald statistic against
+    u (``dependence.uniformity_statistic``, ``dependence.share_concentration``: the same flat prior on the share
+    λ = 1/(κ + 1) ∈ (0, ½] as the conditionals').
+
+    The conditionals' shrinkage (``posterior_conditionals``) makes the classes' log-likelihoods differ less as the
+    noise grows; a class prior left at its raw estimate then decides alone, by its own noise, whenever the classes are
+    about equally frequent. Shrinking it by its own noise treats both alike: where the classes are detectably unequal
+    κ is small (little change), where the estimate cannot tell them apart κ grows and the prior tends to u."""
+    from .dependence import KAPPA_MIN, share_concentration, uniformity_statistic
+
+    r = np.asarray(raw, dtype=np.float64)
+    se = np.asarray(standard_errors, dtype=np.float64)
+    T, df, A = uniformity_statistic(r, se)
+    kappa = share_concentration([T], [df], [A], minimum=KAPPA_MIN)
+    if np.isinf(kappa):
+        return np.clip(r, 0.0, None) / max(float(np.clip(r, 0.0, None).sum()), 1e-300), kappa
+    u = np.full(r.size, 1.0 / r.size)
+    mean = posterior_mean(r, se, r.size, centre=u, concentration=kappa)
+    return mean / mean.sum(), kappa

@@ -15,7 +15,9 @@
 // ./protocol.mjs respond(), in the same order on the first report, so the shared vectors hold for it), and reused
 // whenever that value comes back. An adaptive allocation whose published chances change (a new UTC day) draws the
 // sampled part again with the new chances, as the page did before; the reports kept per value stay.
-// The memo lives in this object only — in the page's memory, never in storage, since its keys are true answers.
+// The memo lives in this object — in the page's memory — and, since its keys are true answers, only where the true
+// answers are kept too: this tab's sessionStorage until "Send" (./resume.mjs, state() and restore()), so that a
+// reload shows the same report; never in localStorage.
 import * as gaussian from "./gaussian.mjs";
 import { inputValue } from "./ldp_nb.mjs";
 import { meanInput } from "./mixed.mjs";
@@ -33,6 +35,23 @@ export class PermanentResponse {
     this.kept = new Map();  // "<part>|<value>" → that part's randomized report
     this.sampled = null;  // {cdf, index}: the part sampled by the assignment (one-report LDP, Gaussian, mixed)
     this.u = undefined;  // the validation share's draw
+  }
+
+  /** What this object holds, as JSON, for ./resume.mjs (its keys are true answers: kept only with them). */
+  state() {
+    return { kept: [...this.kept.entries()], sampled: this.sampled, u: this.u === undefined ? null : this.u };
+  }
+
+  /** The object for ``protocol`` holding ``state`` (from state(), under the same protocol), drawing afresh with
+   * ``rng`` only what it does not hold. */
+  static restore(protocol, rng, state) {
+    const permanent = new PermanentResponse(protocol, rng);
+    if (state && Array.isArray(state.kept)) {
+      permanent.kept = new Map(state.kept);
+      permanent.sampled = state.sampled || null;
+      permanent.u = state.u === null || state.u === undefined ? undefined : state.u;
+    }
+    return permanent;
   }
 
   /** The part ``part``'s report for ``value`` (any JSON): kept, or drawn by ``draw`` and kept. */

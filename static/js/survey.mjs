@@ -1,7 +1,8 @@
 // The respondent's page: renders the questions from the protocol API, randomizes the answers in this browser
 // (./protocol.mjs, which mirrors aggregator/privacy) and sends only the randomized report.
-// True answers live only in this page's memory: never in a request, a URL, a cookie or storage. The randomized report
-// may be kept in localStorage until it is received (./memo.mjs). Every sentence about the mechanism comes from the
+// True answers live in this page's memory and, until "Send", in this tab's sessionStorage (./resume.mjs: a reload or
+// Back keeps them; each step is a history entry): never in a request, a URL, a cookie or localStorage. The randomized
+// report may be kept in localStorage until it is received (./memo.mjs). Every sentence about the mechanism comes from the
 // mechanism's own module (./explain.mjs → describe(), and summarize() for the review step's "In short"), never from
 // this page.
 // A survey by invitation: the invitation link carries the token in its fragment (/s/<slug>/i/#<token>), which no
@@ -22,7 +23,9 @@ import { describeRoute, transport } from "./ohttp.mjs";
 import { PermanentResponse } from "./permanent.mjs";
 import { featureCode, featureSource } from "./questions.mjs";
 import { ByteSource } from "./random.mjs";
+import * as resume from "./resume.mjs";
 import * as skip from "./skip.mjs";
+import * as widgets from "./widgets.mjs";
 
 const app = document.getElementById("survey-app");
 let questionList = [];  // the display questions, for skip logic's conditions (readAnswer)
@@ -64,6 +67,7 @@ function questionField(q, index) {
   const id = `q${index}`;
   const help = q.help_text ? el("p", { class: "help", id: `${id}-help`, text: q.help_text }) : null;
   if (q.kind === "numeric") {
+    if (q.style === "slider") return widgets.slider(q, id, help);
     const input = el("input", {
       id, type: "number", inputmode: "decimal", min: q.low, max: q.high, step: "any", required: true,
       "aria-describedby": help ? `${id}-help` : null, "data-question": q.name,
@@ -97,6 +101,7 @@ function readAnswer(q, index) {
   // Skip logic (./skip.mjs): a hidden question answers "Not asked", whatever its field holds.
   if (q.show_if && skip.isHidden(q, questionList, (g) => readAnswer(g, questionList.indexOf(g)).value)) return { value: q.show_if.not_asked };
   if (q.kind === "numeric") {
+    if (q.style === "slider") return widgets.readSlider(q, `q${index}`);
     const input = document.getElementById(`q${index}`);
     const value = Number.parseFloat(input.value);
     if (!Number.isFinite(value)) return { error: t("Please answer “{text}” with a number.", { text: q.text }) };
@@ -109,16 +114,17 @@ function readAnswer(q, index) {
   return { value: Number.parseInt(checked.value, 10) };
 }
 
-/** The element that carries a question's invalid state (a numeric input, a dropdown, or the fieldset of a group of
- * radio buttons or check boxes), from the id of its answer field (``q3``, ``p3``). */
+/** The element that carries a question's invalid state (a numeric input or slider, a dropdown, the fieldset of a
+ * group of radio buttons or check boxes, or a matrix row), from the id of its answer field (``q3``, ``p3``). */
 function questionOf(fieldId) {
   const field = document.getElementById(fieldId) || document.querySelector(`input[data-group="${fieldId}"]`);
-  return field.type === "number" || field.tagName === "SELECT" ? field : field.closest("fieldset");
+  return field.type === "number" || field.type === "range" || field.tagName === "SELECT" ? field : field.closest("fieldset, tr");
 }
 
 /** Mark one question invalid: aria-invalid, and the message beside it, tied by aria-describedby. */
 function markInvalid(fieldId, message) {
   const target = questionOf(fieldId);
+  if (target.tagName === "TR") return widgets.markRow(target, fieldId, message);
   const container = target.closest(".question");
   const note = el("p", { class: "question-error", id: `${fieldId}-error`, text: message });
   const heading = container.querySelector(":scope > legend, :scope > label");
@@ -130,6 +136,7 @@ function markInvalid(fieldId, message) {
 
 function clearInvalid(fieldId) {
   const target = questionOf(fieldId);
+  if (target.tagName === "TR") return widgets.clearRow(target, fieldId);
   const note = document.getElementById(`${fieldId}-error`);
   if (note) note.remove();
   target.removeAttribute("aria-invalid");
@@ -142,7 +149,7 @@ function clearInvalid(fieldId) {
 function bringTo(fieldId) {
   const target = questionOf(fieldId);
   target.closest(".question").scrollIntoView({ block: "start" });
-  const field = target.type === "number" || target.tagName === "SELECT" ? target
+  const field = target.type === "number" || target.type === "range" || target.tagName === "SELECT" ? target
     : target.querySelector("input:checked") || target.querySelector("input");
   field.focus({ preventScroll: true });
 }
@@ -238,7 +245,14 @@ async function main() {
   }
   let published = validates ? await validationModel() : null;
   questionList = questions;
-  const pages = sections(questions);
+  // Answers kept in this tab until "Send" (./resume.mjs; a preview keeps nothing), and this respondent's own order of
+  // questions and choices (./widgets.mjs), drawn once per tab from its own crypto source, apart from the randomizer's.
+  const answerStore = preview ? null : resume.sessionStore();
+  const signature = resume.questionsSignature(questions);
+  const keptAnswers = resume.read(answerStore, slug, signature);
+  const shuffling = survey.shuffle || {};
+  const { pages, order } = widgets.arrange(sections(questions), shuffling,
+    shuffling.questions || shuffling.choices ? new ByteSource() : null, keptAnswers && keptAnswers.order);
   const form = el("form", { novalidate: true, "aria-describedby": "privacy-figure" });
   // Enter in a field presses the form's default button ("Next", below); the form itself is never submitted.
   form.addEventListener("submit", (event) => event.preventDefault());
@@ -250,16 +264,27 @@ async function main() {
     if (surveyKey && !preview && !held.credential && token && !redeeming) redeemEarly();
     const fieldId = event.target.dataset.group || event.target.id;
     if (fieldId && document.getElementById(`${fieldId}-error`)) clearInvalid(fieldId);
+    keepAnswers();
   });
-  // The language switch at the foot of the page (templates/base.html) reloads the page, and the answers live only in
-  // this page's memory: ask before they are lost.
+  form.addEventListener("change", () => keepAnswers());  // after a select-all box unticks the others
+  // The language switch at the foot of the page (templates/base.html) reloads the page: the answers kept in this tab
+  // come back; a browser that keeps nothing loses them, so the page asks first.
+  let leaving = false;
   for (const switcher of document.querySelectorAll("form.language-switch")) {
     switcher.addEventListener("submit", (event) => {
-      if (unsent && !window.confirm(t("Changing the language reloads this page, and the answers you have given are not kept anywhere (they never leave your browser). Change the language and answer again?"))) {
+      if (unsent && !answerStore && !window.confirm(t("Changing the language reloads this page, and the answers you have given are not kept anywhere (they never leave your browser). Change the language and answer again?"))) {
         event.preventDefault();
+        return;
       }
+      leaving = true;
     });
   }
+  // Leaving the page (closing the tab, another address, a reload) with answers not sent: the browser asks first.
+  window.addEventListener("beforeunload", (event) => {
+    if (!unsent || leaving) return;
+    event.preventDefault();
+    event.returnValue = "";  // older browsers ask only when this is set
+  });
   const steps = pages.length + 1;  // the pages of questions, then the review
   // Progress counts the pages of questions done: none on the first, all of them on the review.
   const progress = el("progress", { max: pages.length, value: 0, "aria-label": t("Progress") });
@@ -268,9 +293,17 @@ async function main() {
   const pageNodes = pages.map(([title, qs], p) => {
     const node = el("section", { class: "page", hidden: p !== 0, "aria-label": title || t("Part {n}", { n: p + 1 }) });
     if (title) node.append(el("h2", { text: title }));
-    for (const q of qs) {
-      node.append(questionField(q, questions.indexOf(q)));
-      if (asksPersonal(protocol, q)) node.append(personalField(q, questions.indexOf(q)));
+    for (const unit of widgets.units(qs)) {
+      if (unit.matrix && !unit.questions.some((q) => asksPersonal(protocol, q))) {  // one grid, a row per question
+        node.append(widgets.matrix(unit.matrix, unit.questions.map((q) => ({ q, id: `q${questions.indexOf(q)}` }))));
+        continue;
+      }
+      for (const q of unit.questions) {
+        const field = questionField(q, questions.indexOf(q));
+        widgets.orderChoices(field, order.choices[q.name]);
+        node.append(field);
+        if (asksPersonal(protocol, q)) node.append(personalField(q, questions.indexOf(q)));
+      }
     }
     return node;
   });
@@ -291,9 +324,18 @@ async function main() {
   if (mechanismBox) mechanismBox.replaceChildren(...blocks(words.overview));
   const memoBox = document.getElementById("memo-words");
   // A preview keeps nothing, but shows what the real page tells a respondent whose browser can keep a copy.
-  const memoWords = preview ? `${t("In this preview nothing is kept. On the survey's page:")} ${memos.words({ invited: Boolean(surveyKey) }, { relayed: Boolean(relay) })}`
-    : memos.words(bind, { relayed: Boolean(relay) });
+  const memoWords = preview ? `${t("In this preview nothing is kept. On the survey's page:")} ${memos.words({ invited: Boolean(surveyKey) }, { relayed: Boolean(relay) })} ${resume.words(true)}`
+    : `${memos.words(bind, { relayed: Boolean(relay) })} ${resume.words(answerStore)}`;
   if (memoBox) memoBox.replaceChildren(el("p", { text: memoWords }));
+  if (memoBox && answerStore) {
+    const drop = el("button", { type: "button", class: "secondary", text: t("Delete my answers from this tab") });
+    drop.addEventListener("click", () => {
+      resume.clear(answerStore, slug);
+      unsent = false;
+      window.location.reload();  // the page afresh, with nothing kept
+    });
+    memoBox.append(drop);
+  }
   const { memo: kept, discarded } = memos.read(storage, bind);
   let memo = kept && kept.report ? kept : null;  // a randomized report kept from an earlier attempt to send it
   // A survey by invitation: this page's credential state, {pending?} before the token is redeemed, {credential?}
@@ -320,16 +362,58 @@ async function main() {
 
   let page = 0;
   let body = null;
-  const nonces = new Map();  // report (JSON) → its nonce, so that a report shown again is sent the same
   // One randomization per answer set: reviewing the same answers again shows the same report (./permanent.mjs).
-  // In this page's memory only: its keys are true answers.
-  let permanent = new PermanentResponse(protocol, source);
+  // In this page's memory and, with the answers, in this tab until "Send" (./resume.mjs): its keys are true answers.
+  // Kept reports drawn under another protocol version are not reused.
+  const sameProtocol = Boolean(keptAnswers && version && keptAnswers.protocol === version);
+  const nonces = new Map(sameProtocol ? keptAnswers.nonces : []);  // report (JSON) → its nonce: shown again, sent the same
+  let permanent = sameProtocol ? PermanentResponse.restore(protocol, source, keptAnswers.permanent)
+    : new PermanentResponse(protocol, source);
+  let keeping = true;  // answers are kept in this tab until "Send"
+
+  /** Keep the answers in this tab (./resume.mjs): never in a preview, not after "Send", nothing when none given. */
+  function keepAnswers() {
+    if (!answerStore || !keeping || memo) return;
+    const fields = resume.fieldStates(form);
+    if (!Object.keys(fields).length) {
+      resume.clear(answerStore, slug);
+      return;
+    }
+    resume.write(answerStore, slug, { questions: signature, protocol: version, step: page, fields, order,
+                                      permanent: permanent.state(), nonces: [...nonces.entries()] });
+  }
+
+  /** The step of this history entry, if the page recorded one. */
+  const historyStep = () => {
+    const state = window.history.state;
+    return state && Number.isInteger(state.coinflipStep) ? state.coinflipStep : null;
+  };
+
+  /** Whether every question of ``qs`` (and its unrelated question) is answered. */
+  const complete = (qs) => qs.every((q) => {
+    const i = questions.indexOf(q);
+    return !readAnswer(q, i).error && (!asksPersonal(protocol, q) || !readPersonal(q, i).error);
+  });
+
+  /** The furthest step up to ``target`` the answers allow: the first page with a question unanswered, else it. */
+  function reach(target) {
+    for (let p = 0; p < Math.min(target, pages.length); p += 1) if (!complete(pages[p][1])) return p;
+    return Math.min(Math.max(0, target), pages.length);
+  }
   let answered = false;  // the answers are in this page (not only a kept report restored from an earlier visit)
 
   /** Show step `p`; `settle` (the page as it opens) focuses the first question without scrolling to it, so the
    * survey's title and privacy explanation stay in view. */
-  function show(p, { settle = false } = {}) {
+  function show(p, { settle = false, history = "replace" } = {}) {
     page = p;
+    // Each step is a history entry (Next pushes one), so the browser's Back and Forward move between the steps.
+    const previous = window.history.state || {};
+    if (history === "push") window.history.pushState({ coinflipStep: p, coinflipPushed: true }, "");
+    else if (history === "replace") {
+      window.history.replaceState({ ...previous, coinflipStep: p,
+                                    coinflipPushed: previous.coinflipStep === p && Boolean(previous.coinflipPushed) }, "");
+    }
+    keepAnswers();
     updateSkips();
     pageNodes.forEach((node, i) => { node.hidden = i !== p; });
     review.hidden = p !== pages.length;
@@ -395,6 +479,7 @@ async function main() {
         saved = null;
         body = null;
         if (held.credential) keep();  // and in this browser (its invitation is spent): the credential alone
+        keeping = true;  // the fresh answers are kept in this tab until "Send"
         notice.replaceChildren(el("p", { text: t("The kept report was deleted from this browser.") }));
         errors.replaceChildren();
         review.replaceChildren();
@@ -412,7 +497,33 @@ async function main() {
       ...(surveyKey ? [el("p", { class: "credential-words", text: (relay ? t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. Both requests go through the relay, so the survey's server does not see the network address (IP) your browser connects from, only the time of each request, by which it could still match the two requests when few people answer at the same time.") : t("Because this survey is by invitation, your browser redeems your invitation code in a request of its own, at your first answer (or, if that did not get through, when you press “Send”): it sends the code with a blinded random value, and the survey signs that value without being able to see it. From then on the page holds no invitation code. Pressing “Send” sends the report above with the unblinded value and its signature (a “credential”, shown as \"credential\": {value, signature, key_id}) and without the invitation code, so nothing in the report tells the survey which invitation it came from. The survey's server does see the network address (IP) your browser connects from and the time of each request, so it could match the two requests by them, for example when few people answer at the same time.")) })] : []));
   }
 
-  back.addEventListener("click", () => show(Math.max(0, page - 1)));
+  back.addEventListener("click", () => {
+    const state = window.history.state;
+    if (state && state.coinflipPushed && state.coinflipStep === page) {
+      leaving = true;  // the entry before is this page's step before (popstate), or this page loaded again
+      window.history.back();
+    } else show(Math.max(0, page - 1));
+  });
+  // The browser's Back and Forward: the step of that entry; forward only as far as the answers allow, and at the
+  // review step the report these answers were given before (./permanent.mjs: going back never randomizes afresh).
+  window.addEventListener("popstate", (event) => {
+    leaving = false;
+    const target = event.state && Number.isInteger(event.state.coinflipStep) ? event.state.coinflipStep : null;
+    if (target === null) return;
+    if (memo !== null && !answered) {  // a kept report from an earlier visit: it stays until sent or deleted
+      window.history.replaceState({ coinflipStep: pages.length, coinflipPushed: false }, "");
+      return;
+    }
+    const p = reach(target);
+    if (p === pages.length) {
+      if (memo === null) showReview(buildReport());
+      answered = true;
+    } else if (memo !== null && page === pages.length) {  // Send was pressed: its kept report stays on show
+      window.history.replaceState({ coinflipStep: pages.length, coinflipPushed: false }, "");
+      return;
+    }
+    show(p, { history: p === target ? "none" : "replace" });
+  });
   next.addEventListener("click", async () => {
     if (page < pages.length) {
       if (!collect(pages[page][1])) return;
@@ -420,7 +531,7 @@ async function main() {
         showReview(buildReport());
         answered = true;
       }
-      show(page + 1);
+      show(page + 1, { history: "push" });
       return;
     }
     if (preview) return;
@@ -617,6 +728,9 @@ async function main() {
     }
     // Kept before it leaves, so that a retry after a failure sends this same report (./memo.mjs).
     if (!memo) keep(true);
+    // "Send": the answers kept in this tab are deleted (the report to send waits in the memo, with no true answer).
+    keeping = false;
+    resume.clear(answerStore, slug);
     if (surveyKey && !held.credential) {
       if (redeeming) await redeeming;
       if (!held.credential && !(await redeem())) return;
@@ -651,6 +765,7 @@ async function main() {
     if (sent.status === 201 || (surveyKey && sent.status === 409)) {
       forget();
       unsent = false;
+      resume.clear(answerStore, slug);
       window.location.assign(thanksUrl);
       return;
     }
@@ -666,7 +781,16 @@ async function main() {
     showReview(memo.report, memo.nonce);
     show(pages.length);
   } else {
-    show(0, { settle: true });
+    // Answers kept in this tab (a reload, the language switch, Back to this page): put back, at the step this history
+    // entry (or the kept state) was at, as far as they reach.
+    const restored = keptAnswers ? resume.restoreFields(form, keptAnswers.fields, widgets.setSlider) : false;
+    unsent = restored;
+    const p = restored ? reach(historyStep() ?? keptAnswers.step ?? 0) : 0;
+    if (p === pages.length) {
+      showReview(buildReport());
+      answered = true;
+    }
+    show(p, { settle: true });
   }
 }
 

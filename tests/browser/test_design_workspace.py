@@ -136,7 +136,7 @@ def test_create_add_reorder_watch_the_figures_preview_and_open(browser, live_ser
     expect(body).to_contain_text("cannot be used")
     survey.refresh_from_db()
     assert survey.mode == "ldp" and survey.epsilon == 2.0  # nothing saved by watching
-    assert "θ (MRR): Ensure this value is less than or equal to 1.0." in body.inner_text()
+    assert "θ (MRR): θ must be in (0, 1]." in body.inner_text()
     page.get_by_label("θ (MRR)").fill("0.7")
     page.get_by_label("Mode").select_option("ldp")
     epsilon.fill("1")

@@ -129,11 +129,14 @@ def test_the_switch_changes_the_language(browser, live_server):
 
 
 def test_the_switch_asks_before_it_drops_answers_given_on_the_page(browser, live_server):
-    """The answers live only in the page's memory, and the switch reloads it: once something is answered, the page
-    asks first (in the page's language). Declined: nothing happens and the answer is still there; accepted: the page
-    changes language, with nothing kept."""
+    """In a browser whose session storage is blocked the answers live only in the page's memory, and the switch
+    reloads it: once something is answered, the page asks first (in the page's language). Declined: nothing happens
+    and the answer is still there; accepted: the page changes language, with nothing kept. (Where the tab keeps the
+    answers, the switch keeps them without asking: tests/browser/test_resume.py.)"""
     survey = german_habits("ldp")
     context = browser.new_context(locale="de-DE")
+    context.add_init_script("Object.defineProperty(window, 'sessionStorage', "
+                            "{ get() { throw new DOMException('blocked', 'SecurityError'); } });")
     page = context.new_page()
     errors, dialogs = [], []
     page.on("pageerror", lambda e: errors.append(str(e)))

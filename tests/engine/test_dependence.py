@@ -21,11 +21,13 @@ from aggregator.privacy.dependence import (
     independence_statistic,
     null_positive_excess,
     select,
+    share_concentration,
+    uniformity_statistic,
 )
 from aggregator.privacy.naive_bayes.ldp import LDPNaiveBayes
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.schema import Categorical, Numeric
-from aggregator.privacy.shrinkage import posterior_conditionals
+from aggregator.privacy.shrinkage import posterior_conditionals, posterior_prior
 
 K = 3
 SIZES = (2, 3, 5, 4)
@@ -397,3 +399,66 @@ def test_null_mean_is_calibrated_at_small_n():
         over_mu += list(T / mu)
     assert np.mean(over_mu) == pytest.approx(1.0, abs=0.06)
     assert np.mean(over_df) < 0.9
+
+
+# -- the candidate without the floor: κ averaged over the class-explained share ------------------------------------
+def test_share_concentration_uninformative_statistics_give_the_flat_prior_mean():
+    """When the statistics cannot move with the share (Σ A tiny against the null's spread), the posterior of
+    λ = 1/(κ + 1) is its flat prior on (0, ½]: mean ¼, κ = 3; with no signal scale at all, κ = ∞."""
+    assert share_concentration([8.0, 8.0], [8, 8], [1e-9, 1e-9]) == pytest.approx(3.0, rel=1e-3)
+    assert np.isinf(share_concentration([8.0], [8], [0.0]))
+
+
+def test_share_concentration_tracks_the_share():
+    """E[Σ (T − μ₀)] = λ·Σ A: with a large signal scale the posterior mean of λ sits at the observed share (its sd
+    here is √(2·df + 4·λ·A)/A ≈ 0.003 for λ = 0.1), and with no excess it tends to 0 (κ large), as n → ∞ under
+    independence."""
+    A = 1e5
+    kappa = share_concentration([10.0 + 0.1 * A], [10], [A])
+    assert 1 / (kappa + 1) == pytest.approx(0.1, abs=0.01)
+    assert share_concentration([10.0], [10], [A]) > 100  # λ̄ of order sd/A: κ in the hundreds
+    # Beyond the prior's range: κ at its least (up to the grid's half step, 1/800 in λ).
+    assert share_concentration([10.0 + 0.9 * A], [10], [A]) == pytest.approx(KAPPA_MIN, abs=0.01)
+
+
+def test_uniformity_statistic_is_chi_square_against_the_uniform_prior():
+    """T is Pearson-like Σ (p̂ − 1/k)²/se² on the simplex: χ²_{k−1} when p̂ = u + noise (4,000 draws: mean within
+    0.15 of k − 1 = 2, its sd being 0.03)."""
+    rng = np.random.default_rng(4)
+    se = np.array([0.05, 0.08, 0.1])
+    T = []
+    for _ in range(4000):
+        t, df, A = uniformity_statistic(np.full(3, 1 / 3) + se * rng.normal(size=3), se)
+        T.append(t)
+    assert df == 2 and A > 0
+    assert np.mean(T) == pytest.approx(2.0, abs=0.15)
+
+
+def test_posterior_prior_keeps_a_clear_prior_and_flattens_noise():
+    """Precise estimates of unequal classes are kept (κ near the share their spread shows: Σ (p − u)²/Σ u(1 − u)
+    = 0.19, κ ≈ 4.3, and their noise too small to move them); estimates whose noise dwarfs their differences tend to
+    the uniform prior, with their order kept when the standard errors are equal."""
+    clear, kappa = posterior_prior(np.array([0.6, 0.3, 0.1]), np.full(3, 0.005))
+    assert kappa == pytest.approx(1 / 0.19 - 1, rel=0.1) and np.allclose(clear, [0.6, 0.3, 0.1], atol=0.01)
+    noisy, kappa = posterior_prior(np.array([0.4, 0.35, 0.25]), np.full(3, 0.5))
+    assert kappa > 1 and np.all(np.abs(noisy - 1 / 3) < 0.05)
+    assert np.argmax(noisy) == 0 and np.argmin(noisy) == 2
+
+
+def test_share_mean_keeps_dependence_the_statistics_cannot_show():
+    """A few reports per cell (40 respondents, ε = 1): the floor's κ is ∞ whenever the pooled excess is ≤ 0, the
+    candidate's κ stays finite (the flat prior on the share): its conditionals still differ between classes."""
+    classes, features = cat("c", 3), [cat(f"a{i}", 4) for i in range(4)]
+    floor = LDPNaiveBayes(classes, features, 1.0, oracle="oue")
+    share = LDPNaiveBayes(classes, features, 1.0, oracle="oue", postprocess="share-mean")
+    rng = np.random.default_rng(6)
+    infinite = 0
+    for _ in range(10):
+        y = rng.integers(0, 3, 40)
+        X = np.column_stack([y] * 4)
+        stats = floor.aggregate(floor.perturb(X, y, rng))
+        infinite += np.isinf(floor.estimate(stats).metadata["concentration"])
+        model = share.estimate(stats)
+        assert np.isfinite(model.metadata["concentration"]) and "prior_concentration" in model.metadata
+        assert not np.allclose(model.conditionals[0][:, 0], model.conditionals[0][:, 1])
+    assert infinite > 0

@@ -166,3 +166,21 @@ test("the reference randomize() is unchanged by the memo (it still draws afresh)
   assert.deepStrictEqual(plain(randomize(protocol, cases[0].answers, cases[0].class, rng)), cases[0].report);
   assert.equal(typeof respond, "function");
 });
+
+// A reload (./resume.mjs keeps state() as JSON in the tab until "Send"): the restored object gives the same report for
+// the same answers and draws nothing (its source is empty and would throw).
+for (const { file, protocol, cases, published } of vectors) {
+  test(`a state kept as JSON gives the same report after a reload and draws nothing: ${file}`, () => {
+    cases.forEach((c, i) => {
+      const answer = (permanent) => (file.startsWith("respond-")
+        ? permanent.respond([...c.answers], c.class, { published })
+        : permanent.randomize([...c.answers], c.class));
+      const first = answer(new PermanentResponse(protocol, replay(c.bytes)));
+      const kept = new PermanentResponse(protocol, replay(c.bytes));
+      answer(kept);
+      const restored = PermanentResponse.restore(protocol, ByteSource.fromBytes(new Uint8Array(0)),
+        JSON.parse(JSON.stringify(kept.state())));
+      assert.deepStrictEqual(plain(answer(restored)), plain(first), `${file} case ${i}`);
+    });
+  });
+}

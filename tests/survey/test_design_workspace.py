@@ -212,8 +212,8 @@ def test_a_bad_question_is_refused_with_its_message_and_nothing_stored(client, d
 @pytest.mark.parametrize("change, where, message", [
     ({"p-epsilon": "-1"}, "epsilon", "ε must be a number > 0"),
     ({"p-epsilon": "abc"}, "epsilon", "Enter a number."),
-    ({"p-mode": "mrr", "p-theta": "1.5"}, "theta", "Ensure this value is less than or equal to 1.0."),
-    ({"p-validation_share": "0.9"}, "validation_share", "less than or equal to 0.5"),
+    ({"p-mode": "mrr", "p-theta": "1.5"}, "theta", "θ must be in (0, 1]."),
+    ({"p-validation_share": "0.9"}, "validation_share", "The validation share must be in [0, 0.5]."),
     ({"s-slug": ""}, "slug", "This field is required."),
     ({"s-title__de": "x" * 201}, "title__de", "at most 200 characters"),
 ])

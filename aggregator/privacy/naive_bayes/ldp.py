@@ -21,7 +21,13 @@ Estimation: P̂(c) = Ê_c / Σ Ê, made a distribution by Norm-Sub. Conditionals
 * "mle": the closed-form maximum-likelihood joint of k-RR (``postprocess.mle_krr``) for inputs through DE, Norm-Sub
   for the others;
 * "posterior-mean" (the earlier default: flat Dirichlet prior, no floor) and "marginal-mean" (centred on the
-  marginal with κ = n_i, no floor): for comparison.
+  marginal with κ = n_i, no floor): for comparison;
+* "share-mean" (no floor): as "bayes", but κ is the posterior mean over the share of the answers' variance the class
+  explains (``dependence.share_concentration``, flat prior on that share), and the published class prior is shrunk
+  toward the uniform distribution by its own noise (``shrinkage.posterior_prior``). Where the reports cannot show the
+  dependence (a few reports per cell) it keeps the conditionals, shrunk, instead of dropping them; it can therefore
+  fall below the private majority rule when the classes are unequal and the questions independent
+  (docs/results/regret.md).
 
 Pooled class prior (beyond the seed, SPEC §4): every feature input also estimates P(c) as Σ_a Ê_{a,c} / N_i, N_i
 being the number of its reports. The raw estimates are combined per class by inverse-variance weighting. The weights
@@ -49,11 +55,11 @@ import numpy as np
 
 from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
-from ..dependence import concentration, independence_statistic, null_joint
+from ..dependence import concentration, independence_statistic, null_joint, share_concentration
 from ..oracles.de import DirectEncoding
 from ..postprocess import DEFAULT, MLE, mle_krr, to_distribution
 from ..schema import Categorical
-from ..shrinkage import CENTRES, answer_marginal, posterior_conditionals
+from ..shrinkage import CENTRES, SHARE, answer_marginal, posterior_conditionals, posterior_prior
 from ..shrinkage import NAME as BAYES
 from ..stats import Additive, Counts, parts
 from .model import NaiveBayesModel
@@ -328,8 +334,11 @@ class LDPNaiveBayes:
             dfs.append(df)
             signals.append(A)
             pieces.append((fo, N, est, cov))
-        kappa = (concentration(statistics, dfs, signals, null_means=null_means) if self.postprocess == BAYES
-                 else None)
+        kappa = None
+        if self.postprocess == BAYES:
+            kappa = concentration(statistics, dfs, signals, null_means=null_means)
+        elif self.postprocess == SHARE:
+            kappa = share_concentration(statistics, dfs, signals, null_means=null_means)
         for attr, (fo, N, est, cov) in zip(self.attributes, pieces, strict=True):
             if self.postprocess == MLE and isinstance(fo, DirectEncoding):
                 joint = mle_krr(est, N, fo.p, fo.q).reshape(attr.size, k)
@@ -380,9 +389,12 @@ class LDPNaiveBayes:
             "conditional_standard_errors": cond_se,
             "independence": {"statistics": statistics, "df": dfs, "signals": signals, "null_means": null_means},
         }
+        published = prior
         if kappa is not None:
             metadata["concentration"] = kappa
-        return NaiveBayesModel(self.class_attribute, self.attributes, prior, conditionals, metadata=metadata)
+            if self.postprocess == SHARE and np.isfinite(kappa):  # the class prior shrunk by its own noise too
+                published, metadata["prior_concentration"] = posterior_prior(prior_raw, prior_se)
+        return NaiveBayesModel(self.class_attribute, self.attributes, published, conditionals, metadata=metadata)
 
     def params(self) -> dict:
         """What the browser needs."""
