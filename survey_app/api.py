@@ -23,8 +23,7 @@ from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound, ParseError, PermissionDenied, UnsupportedMediaType
-from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.exceptions import APIException, NotFound, ParseError, PermissionDenied
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -78,13 +77,17 @@ def media_type_parameters(media_type: str) -> list[tuple[str, str]]:
     return out
 
 
-class StrictContentNegotiation(DefaultContentNegotiation):
-    """A parser only for its exact media type, compared case-insensitively (RFC 9110 §8.3.1): DRF's default also
-    gives ``application/*`` and ``*/*`` bodies to the JSON parser. Anything else is a 415."""
-
-    def select_parser(self, request, parsers):
-        media_type = (request.content_type or "").split(";", 1)[0].strip().lower()
-        return next((parser for parser in parsers if parser.media_type == media_type), None)
+def check_json_parameters(media_type: str) -> None:
+    """``ParseError`` unless a JSON body's Content-Type has no parameter but at most one ``charset=utf-8`` (RFC 8259
+    §8.1: JSON exchanged between systems is UTF-8; case-insensitive, quoted or not)."""
+    parameters = media_type_parameters(media_type)
+    for name, value in parameters:
+        if name != "charset":
+            raise ParseError(f"Unsupported Content-Type parameter {name[:40]!r}: send application/json.")
+        if value.lower() != "utf-8":
+            raise ParseError(f"Unsupported charset {value[:40]!r}: send the JSON body in UTF-8.")
+    if len(parameters) > 1:
+        raise ParseError("Repeated Content-Type parameter: send application/json; charset=utf-8 at most.")
 
 
 class BoundedJSONParser(JSONParser):
@@ -95,13 +98,7 @@ class BoundedJSONParser(JSONParser):
 
     def parse(self, stream, media_type=None, parser_context=None):
         context = dict(parser_context or {})
-        for name, value in media_type_parameters(media_type or ""):
-            if name != "charset":
-                raise ParseError(f"Unsupported Content-Type parameter {name[:40]!r}: send application/json.")
-            if value.lower() != "utf-8":
-                raise ParseError(f"Unsupported charset {value[:40]!r}: send the JSON body in UTF-8.")
-        if len(media_type_parameters(media_type or "")) > 1:
-            raise ParseError("Repeated Content-Type parameter: send application/json; charset=utf-8 at most.")
+        check_json_parameters(media_type or "")
         limit = body_limit(context.get("view"))
         request = context.get("request")
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
@@ -118,21 +115,6 @@ class BoundedJSONParser(JSONParser):
             return super().parse(io.BytesIO(body), media_type, context)
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply.") from None
-
-
-class JSONBodyView(APIView):
-    """An API view taking a JSON body: strict media type (``StrictContentNegotiation``) and ``BoundedJSONParser``."""
-
-    parser_classes = [BoundedJSONParser]
-    content_negotiation_class = StrictContentNegotiation
-
-    def json_body(self, request):
-        """The parsed body (DRF's ``request.data``); 415 for a Content-Type no parser takes, whatever the body — also
-        when a middleware already read a form body (``coinflip.middleware.NulByteMiddleware`` reads
-        ``request.POST``), where DRF would parse "nothing"."""
-        if request.content_type and self.get_content_negotiator().select_parser(request, self.get_parsers()) is None:
-            raise UnsupportedMediaType(request.content_type)
-        return request.data
 
 
 #: Documented error bodies: ``{"detail": …}``, or for 400 ``{field: [messages]}``.

@@ -47,7 +47,7 @@ from .api import (
     FieldErrors,
     PayloadTooLarge,
     SlugParameter,
-    media_type_parameters,
+    check_json_parameters,
 )
 from .credentials import redeem
 from .models import NONCE_CHARS, NONCE_PATTERN
@@ -192,14 +192,7 @@ def read_json(request: HttpRequest, limit: int) -> Any:
             raise UnsupportedMediaType(content_type)
     if not declared.isdigit() or int(declared) == 0:
         return {}
-    parameters = media_type_parameters(content_type)
-    for name, value in parameters:
-        if name != "charset":
-            raise ParseError(f"Unsupported Content-Type parameter {name[:40]!r}: send application/json.")
-        if value.lower() != "utf-8":
-            raise ParseError(f"Unsupported charset {value[:40]!r}: send the JSON body in UTF-8.")
-    if len(parameters) > 1:
-        raise ParseError("Repeated Content-Type parameter: send application/json; charset=utf-8 at most.")
+    check_json_parameters(content_type)
     if int(declared) > limit:
         raise PayloadTooLarge()
     try:
