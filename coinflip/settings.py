@@ -167,8 +167,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # drf-spectacular's default hook, and the report body's schema closed (survey_app.api.close_report_body).
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "survey_app.api.close_report_body"],
+    # drf-spectacular's default hook, and the report body's schema closed
+    # (survey_app.respondent_views.close_report_body).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "survey_app.respondent_views.close_report_body"],
 }
 
 # --- Celery ---------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ from django.views.generic import RedirectView
 from django.views.i18n import set_language
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from survey_app.urls import schema_urlpatterns
+
 from .views import home
 
 
@@ -18,6 +20,10 @@ class FaviconView(RedirectView):
         return static("favicon.ico")
 
 
+#: What the OpenAPI document describes (drf-spectacular's ``urlconf``): the schema-only views of the respondents' two
+#: POSTs, which are plain Django views (survey_app.urls.schema_urlpatterns), then every URL below.
+described: list = [*schema_urlpatterns]
+
 urlpatterns = [
     path("", home, name="home"),
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
@@ -28,7 +34,8 @@ urlpatterns = [
     path("", include("survey_app.urls")),
     path("", include("aggregator.urls")),
     path("dashboard/", include("aggregator.dashboard.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SpectacularAPIView.as_view(urlconf=described), name="api-schema"),
     # The split view: Swagger UI without an inline script (CSP).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+described += urlpatterns

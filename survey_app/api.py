@@ -1,70 +1,42 @@
-"""The report API (Django REST framework; OpenAPI via drf-spectacular).
+"""The report API's read side and shared HTTP helpers (Django REST framework; OpenAPI via drf-spectacular).
 
 * ``GET  /api/surveys/<slug>/protocol/`` — what a browser needs to randomize: questions and the public protocol.
-* ``POST /api/surveys/<slug>/reports/`` — one randomized report: a training report, or a validation report
-  ``{"validation": …}`` from the validation share (``aggregator.privacy.validation``). 201 stored; 400 malformed
-  (the message names the field); 403 no credential (token survey); 409 credential already used; 410 survey closed;
-  404 unknown or draft survey. A token survey's report carries ``{"credential": {value, signature, key_id}}`` and
-  never the token (400).
-* ``POST /api/surveys/<slug>/invitations/redeem/`` — a token survey's invitation token and blinded message in, a
-  blind signature out (``RedeemView``; survey_app/credentials.py): the credential's first half, in its own request.
+* The respondents' two POSTs (a report, an invitation's redemption) are plain Django views:
+  ``survey_app.respondent_views``, which maps the ingestion service's refusals through ``REFUSALS``.
 
-The views keep to HTTP, through DRF's public API: ``ReportView`` parses the body once (DRF's ``request.data`` and
-``ReportSerializer``), hands it to the ingestion service (``survey_app.reports.submit_report``: survey lookup,
-checks, credential, storage, each once) and maps its ``Outcome`` onto a status code; ``RedeemView`` likewise with
-``survey_app.credentials.redeem``. Nothing but the report itself, its random nonce and a coarse date is stored.
-
-Hostile input (tests/security/): bodies are UTF-8 JSON only (``JSONBodyView``: a Content-Type other than
-``application/json`` is 415, a parameter other than ``charset=utf-8`` 400) of at most ``MAX_REPORT_BYTES`` (413
-beyond; the predict API uses Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``; a body without ``Content-Length`` is empty to
-Django: the proxy buffers chunked bodies, docs/operations.md), NaN/±Infinity
-constants are refused by DRF's strict JSON, nesting too deep for the decoder is a 400, and keys beyond ``report``
-and ``token`` — or beyond the report's wire format (``SurveyProtocol.parse_one``) — are refused, since the payload
-is stored verbatim.
-
-The report's type: the engine knows each mechanism's wire format; a survey's exact JSON Schema of one report
-is served with its protocol (``report_schema``), and the OpenAPI document types the body's ``report`` as a ``oneOf``
-of the mechanisms' generic shapes, one component each (``ReportFieldSchema``), both from
-``aggregator.privacy.protocol`` (``SurveyProtocol.report_schema``, ``report_shapes``).
+Hostile input (tests/security/): the model API's JSON bodies go through ``BoundedJSONParser`` (415 for a Content-Type
+other than ``application/json``, 400 for a parameter other than ``charset=utf-8``, 413 beyond the view's limit or
+Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``; a body without ``Content-Length`` is empty to Django: the proxy buffers
+chunked bodies, docs/operations.md); NaN/±Infinity constants are refused by DRF's strict JSON, nesting too deep for
+the decoder is a 400. A report body is at most ``MAX_REPORT_BYTES``.
 """
 from __future__ import annotations
 
 import io
 import logging
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
-from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import (
-    APIException,
-    NotFound,
-    ParseError,
-    PermissionDenied,
-    UnsupportedMediaType,
-    ValidationError,
-)
-from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.exceptions import APIException, NotFound, ParseError, PermissionDenied
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from aggregator.privacy import blind_rsa
-from aggregator.privacy.protocol import report_shapes
 
 from . import languages, ohttp
 from .caching import BoundedCache
-from .credentials import public_credential, redeem, warm_keys
-from .models import NONCE_CHARS, NONCE_PATTERN, Survey
-from .outcomes import MESSAGES, Result, Submission
+from .credentials import public_credential, warm_keys
+from .models import Survey
+from .outcomes import MESSAGES, Result
 from .protocol import get_protocol, survey_version
-from .reports import submit_report, todays_assignment
+from .reports import todays_assignment
 from .surveys import find_public_survey
 
 if TYPE_CHECKING:
@@ -105,13 +77,17 @@ def media_type_parameters(media_type: str) -> list[tuple[str, str]]:
     return out
 
 
-class StrictContentNegotiation(DefaultContentNegotiation):
-    """A parser only for its exact media type, compared case-insensitively (RFC 9110 §8.3.1): DRF's default also
-    gives ``application/*`` and ``*/*`` bodies to the JSON parser. Anything else is a 415."""
-
-    def select_parser(self, request, parsers):
-        media_type = (request.content_type or "").split(";", 1)[0].strip().lower()
-        return next((parser for parser in parsers if parser.media_type == media_type), None)
+def check_json_parameters(media_type: str) -> None:
+    """``ParseError`` unless a JSON body's Content-Type has no parameter but at most one ``charset=utf-8`` (RFC 8259
+    §8.1: JSON exchanged between systems is UTF-8; case-insensitive, quoted or not)."""
+    parameters = media_type_parameters(media_type)
+    for name, value in parameters:
+        if name != "charset":
+            raise ParseError(f"Unsupported Content-Type parameter {name[:40]!r}: send application/json.")
+        if value.lower() != "utf-8":
+            raise ParseError(f"Unsupported charset {value[:40]!r}: send the JSON body in UTF-8.")
+    if len(parameters) > 1:
+        raise ParseError("Repeated Content-Type parameter: send application/json; charset=utf-8 at most.")
 
 
 class BoundedJSONParser(JSONParser):
@@ -122,13 +98,7 @@ class BoundedJSONParser(JSONParser):
 
     def parse(self, stream, media_type=None, parser_context=None):
         context = dict(parser_context or {})
-        for name, value in media_type_parameters(media_type or ""):
-            if name != "charset":
-                raise ParseError(f"Unsupported Content-Type parameter {name[:40]!r}: send application/json.")
-            if value.lower() != "utf-8":
-                raise ParseError(f"Unsupported charset {value[:40]!r}: send the JSON body in UTF-8.")
-        if len(media_type_parameters(media_type or "")) > 1:
-            raise ParseError("Repeated Content-Type parameter: send application/json; charset=utf-8 at most.")
+        check_json_parameters(media_type or "")
         limit = body_limit(context.get("view"))
         request = context.get("request")
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
@@ -145,21 +115,6 @@ class BoundedJSONParser(JSONParser):
             return super().parse(io.BytesIO(body), media_type, context)
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply.") from None
-
-
-class JSONBodyView(APIView):
-    """An API view taking a JSON body: strict media type (``StrictContentNegotiation``) and ``BoundedJSONParser``."""
-
-    parser_classes = [BoundedJSONParser]
-    content_negotiation_class = StrictContentNegotiation
-
-    def json_body(self, request):
-        """The parsed body (DRF's ``request.data``); 415 for a Content-Type no parser takes, whatever the body — also
-        when a middleware already read a form body (``coinflip.middleware.NulByteMiddleware`` reads
-        ``request.POST``), where DRF would parse "nothing"."""
-        if request.content_type and self.get_content_negotiator().select_parser(request, self.get_parsers()) is None:
-            raise UnsupportedMediaType(request.content_type)
-        return request.data
 
 
 #: Documented error bodies: ``{"detail": …}``, or for 400 ``{field: [messages]}``.
@@ -249,88 +204,6 @@ def question_display(survey: Survey) -> list[dict]:
             if q.kind == q.Kind.MULTI else [],
         })
     return out
-
-
-class CredentialSerializer(serializers.Serializer):
-    """An unblinded credential (survey_app/credentials.py); checked by the ingestion service, not here."""
-
-    value = serializers.CharField(help_text="The prepared random value (RFC 9474 §4.1), unpadded base64url.")
-    signature = serializers.CharField(help_text="RSA-PSS signature on value (RSABSSA-SHA384-PSS-Randomized), "
-                                                "unpadded base64url.")
-    key_id = serializers.CharField(help_text="Hex SHA-256 of the survey key's SPKI that signed it.")
-
-
-class ReportField(serializers.JSONField):
-    """The report: any JSON value to DRF (the survey's protocol judges it: ``SurveyProtocol.parse_one``), typed in
-    the OpenAPI document as one of the mechanisms' report shapes (``ReportFieldSchema``)."""
-
-
-class ReportFieldSchema(OpenApiSerializerFieldExtension):
-    """OpenAPI type of ``ReportField``: a ``oneOf`` of one component per generic report shape of the engine
-    (``aggregator.privacy.protocol.report_shapes``: LDP one-report, split and validation, Gaussian NB, MRR record
-    and validation).
-    A survey's exact schema is served with its protocol (``ProtocolView``: ``report_schema``)."""
-
-    target_class = ReportField
-
-    def map_serializer_field(self, auto_schema, direction):
-        refs = []
-        for name, shape in report_shapes().items():
-            component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=shape)
-            auto_schema.registry.register_on_missing(component)
-            refs.append(component.ref)
-        return {"oneOf": refs, "description": "The randomized report in the survey's wire format: one of these "
-                                              "shapes; the survey's exact JSON Schema is its protocol's "
-                                              "report_schema (GET /api/surveys/{slug}/protocol/)."}
-
-
-class ReportSerializer(serializers.Serializer):
-    report = ReportField(help_text="The randomized report, in the wire format of the survey's protocol.")
-    credential = serializers.JSONField(
-        required=False, help_text="Token surveys: the credential from redeeming the invitation, "
-                                  "{value, signature, key_id} (see CredentialSerializer).")
-    protocol_version = serializers.JSONField(
-        required=False, help_text="The protocol version the report was randomized under: SHA-256 (hex) of the "
-                                  "protocol's JSON as the browser writes it (JSON.stringify of the protocol served by "
-                                  "GET /api/surveys/{slug}/protocol/, without adaptive allocation's assignment, "
-                                  "assignment_cdf and assignment_source). Another version than the survey's: 409 "
-                                  "stale_protocol, nothing stored.")
-    token = serializers.CharField(required=False, max_length=64,
-                                  help_text="Refused: a report never carries the invitation token (redeem it first).")
-    nonce = serializers.RegexField(
-        NONCE_PATTERN, required=False, max_length=NONCE_CHARS,
-        error_messages={"invalid": "Expected 128 random bits in unpadded base64url (22 characters)."},
-        help_text="A random nonce the page draws once per prepared report (128 bits, unpadded base64url): a resend "
-                  "of a report whose nonce is stored is answered 201 and not stored again.")
-
-    def validate(self, attrs):
-        unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
-        if unknown:
-            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report, protocol_version, "
-                                                     "credential and nonce."]})
-        return attrs
-
-
-#: The OpenAPI component of ``ReportSerializer``, closed by ``close_report_body``.
-REPORT_COMPONENT = "Report"
-
-
-def close_report_body(result, generator, request, public):
-    """drf-spectacular post-processing hook (``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``): ``ReportSerializer``'s
-    component closed (``additionalProperties: false``), since a body holding another key is a 400."""
-    schema = result.get("components", {}).get("schemas", {}).get(REPORT_COMPONENT)
-    if schema is not None:
-        schema["additionalProperties"] = False
-    return result
-
-
-def read_submission(data) -> Submission:
-    """The ``Submission`` of a request body, validated by ``ReportSerializer`` (400 with its messages)."""
-    serializer = ReportSerializer(data=data)
-    serializer.is_valid(raise_exception=True)
-    data = serializer.validated_data
-    return Submission(data["report"], data.get("token"), data.get("credential"), data.get("nonce"),
-                      data.get("protocol_version"))
 
 
 #: The answer to each refusal of the ingestion service (``survey_app.outcomes.Result``).
@@ -452,108 +325,3 @@ def protocol_body(survey: Survey, *, preview: bool = False) -> dict:
         **credential,
         **ohttp.published(survey),  # the relay and the gateway's key, if it has a relay
     }
-
-
-class ReportView(JSONBodyView):
-    authentication_classes: list = []
-    permission_classes: list = []
-    max_body_bytes = MAX_REPORT_BYTES
-
-    @extend_schema(
-        summary="Submit one randomized report",
-        parameters=[SlugParameter],
-        request=ReportSerializer,
-        responses={
-            201: OpenApiResponse(inline_serializer("ReportAccepted", {"status": serializers.CharField()}),
-                                 description="Stored; or a resend of a report whose nonce is stored (not stored "
-                                             "again)"),
-            400: OpenApiResponse(FieldErrors, description="Malformed report (the message names the field), or a body "
-                                                          "that is not UTF-8 JSON: a Content-Type parameter other "
-                                                          "than charset=utf-8, invalid UTF-8 or JSON"),
-            403: OpenApiResponse(ErrorSchema, description="Unknown invitation token"),
-            404: OpenApiResponse(ErrorSchema, description="Unknown survey"),
-            409: OpenApiResponse(ErrorSchema, description="Credential already used; or (code stale_model_version) a "
-                                                          "validation report of a model version other than the one "
-                                                          "evaluated today (?for=validation); or (code "
-                                                          "stale_protocol) a report stating another protocol_version "
-                                                          "than the survey's"),
-            410: OpenApiResponse(ErrorSchema, description="Survey closed"),
-            413: OpenApiResponse(ErrorSchema, description=f"Body larger than {MAX_REPORT_BYTES} bytes (declared, or "
-                                                          "read from a chunked body)"),
-            415: OpenApiResponse(ErrorSchema, description="Content-Type other than application/json"),
-        },
-    )
-    def post(self, request, slug: str):
-        outcome = submit_report(slug, lambda: read_submission(self.json_body(request)))
-        if outcome.stored:
-            return Response({"status": "stored"}, status=status.HTTP_201_CREATED)
-        if outcome.result is Result.INVALID:
-            raise ValidationError({cast(str, outcome.field): [outcome.message]})  # INVALID names its field
-        raise REFUSALS[outcome.result](outcome.message)
-
-
-# -- unlinkable invitations (survey_app/credentials.py) ----------------------------------------------------------------
-
-#: The longest value of each field of a redemption body (``RedeemSerializer``).
-REDEEM_LIMITS = {"token": 64, "blinded_msg": 2048, "key_id": 64}
-
-
-class RedeemSerializer(serializers.Serializer):
-    token = serializers.CharField(max_length=REDEEM_LIMITS["token"],
-                                  help_text="The invitation token (from the invitation link).")
-    blinded_msg = serializers.CharField(max_length=REDEEM_LIMITS["blinded_msg"],
-                                        help_text="The blinded message (RFC 9474 §4.2), unpadded base64url of the "
-                                                  "key's size.")
-    key_id = serializers.CharField(required=False, max_length=REDEEM_LIMITS["key_id"],
-                                   help_text="The key the message was blinded for (the protocol's credential.key_id); "
-                                             "refused if it is no longer the active key.")
-
-    def validate(self, attrs):
-        unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
-        if unknown:
-            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only token, blinded_msg and "
-                                                     "key_id."]})
-        return attrs
-
-
-class RedeemView(APIView):
-    """``POST /api/surveys/<slug>/invitations/redeem/``: spend an invitation token for a blind signature.
-
-    200 ``{"blind_signature", "key_id"}``; 400 malformed (the message names the field: a blinded message not of the
-    key's size, a retired ``key_id``); 403 unknown token; 404 unknown or draft survey, or an open-link one; 409 token
-    already used; 410 closed. The token is the only thing written (marked used); nothing of the blinded message is
-    kept. The report follows in a separate request with the unblinded credential (``ReportView``)."""
-
-    authentication_classes: list = []
-    permission_classes: list = []
-    parser_classes = [BoundedJSONParser]
-    max_body_bytes = 16 * 1024
-
-    @extend_schema(
-        summary="Redeem an invitation token for a blind signature (RFC 9474, RSABSSA-SHA384-PSS-Randomized)",
-        parameters=[SlugParameter],
-        request=RedeemSerializer,
-        responses={
-            200: inline_serializer("Redeemed", {"blind_signature": serializers.CharField(),
-                                                "key_id": serializers.CharField()}),
-            400: OpenApiResponse(FieldErrors, description="Malformed body or blinded message; the message names the "
-                                                          "field"),
-            403: OpenApiResponse(ErrorSchema, description="Unknown invitation token"),
-            404: OpenApiResponse(ErrorSchema, description="Unknown survey, or one without invitations"),
-            409: OpenApiResponse(ErrorSchema, description="Invitation token already used"),
-            410: OpenApiResponse(ErrorSchema, description="Survey closed"),
-            413: OpenApiResponse(ErrorSchema, description="Body too large"),
-            415: OpenApiResponse(ErrorSchema, description="Not application/json"),
-        },
-    )
-    def post(self, request, slug: str):
-        serializer = RedeemSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        redemption = redeem(slug, data["token"], data["blinded_msg"], data.get("key_id"))
-        outcome = redemption.outcome
-        if outcome.result is Result.SIGNED:
-            return Response({"blind_signature": redemption.blind_signature, "key_id": redemption.key_id})
-        if outcome.result is Result.INVALID:
-            raise ValidationError({cast(str, outcome.field): [outcome.message]})  # INVALID names its field
-        raise REFUSALS[outcome.result](outcome.message)

@@ -52,6 +52,10 @@ class AddressList:
     invalid: list[str]
 
 
+#: The longest address the mail table stores (RFC 5321's path limit, 254 characters): longer ones are invalid.
+MAX_ADDRESS_LENGTH = 254
+
+
 def parse_addresses(text: str) -> AddressList:
     """The addresses in ``text``, one per line or separated by commas, semicolons or spaces; duplicates (ignoring
     case) kept once."""
@@ -60,6 +64,8 @@ def parse_addresses(text: str) -> AddressList:
         address = item.strip().strip("<>")
         try:
             validate_email(address)
+            if len(address) > MAX_ADDRESS_LENGTH:
+                raise ValidationError("too long")
         except ValidationError:
             invalid.append(item)
             continue

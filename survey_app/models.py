@@ -416,6 +416,9 @@ QUESTIONS_FROZEN = _(
 CHOICES_FROZEN = _(
     "This survey has been opened: its answers can no longer change, be added or be removed (%(fields)s). "
     "Translations can still be edited. Clone the survey to change them.")
+SLUG_FROZEN = _(
+    "This survey has been opened: its address can no longer change (the links respondents were given, invitations "
+    "included, would stop working). Clone the survey for a new address.")
 NO_BACK_TO_DRAFT = _(
     "A survey that has been opened cannot go back to draft: its settings stay those its respondents were told. Close "
     "it, or clone it for a new draft.")
@@ -442,6 +445,8 @@ def frozen_errors(instance) -> ValidationError | None:
             return None
         if instance.status == Survey.Status.DRAFT and instance.has_opened():
             return ValidationError({"status": NO_BACK_TO_DRAFT}, code="frozen")
+        if _changed(instance, ("slug",)):
+            return ValidationError({"slug": SLUG_FROZEN}, code="frozen")
         changed = _changed(instance, (*PROTOCOL_FIELDS, "projection_params"))
         return ValidationError(SETTINGS_FROZEN, code="frozen", params={"fields": ", ".join(changed)}) if changed \
             else None

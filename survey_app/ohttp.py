@@ -29,7 +29,6 @@ import sys
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.handlers.exception import response_for_exception
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.http import HttpResponse, JsonResponse
@@ -206,9 +205,9 @@ def _answer(outer, data: bytes) -> ohttp.Response:
         logger.warning("database unavailable during a relayed request")
         return _binary(503, "The service is temporarily unavailable (database unreachable); nothing was stored. "
                             "Please try again shortly.")
-    except Exception as exc:  # what Django's handler would answer (a 500 logged as any view error)
-        response = response_for_exception(request, exc)
-        content = response.content
+    except Exception:  # a view error: logged as Django logs one (``django.request``), answered 500, sealed
+        logging.getLogger("django.request").exception("Internal Server Error (relayed): %s", path_info)
+        return _binary(500, "Something went wrong on the server.")
     headers = tuple((name.lower(), value) for name, value in response.items()
                     if name.lower() not in DROPPED_RESPONSE_HEADERS)
     return ohttp.Response(response.status_code, headers, content)

@@ -6,8 +6,8 @@ report's own INSERT), checks the report against the
 survey's protocol (``SurveyProtocol.parse_one``) and, for a validation report, that the model version it evaluated
 is the one evaluated today, admits the respondent (a token survey: ``survey_app.credentials.admit_credential``, the
 credential's digest spent in the report's own INSERT) and stores the report (``store_report``, the one writer of
-inbox rows: one INSERT). The view (``survey_app.api.ReportView``) parses the body and maps the ``Outcome`` onto a
-status code.
+inbox rows: one INSERT). The view (``survey_app.respondent_views.report``) parses the body and maps the ``Outcome``
+onto a status code.
 
 Checks, in order (the first that fails is the outcome): no such public survey (``NOT_FOUND``), survey closed
 (``CLOSED``), the body itself (the reader's exception propagates), the protocol version the body states

@@ -1,15 +1,15 @@
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-from . import api, design, manage_api, ohttp, views
+from . import api, design, manage_api, ohttp, respondent_views, views
 
 manage = SimpleRouter()
 manage.register("surveys", manage_api.SurveyViewSet, basename="manage-survey")
 
 urlpatterns = [
     path("api/surveys/<slug:slug>/protocol/", api.ProtocolView.as_view(), name="api-protocol"),
-    path("api/surveys/<slug:slug>/reports/", api.ReportView.as_view(), name="api-reports"),
-    path("api/surveys/<slug:slug>/invitations/redeem/", api.RedeemView.as_view(), name="api-redeem"),
+    path("api/surveys/<slug:slug>/reports/", respondent_views.report, name="api-reports"),
+    path("api/surveys/<slug:slug>/invitations/redeem/", respondent_views.redeem_invitation, name="api-redeem"),
     path("api/manage/", include(manage.urls)),  # the management API (token authentication)
     # The Oblivious HTTP gateway (RFC 9458) for surveys with a relay, and its key configuration.
     path("ohttp/gateway/", ohttp.gateway, name="ohttp-gateway"),
@@ -32,4 +32,12 @@ urlpatterns = [
     # A designer's preview (staff only, drafts included; nothing can be sent from it).
     path("s/<slug:slug>/preview/", views.survey_preview, name="survey-preview"),
     path("s/<slug:slug>/preview/protocol/", views.survey_preview_protocol, name="survey-preview-protocol"),
+]
+
+#: The OpenAPI document's descriptions of the respondents' two POSTs (plain Django views, which drf-spectacular does
+#: not describe): schema-only DRF views at the same paths, in the urlconf the schema is generated from
+#: (coinflip/urls.py), never served.
+schema_urlpatterns = [
+    path("api/surveys/<slug:slug>/reports/", respondent_views.ReportSchema.as_view()),
+    path("api/surveys/<slug:slug>/invitations/redeem/", respondent_views.RedeemSchema.as_view()),
 ]

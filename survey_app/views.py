@@ -21,6 +21,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 
@@ -40,11 +41,13 @@ def _problem(request, template: str, status: int, survey: Survey | None = None):
 
 
 def respondent(view):
-    """A respondent page: ``Referrer-Policy: no-referrer`` (none of its requests says which page it came from)."""
+    """A respondent page: ``Referrer-Policy: no-referrer`` (none of its requests says which page it came from) and
+    never cached (``no-store``: after Send, Back must not bring the answered form back from a cache)."""
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
         response = view(request, *args, **kwargs)
         response["Referrer-Policy"] = "no-referrer"
+        add_never_cache_headers(response)
         return response
     return wrapped
 

@@ -28,7 +28,7 @@ from .client import TwoStep
 
 #: Redemption API path of a survey (``survey_app.urls``).
 REDEEM_PATH = "/api/surveys/{slug}/invitations/redeem/"
-#: Status of a successful redemption (``survey_app.api.RedeemView``).
+#: Status of a successful redemption (``survey_app.respondent_views.redeem_invitation``).
 SIGNED = 200
 
 

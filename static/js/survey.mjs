@@ -794,4 +794,7 @@ async function main() {
   }
 }
 
+// A page restored from the back-forward cache (Back after Send) would show the answers as they were ticked: load it
+// afresh instead (the answers kept in this tab were cleared on Send).
+window.addEventListener("pageshow", (event) => { if (event.persisted) location.reload(); });
 main().catch((error) => fail(t("Something went wrong: {message}. Nothing was sent.", { message: error.message })));

@@ -1,6 +1,6 @@
 """The respondent's POSTs (a report, a redemption) on Django's normal request path: the stock WSGI application
-(``coinflip.wsgi``), the whole middleware chain, plain DRF views that parse the body once and call one service — and
-every check made once (``test_each_check_runs_once``).
+(``coinflip.wsgi``), the whole middleware chain, plain csrf-exempt Django views (``survey_app.respondent_views``)
+that parse the body once and call one service — and every check made once (``test_each_check_runs_once``).
 
 Requests go through ``coinflip.wsgi.application`` as a WSGI server calls it (``wsgi_post``).
 """
@@ -17,13 +17,11 @@ from django.core.signals import request_finished, request_started
 from django.db import OperationalError, close_old_connections, connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
-from rest_framework.views import APIView
 
 from aggregator.privacy import blind_rsa
 from aggregator.privacy.protocol import SurveyProtocol
-from survey_app import api, credentials, surveys
+from survey_app import credentials, respondent_views, surveys
 from survey_app import reports as ingestion
-from survey_app.api import RedeemView, ReportView
 from survey_app.models import InvitationToken, PendingReport, Survey
 from survey_app.services import generate_tokens
 from tests.factories import make_survey, simulated_reports
@@ -92,13 +90,25 @@ def test_the_wsgi_entry_is_djangos_own_application():
     assert type(application) is WSGIHandler
 
 
-def test_the_respondent_views_are_plain_drf_views_without_authentication():
-    views = {cb.view_class: cb for cb in _callbacks(get_resolver().url_patterns)
-             if getattr(cb, "view_class", None) in (ReportView, RedeemView)}
-    assert set(views) == {ReportView, RedeemView}
-    for view_class, callback in views.items():
-        assert issubclass(view_class, APIView) and view_class.authentication_classes == []
-        assert getattr(callback, "csrf_exempt", False)  # DRF's as_view: no session, so no CSRF to check
+def test_the_respondent_views_are_plain_csrf_exempt_django_views_and_the_schema_views_are_not_served():
+    callbacks = list(_callbacks(get_resolver().url_patterns))
+    served = {cb for cb in callbacks if cb in (respondent_views.report, respondent_views.redeem_invitation)}
+    assert served == {respondent_views.report, respondent_views.redeem_invitation}
+    for view in served:
+        assert getattr(view, "csrf_exempt", False)  # no session, no cookie: nothing for CSRF to protect
+        assert not hasattr(view, "cls") and not hasattr(view, "view_class")  # neither DRF's nor a class-based view
+    schema_only = (respondent_views.ReportSchema, respondent_views.RedeemSchema)
+    assert not [cb for cb in callbacks if getattr(cb, "view_class", None) in schema_only]
+
+
+def test_a_get_or_put_is_a_405_naming_post():
+    survey = make_survey()
+    for method in ("GET", "PUT", "DELETE"):
+        answer = wsgi_call(method, f"/api/surveys/{survey.slug}/reports/")
+        assert answer.status == 405 and answer.headers["Allow"] == "POST", method
+        assert answer.json()["detail"] == f'Method "{method}" not allowed.'
+    assert wsgi_call("GET", f"/api/surveys/{survey.slug}/invitations/redeem/").status == 405
+    assert PendingReport.objects.count() == 0
 
 
 def test_a_report_goes_through_the_whole_middleware_chain_with_its_security_headers():
@@ -225,10 +235,11 @@ def calls(monkeypatch):
     spy(surveys, "read_public_survey", "read_public_survey")  # still_current: a refusal made with the cached one
     spy(ingestion, "store_report", "store_report")
     spy(credentials, "store_report", "store_report")
-    spy(api, "submit_report", "submit_report")
-    spy(api, "redeem", "redeem")
-    spy(api.ReportSerializer, "is_valid", "serializer")
-    spy(api.RedeemSerializer, "is_valid", "serializer")
+    spy(respondent_views, "read_json", "read_json")
+    spy(respondent_views, "submit_report", "submit_report")
+    spy(respondent_views, "redeem", "redeem")
+    spy(respondent_views.ReportSerializer, "is_valid", "serializer")
+    spy(respondent_views.RedeemSerializer, "is_valid", "serializer")
     spy(credentials, "parse_credential", "parse_credential")
     spy(blind_rsa, "verify", "verify")
     spy(blind_rsa, "blind_sign", "blind_sign")
@@ -252,7 +263,7 @@ def test_each_check_runs_once(calls):
         calls.clear()
         with CaptureQueriesContext(connection) as queries:
             assert wsgi_post(url, {"report": report}).status == status
-        once(calls, "submit_report", "cached_public_survey", "serializer", "parse_one")
+        once(calls, "read_json", "submit_report", "cached_public_survey", "serializer", "parse_one")
         assert calls["store_report"] == (1 if status == 201 else 0)
     assert len(queries) == 1, [q["sql"] for q in queries]  # cached: the guarded INSERT is the only statement
 
@@ -261,7 +272,7 @@ def test_each_check_runs_once(calls):
     Survey.objects.filter(pk=link.pk).update(title="Renamed")
     calls.clear()
     assert wsgi_post(url, {"report": simulated_reports(link, n=1)[0]}).status == 201
-    assert calls["parse_one"] == 2 and calls["store_report"] == 2 and calls["serializer"] == 1
+    assert calls["parse_one"] == 2 and calls["store_report"] == 2 and calls["serializer"] == calls["read_json"] == 1
     assert PendingReport.objects.filter(survey=link).count() == 3
 
     invited = make_survey(slug="checked-once-invited", access="tokens")
@@ -272,14 +283,15 @@ def test_each_check_runs_once(calls):
     redeemed = wsgi_post(f"/api/surveys/{invited.slug}/invitations/redeem/",
                          {"token": token, "blinded_msg": blinded, "key_id": public["key_id"]})
     assert redeemed.status == 200
-    once(calls, "redeem", "cached_public_survey", "read_public_survey", "serializer", "consume_token", "blind_sign")
+    once(calls, "read_json", "redeem", "cached_public_survey", "read_public_survey", "serializer", "consume_token",
+         "blind_sign")
     token2 = generate_tokens(invited, 1)[0].token
     calls.clear()
     with CaptureQueriesContext(connection) as queries:  # the survey and its active key cached: one statement
         assert wsgi_post(f"/api/surveys/{invited.slug}/invitations/redeem/",
                          {"token": token2, "blinded_msg": credentials.start_credential(public)[0],
                           "key_id": public["key_id"]}).status == 200
-    once(calls, "redeem", "cached_public_survey", "serializer", "consume_token", "blind_sign")
+    once(calls, "read_json", "redeem", "cached_public_survey", "serializer", "consume_token", "blind_sign")
     assert len(queries) == 1, [q["sql"] for q in queries]
     credential = credentials.finish_credential(pending, redeemed.json()["blind_signature"])
     report = simulated_reports(invited, n=1)[0]
@@ -288,8 +300,41 @@ def test_each_check_runs_once(calls):
                          ({"report": report, "credential": credential}, 409)):  # spent: refused, checked once
         calls.clear()
         assert wsgi_post(f"/api/surveys/{invited.slug}/reports/", body).status == status
-        once(calls, "submit_report", "cached_public_survey", "serializer", "parse_one")
+        once(calls, "read_json", "submit_report", "cached_public_survey", "serializer", "parse_one")
         if status != 400:
             once(calls, "parse_credential", "verify")  # store_report: at most once (once() checks every count)
     assert PendingReport.objects.filter(survey=invited).count() == 1
     assert Survey.objects.count() == 2
+
+
+def test_a_redemption_takes_only_a_bounded_json_body_and_spends_nothing_it_refuses():
+    """The redemption's body is read as the report's is (``read_json``): a Content-Type other than application/json —
+    wildcards included — is a 415, a body over ``MAX_REDEEM_BYTES`` a 413, JSON that does not parse a 400 with a
+    ``detail``, an unknown key a 400 naming it; the token stays unused."""
+    invited = make_survey(slug="redeem-bounded", access="tokens")
+    token = generate_tokens(invited, 1)[0].token
+    public = credentials.public_credential(invited)
+    body = {"token": token, "blinded_msg": credentials.start_credential(public)[0], "key_id": public["key_id"]}
+    url = f"/api/surveys/{invited.slug}/invitations/redeem/"
+
+    def send(raw: bytes, content_type: str = "application/json") -> Answer:
+        from coinflip.wsgi import application
+
+        def with_type(environ, start_response):  # wsgi_call sends application/json
+            return application({**environ, "CONTENT_TYPE": content_type}, start_response)
+        return wsgi_call("POST", url, raw, application=with_type)
+
+    raw = json.dumps(body).encode()
+    for content_type in ("application/*", "*/*", "text/plain", "application/x-www-form-urlencoded"):
+        assert send(raw, content_type).status == 415, content_type
+    assert send(raw, "application/json; charset=latin-1").status == 400
+    too_big = json.dumps({**body, "blinded_msg": "A" * respondent_views.MAX_REDEEM_BYTES}).encode()
+    assert send(too_big).status == 413
+    broken = send(raw[:-1])
+    assert broken.status == 400 and broken.json()["detail"].startswith("JSON parse error - ")
+    unknown = send(json.dumps({**body, "report": {}}).encode())
+    assert unknown.status == 400 and list(unknown.json()) == ["report"]
+    missing = send(json.dumps({"token": token}).encode())
+    assert missing.status == 400 and missing.json() == {"blinded_msg": ["This field is required."]}
+    assert not InvitationToken.objects.get(token=token).used
+    assert send(raw).status == 200 and InvitationToken.objects.get(token=token).used

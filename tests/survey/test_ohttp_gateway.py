@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.core.signals import request_started
 
 from aggregator.privacy import ohttp as o
+from survey_app import respondent_views
 from survey_app.credentials import finish_credential, public_credential, start_credential
 from survey_app.models import GatewayKey, InvitationToken, SpentCredential, validate_relay_url
 from survey_app.ohttp import _environ, active_gateway_key, gateway_keys, rotate_gateway_key
@@ -323,3 +324,21 @@ def test_the_management_api_sets_a_relay_and_refuses_a_plain_http_one(client):
     assert refused.status_code == 400 and "ohttp_relay" in refused.json()
     created = api.post("/api/manage/surveys/", {**COMMUTE, "ohttp_relay": RELAY}, format="json")
     assert created.status_code == 201 and created.json()["ohttp_relay"] == RELAY
+
+
+@pytest.mark.django_db
+def test_a_view_error_behind_the_gateway_is_a_sealed_500_logged_as_a_view_error(client, relayed_survey, monkeypatch,
+                                                                               caplog):
+    config = key_config(client, "relayed")
+    report = simulated_reports(relayed_survey, 1)[0]
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("broken service")
+
+    monkeypatch.setattr(respondent_views, "submit_report", broken)
+    with caplog.at_level("ERROR", logger="django.request"):
+        answer = relayed(client, config, "/api/surveys/relayed/reports/", {"report": report})
+    assert answer.status == 500 and json.loads(answer.content) == {"detail": "Something went wrong on the server."}
+    assert any(r.name == "django.request" and r.exc_info and "broken service" in str(r.exc_info[1])
+               for r in caplog.records)
+    assert relayed_survey.report_total() == 0

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from aggregator.models import SurveyStatistics
 from aggregator.services import fold_new_reports
-from survey_app import api, credentials
+from survey_app import credentials, respondent_views
 from survey_app.models import PendingReport, Report, SpentCredential
 from survey_app.services import generate_tokens
 from tests.factories import make_survey, simulated_reports
@@ -94,13 +94,13 @@ def test_a_resend_after_a_lost_answer_stores_once(monkeypatch):
     after a worker killed between commit and answer the browser sees a 502); the page resends the same body."""
     client, survey = APIClient(), make_survey()
     body = {"report": simulated_reports(survey, n=1)[0], "nonce": a_nonce()}
-    submit = api.submit_report
+    submit = respondent_views.submit_report
 
     def stored_then_lost(*args, **kwargs):
         submit(*args, **kwargs)
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(api, "submit_report", stored_then_lost)
+    monkeypatch.setattr(respondent_views, "submit_report", stored_then_lost)
     assert post(client, survey, body).status_code == 503
     monkeypatch.undo()
     assert rows(survey) == (1, 0)

@@ -1,0 +1,339 @@
+"""The respondents' two POSTs, as plain Django views through Django's middleware chain (security headers, CSP,
+language, host and NUL-byte checks, a database outage as a 503: ``coinflip.settings.MIDDLEWARE``).
+
+* ``POST /api/surveys/<slug>/reports/`` (``report``) — one randomized report: a training report, or a validation
+  report ``{"validation": …}`` from the validation share (``aggregator.privacy.validation``). 201 stored; 400
+  malformed (the message names the field); 403 no credential (token survey); 409 credential already used; 410 survey
+  closed; 404 unknown or draft survey. A token survey's report carries ``{"credential": {value, signature,
+  key_id}}`` and never the token (400).
+* ``POST /api/surveys/<slug>/invitations/redeem/`` (``redeem``) — a token survey's invitation token and blinded
+  message in, a blind signature out (survey_app/credentials.py): the credential's first half, in its own request.
+
+Each view only does HTTP: it reads the body once (``read_json``: a Content-Type other than ``application/json`` is
+415, a parameter other than one ``charset=utf-8`` 400, a body beyond the view's limit 413, one that is not UTF-8 or
+not strict JSON — NaN/±Infinity, nesting too deep for the decoder — 400), validates it with its serializer (unknown
+or missing keys: 400 naming the field), makes one service call (``submit_report`` or ``redeem``, each check once)
+and maps its ``Outcome`` onto a status code. Errors have the shape of Django REST framework's: ``{"detail": …}``
+(with ``code`` where the page acts on it), or for a 400 of the serializer ``{field: [messages]}``. Nothing but the
+report itself, its random nonce and a coarse date is stored.
+
+The OpenAPI document describes both through schema-only DRF views (``ReportSchema``, ``RedeemSchema``), routed only
+in the urlconf the schema is generated from (``survey_app.urls.schema_urlpatterns``). The report's type: a survey's
+exact JSON Schema of one report is served with its protocol (``report_schema``); the document types the body's
+``report`` as a ``oneOf`` of the mechanisms' generic shapes, one component each (``ReportFieldSchema``), both from
+``aggregator.privacy.protocol`` (``SurveyProtocol.report_schema``, ``report_shapes``).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import APIException, MethodNotAllowed, ParseError, UnsupportedMediaType, ValidationError
+from rest_framework.parsers import JSONParser
+from rest_framework.views import APIView
+
+from aggregator.privacy.protocol import report_shapes
+
+from .api import (
+    MAX_REPORT_BYTES,
+    REFUSALS,
+    ErrorSchema,
+    FieldErrors,
+    PayloadTooLarge,
+    SlugParameter,
+    check_json_parameters,
+)
+from .credentials import redeem
+from .models import NONCE_CHARS, NONCE_PATTERN
+from .outcomes import Result, Submission
+from .reports import submit_report
+
+#: The largest redemption body: a token, a blinded message of a 4096-bit key and a key id fit many times over.
+MAX_REDEEM_BYTES = 16 * 1024
+#: The only media type of a body (compared case-insensitively, RFC 9110 §8.3.1).
+JSON_MEDIA_TYPE = "application/json"
+#: The methods the two views answer.
+ALLOWED = "POST"
+
+
+class CredentialSerializer(serializers.Serializer):
+    """An unblinded credential (survey_app/credentials.py); checked by the ingestion service, not here."""
+
+    value = serializers.CharField(help_text="The prepared random value (RFC 9474 §4.1), unpadded base64url.")
+    signature = serializers.CharField(help_text="RSA-PSS signature on value (RSABSSA-SHA384-PSS-Randomized), "
+                                                "unpadded base64url.")
+    key_id = serializers.CharField(help_text="Hex SHA-256 of the survey key's SPKI that signed it.")
+
+
+class ReportField(serializers.JSONField):
+    """The report: any JSON value to DRF (the survey's protocol judges it: ``SurveyProtocol.parse_one``), typed in
+    the OpenAPI document as one of the mechanisms' report shapes (``ReportFieldSchema``)."""
+
+
+class ReportFieldSchema(OpenApiSerializerFieldExtension):
+    """OpenAPI type of ``ReportField``: a ``oneOf`` of one component per generic report shape of the engine
+    (``aggregator.privacy.protocol.report_shapes``: LDP one-report, split and validation, Gaussian NB, MRR record
+    and validation).
+    A survey's exact schema is served with its protocol (``survey_app.api.ProtocolView``: ``report_schema``)."""
+
+    target_class = ReportField
+
+    def map_serializer_field(self, auto_schema, direction):
+        refs = []
+        for name, shape in report_shapes().items():
+            component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=shape)
+            auto_schema.registry.register_on_missing(component)
+            refs.append(component.ref)
+        return {"oneOf": refs, "description": "The randomized report in the survey's wire format: one of these "
+                                              "shapes; the survey's exact JSON Schema is its protocol's "
+                                              "report_schema (GET /api/surveys/{slug}/protocol/)."}
+
+
+class ReportSerializer(serializers.Serializer):
+    report = ReportField(help_text="The randomized report, in the wire format of the survey's protocol.")
+    credential = serializers.JSONField(
+        required=False, help_text="Token surveys: the credential from redeeming the invitation, "
+                                  "{value, signature, key_id} (see CredentialSerializer).")
+    protocol_version = serializers.JSONField(
+        required=False, help_text="The protocol version the report was randomized under: SHA-256 (hex) of the "
+                                  "protocol's JSON as the browser writes it (JSON.stringify of the protocol served by "
+                                  "GET /api/surveys/{slug}/protocol/, without adaptive allocation's assignment, "
+                                  "assignment_cdf and assignment_source). Another version than the survey's: 409 "
+                                  "stale_protocol, nothing stored.")
+    token = serializers.CharField(required=False, max_length=64,
+                                  help_text="Refused: a report never carries the invitation token (redeem it first).")
+    nonce = serializers.RegexField(
+        NONCE_PATTERN, required=False, max_length=NONCE_CHARS,
+        error_messages={"invalid": "Expected 128 random bits in unpadded base64url (22 characters)."},
+        help_text="A random nonce the page draws once per prepared report (128 bits, unpadded base64url): a resend "
+                  "of a report whose nonce is stored is answered 201 and not stored again.")
+
+    def validate(self, attrs):
+        unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
+        if unknown:
+            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report, protocol_version, "
+                                                     "credential and nonce."]})
+        return attrs
+
+
+#: The OpenAPI component of ``ReportSerializer``, closed by ``close_report_body``.
+REPORT_COMPONENT = "Report"
+
+
+def close_report_body(result, generator, request, public):
+    """drf-spectacular post-processing hook (``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``): ``ReportSerializer``'s
+    component closed (``additionalProperties: false``), since a body holding another key is a 400."""
+    schema = result.get("components", {}).get("schemas", {}).get(REPORT_COMPONENT)
+    if schema is not None:
+        schema["additionalProperties"] = False
+    return result
+
+
+def read_submission(data) -> Submission:
+    """The ``Submission`` of a request body, validated by ``ReportSerializer`` (400 with its messages)."""
+    serializer = ReportSerializer(data=data)
+    serializer.is_valid(raise_exception=True)
+    data = serializer.validated_data
+    return Submission(data["report"], data.get("token"), data.get("credential"), data.get("nonce"),
+                      data.get("protocol_version"))
+
+
+#: The longest value of each field of a redemption body (``RedeemSerializer``).
+REDEEM_LIMITS = {"token": 64, "blinded_msg": 2048, "key_id": 64}
+
+
+class RedeemSerializer(serializers.Serializer):
+    token = serializers.CharField(max_length=REDEEM_LIMITS["token"],
+                                  help_text="The invitation token (from the invitation link).")
+    blinded_msg = serializers.CharField(max_length=REDEEM_LIMITS["blinded_msg"],
+                                        help_text="The blinded message (RFC 9474 §4.2), unpadded base64url of the "
+                                                  "key's size.")
+    key_id = serializers.CharField(required=False, max_length=REDEEM_LIMITS["key_id"],
+                                   help_text="The key the message was blinded for (the protocol's credential.key_id); "
+                                             "refused if it is no longer the active key.")
+
+    def validate(self, attrs):
+        unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
+        if unknown:
+            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only token, blinded_msg and "
+                                                     "key_id."]})
+        return attrs
+
+
+def refuse_constant(name: str) -> Any:
+    """``json.loads``'s ``parse_constant``: NaN and ±Infinity are not JSON (RFC 8259 §6)."""
+    raise ValueError(f"Out of range float values are not JSON compliant: {name!r}")
+
+
+def read_json(request: HttpRequest, limit: int) -> Any:
+    """The request's JSON body, read and parsed once; ``{}`` for an empty body (the serializer then names the missing
+    fields).
+
+    Raises
+    ------
+    UnsupportedMediaType
+        A body whose Content-Type is not ``application/json`` (415).
+    PayloadTooLarge
+        More than ``limit`` bytes, declared or read (413).
+    ParseError
+        A Content-Type parameter other than one ``charset=utf-8``, a body that cannot be read to its end, is not
+        UTF-8, not strict JSON or nests too deeply to decode (400).
+    """
+    content_type = request.META.get("CONTENT_TYPE", "")
+    declared = request.META.get("CONTENT_LENGTH") or ""
+    if content_type.split(";", 1)[0].strip().lower() != JSON_MEDIA_TYPE:
+        if content_type or (declared.isdigit() and int(declared) > 0):
+            raise UnsupportedMediaType(content_type)
+    if not declared.isdigit() or int(declared) == 0:
+        return {}
+    check_json_parameters(content_type)
+    if int(declared) > limit:
+        raise PayloadTooLarge()
+    try:
+        body = request.read(limit + 1)
+    except Exception:  # a client gone mid-body (any server's error): a 400
+        raise ParseError("The request body could not be read to its end.") from None
+    if len(body) > limit:
+        raise PayloadTooLarge()
+    try:
+        return json.loads(body.decode("utf-8"), parse_constant=refuse_constant)
+    except RecursionError:
+        raise ParseError("JSON parse error - nested too deeply.") from None
+    except ValueError as exc:  # invalid UTF-8 or JSON
+        raise ParseError(f"JSON parse error - {exc}") from None
+
+
+def answer(data: Any, status: int = 200) -> JsonResponse:
+    """A JSON answer, written as the API's other answers are (compact, UTF-8)."""
+    response = JsonResponse(data, status=status, safe=False,
+                            json_dumps_params={"ensure_ascii": False, "separators": (",", ":")})
+    response["Allow"] = ALLOWED
+    return response
+
+
+def refusal(exc: APIException) -> JsonResponse:
+    """The answer to a refusal: its status code, and ``{"detail": …}`` or the refusal's own fields."""
+    detail = exc.detail
+    return answer(detail if isinstance(detail, (dict, list)) else {"detail": detail}, exc.status_code)
+
+
+def refused(outcome) -> JsonResponse:
+    """The answer to an ``Outcome`` that stored nothing: 400 naming the field, or the refusal of ``REFUSALS``."""
+    if outcome.result is Result.INVALID:
+        return answer({cast(str, outcome.field): [outcome.message]}, 400)  # INVALID names its field
+    return refusal(REFUSALS[outcome.result](outcome.message))
+
+
+@csrf_exempt  # no session, no cookie: nothing a forged request could borrow
+def report(request: HttpRequest, slug: str) -> JsonResponse:
+    """``POST /api/surveys/<slug>/reports/``: the body is read only once the survey is known to exist and be open
+    (``submit_report`` calls the reader), so 404 and 410 come before the body's own 400, 413 or 415."""
+    if request.method != "POST":
+        return refusal(MethodNotAllowed(request.method or ""))
+    try:
+        outcome = submit_report(slug, lambda: read_submission(read_json(request, MAX_REPORT_BYTES)))
+    except APIException as exc:
+        return refusal(exc)
+    if outcome.stored:
+        return answer({"status": "stored"}, 201)
+    return refused(outcome)
+
+
+@csrf_exempt  # no session, no cookie: nothing a forged request could borrow
+def redeem_invitation(request: HttpRequest, slug: str) -> JsonResponse:
+    """``POST /api/surveys/<slug>/invitations/redeem/``: spend an invitation token for a blind signature.
+
+    200 ``{"blind_signature", "key_id"}``; 400 malformed (the message names the field: a blinded message not of the
+    key's size, a retired ``key_id``); 403 unknown token; 404 unknown or draft survey, or an open-link one; 409 token
+    already used; 410 closed. The token is the only thing written (marked used); nothing of the blinded message is
+    kept. The report follows in a separate request with the unblinded credential (``report``)."""
+    if request.method != "POST":
+        return refusal(MethodNotAllowed(request.method or ""))
+    try:
+        serializer = RedeemSerializer(data=read_json(request, MAX_REDEEM_BYTES))
+    except APIException as exc:
+        return refusal(exc)
+    if not serializer.is_valid():
+        return answer(serializer.errors, 400)
+    data = serializer.validated_data
+    redemption = redeem(slug, data["token"], data["blinded_msg"], data.get("key_id"))
+    if redemption.outcome.result is Result.SIGNED:
+        return answer({"blind_signature": redemption.blind_signature, "key_id": redemption.key_id})
+    return refused(redemption.outcome)
+
+
+# -- the OpenAPI document ----------------------------------------------------------------------------------------------
+
+class ReportSchema(APIView):
+    """The OpenAPI description of ``report``: routed only in ``survey_app.urls.schema_urlpatterns``, which the schema
+    is generated from; a request never reaches it."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+    parser_classes = [JSONParser]  # the document's request media type: application/json only
+
+    @extend_schema(
+        summary="Submit one randomized report",
+        parameters=[SlugParameter],
+        request=ReportSerializer,
+        responses={
+            201: OpenApiResponse(inline_serializer("ReportAccepted", {"status": serializers.CharField()}),
+                                 description="Stored; or a resend of a report whose nonce is stored (not stored "
+                                             "again)"),
+            400: OpenApiResponse(FieldErrors, description="Malformed report (the message names the field), or a body "
+                                                          "that is not UTF-8 JSON: a Content-Type parameter other "
+                                                          "than charset=utf-8, invalid UTF-8 or JSON"),
+            403: OpenApiResponse(ErrorSchema, description="Unknown invitation token"),
+            404: OpenApiResponse(ErrorSchema, description="Unknown survey"),
+            409: OpenApiResponse(ErrorSchema, description="Credential already used; or (code stale_model_version) a "
+                                                          "validation report of a model version other than the one "
+                                                          "evaluated today (?for=validation); or (code "
+                                                          "stale_protocol) a report stating another protocol_version "
+                                                          "than the survey's"),
+            410: OpenApiResponse(ErrorSchema, description="Survey closed"),
+            413: OpenApiResponse(ErrorSchema, description=f"Body larger than {MAX_REPORT_BYTES} bytes (declared, or "
+                                                          "read from a chunked body)"),
+            415: OpenApiResponse(ErrorSchema, description="Content-Type other than application/json"),
+        },
+    )
+    def post(self, request, slug: str):
+        """One randomized report, checked against the survey's protocol and stored (``survey_app.reports``), or
+        refused with nothing stored. A closed or unknown survey is refused before the body is read."""
+        raise MethodNotAllowed(request.method)  # never routed (the class docstring)
+
+
+class RedeemSchema(APIView):
+    """The OpenAPI description of ``redeem_invitation``, routed as ``ReportSchema`` is."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        summary="Redeem an invitation token for a blind signature (RFC 9474, RSABSSA-SHA384-PSS-Randomized)",
+        parameters=[SlugParameter],
+        request=RedeemSerializer,
+        responses={
+            200: inline_serializer("Redeemed", {"blind_signature": serializers.CharField(),
+                                                "key_id": serializers.CharField()}),
+            400: OpenApiResponse(FieldErrors, description="Malformed body or blinded message; the message names the "
+                                                          "field"),
+            403: OpenApiResponse(ErrorSchema, description="Unknown invitation token"),
+            404: OpenApiResponse(ErrorSchema, description="Unknown survey, or one without invitations"),
+            409: OpenApiResponse(ErrorSchema, description="Invitation token already used"),
+            410: OpenApiResponse(ErrorSchema, description="Survey closed"),
+            413: OpenApiResponse(ErrorSchema, description="Body too large"),
+            415: OpenApiResponse(ErrorSchema, description="Not application/json"),
+        },
+    )
+    def post(self, request, slug: str):
+        """Spend an invitation token for a blind signature on a blinded message (``survey_app.credentials``). The
+        token is the only thing written (marked used); nothing of the blinded message is kept. The report follows
+        in a separate request with the unblinded credential."""
+        raise MethodNotAllowed(request.method)  # never routed (the class docstring)
