@@ -483,3 +483,11 @@ def test_the_dashboards_messages_are_a_plain_list_inside_a_status_region(rf, ali
     message = type("Message", (), {"tags": "success", "__str__": lambda self: "Saved."})()
     html = render_to_string("dashboard/layout.html", {"messages": [message]}, request=request)
     assert '<div role="status"><ul class="messages"><li class="success">Saved.</li></ul></div>' in html
+
+
+def test_the_previews_way_back_leads_to_the_admin_for_staff_who_cannot_use_the_workspace(client, draft):
+    bob = User.objects.create_user("bob", password="x", is_staff=True)  # a designer of it, no survey permission
+    draft.designers.add(bob)
+    client.force_login(bob)
+    page = client.get(f"/s/{draft.slug}/preview/").content.decode()
+    assert f'<a href="/admin/survey_app/survey/{draft.pk}/change/">' in page
