@@ -258,7 +258,8 @@ class QuestionForm(TranslatedFieldsMixin, QuestionChoicesForm):
         """The block's rows of boxes: each translated text beside its translations, then the choices beside theirs."""
         return [("side-by-side", self.side_by_side("text")), ("side-by-side", self.side_by_side("help_text")),
                 ("side-by-side choices", [self["choices_text"],
-                                  *(self[translation_name("choices", c)] for c, _n in other_languages())])]
+                                  *(self[translation_name("choices", c)] for c, _n in other_languages())]),
+                ("side-by-side", self.side_by_side("matrix"))]
 
     def clean(self):
         cleaned = super().clean()

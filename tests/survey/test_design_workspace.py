@@ -418,8 +418,12 @@ def test_a_bad_condition_is_refused_with_the_models_message_and_nothing_stored(c
 
 
 def test_question_types_shuffling_theme_and_end_page_are_saved(client, draft):
-    data = page_data(client.get(edit_url(draft)))
+    page = client.get(edit_url(draft))
+    data = page_data(page)
     smoker = prefix_of(data, draft, "smoker")
+    for name in ("s-shuffle_questions", "s-accent_color", "s-end_text__de", "s-end_url", f"{smoker}-matrix__de",
+                 f"{smoker}-step"):
+        assert f'name="{name}"' in page.content.decode(), name
     data.update({"s-shuffle_questions": "on", "s-shuffle_choices": "on", "s-accent_color": "#0b5cad",
                  "s-end_text": "Thank you!", "s-end_text__de": "Danke!", "s-end_url": "https://example.org/done",
                  f"{smoker}-matrix": "Habits", f"{smoker}-matrix__de": "Gewohnheiten", f"{smoker}-style": "buttons"})
