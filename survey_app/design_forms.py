@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from django import forms
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -174,6 +174,22 @@ class QuestionForm(TranslatedFieldsMixin, QuestionChoicesForm):
 
     translated = QUESTION_TRANSLATED
     allowed = QUESTION_FIELDS
+
+    def add_error(self, field, error):
+        """As ``Form.add_error``; the model's errors on a field this block does not show (set in the admin) become the
+        block's own errors, named by the field's label, instead of a ``ValueError``."""
+        if field is None and hasattr(error, "error_dict"):
+            hidden = {name: errors for name, errors in error.error_dict.items()
+                      if name != NON_FIELD_ERRORS and name not in self.fields}
+            for name, errors in hidden.items():
+                label = Question._meta.get_field(name).verbose_name
+                for message in ValidationError(errors).messages:
+                    super().add_error(None, f"{label}: {message}")
+            shown = {name: errors for name, errors in error.error_dict.items() if name not in hidden}
+            if not shown:
+                return
+            error = ValidationError(shown)
+        super().add_error(field, error)
 
     class Meta:
         model = Question
