@@ -182,7 +182,7 @@ class QuestionForm(TranslatedFieldsMixin, QuestionChoicesForm):
             hidden = {name: errors for name, errors in error.error_dict.items()
                       if name != NON_FIELD_ERRORS and name not in self.fields}
             for name, errors in hidden.items():
-                label = Question._meta.get_field(name).verbose_name
+                label = getattr(Question._meta.get_field(name), "verbose_name", name)
                 for message in ValidationError(errors).messages:
                     super().add_error(None, f"{label}: {message}")
             shown = {name: errors for name, errors in error.error_dict.items() if name not in hidden}
