@@ -18,9 +18,12 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound, ParseError, ValidationError
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import NotFound, ParseError, PermissionDenied, ValidationError
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -28,8 +31,10 @@ from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.oracles.wire import is_number
 from survey_app.api import BoundedJSONParser, ErrorSchema, FieldErrors, SlugParameter, public_survey
 from survey_app.models import PREFER_NOT_TO_SAY, Question, Survey
+from survey_app.permissions import surveys_for
 from survey_app.protocol import get_protocol
 
+from .dashboard.exports.registry import BY_NAME
 from .models import ModelVersion
 from .services import latest_accuracy, latest_version, validation_version
 
@@ -196,3 +201,36 @@ class PredictView(APIView):
         model = NaiveBayesModel.from_dict(version.model)
         predictions = model.predict_labels(get_protocol(survey).to_model_input(X))
         return Response({"version": version.version, "predictions": predictions})
+
+
+class ExportView(APIView):
+    """A published version in one of the dashboard's download formats (``dashboard.exports.registry``), for the
+    management API's token holders who design the survey."""
+
+    authentication_classes = [TokenAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Download a published model version: scikit-learn estimator, frequency tables or model card",
+                   parameters=[SlugParameter, OpenApiParameter("version", int, OpenApiParameter.PATH),
+                               OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(BY_NAME))],
+                   responses={(200, "application/octet-stream"): OpenApiResponse(description="The file"),
+                              403: OpenApiResponse(ErrorSchema, description="No permission to view surveys"),
+                              404: OpenApiResponse(ErrorSchema, description="Not a survey of yours, or no such "
+                                                                            "version or format"),
+                              409: OpenApiResponse(ErrorSchema, description="The version has no such form")})
+    def get(self, request, slug: str, version: int, fmt: str):
+        if not request.user.has_perm("survey_app.view_survey"):
+            raise PermissionDenied("Downloads need the permission to view surveys.")
+        survey = surveys_for(request.user).filter(slug=slug).first()
+        export = BY_NAME.get(fmt)
+        stored = ModelVersion.objects.filter(survey=survey, version=version).first() if survey else None
+        if survey is None or export is None or stored is None:
+            raise NotFound("No such survey of yours, version or format.")
+        try:
+            protocol = get_protocol(survey) if export.needs_protocol else None
+            body = export.build(stored, protocol)
+        except ValueError as exc:
+            return Response({"detail": str(exc)}, status=409)
+        response = HttpResponse(body, content_type=export.content_type)
+        response["Content-Disposition"] = f'attachment; filename="{slug}-v{version}-{export.suffix}"'
+        return response
