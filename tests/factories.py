@@ -7,6 +7,7 @@ The health survey (``make_survey``) is the one most database tests use: smoker (
 from __future__ import annotations
 
 import datetime
+import json
 
 import numpy as np
 
@@ -279,3 +280,19 @@ def make_skip_survey(mode: str = "ldp", encoding: str = "oue", slug: str | None 
     Question.objects.create(survey=survey, name="sick", text="Have you been ill this year?", kind="binary",
                             is_class=True, position=2)
     return survey
+
+
+def distinct_reports(survey: Survey, n: int, seed: int, batch: int = 50) -> list[dict]:
+    """``n`` training reports of simulated health respondents (``health_answers``, drawn ``batch`` at a time),
+    pairwise distinct, so that each stored report has one sender."""
+    protocol, rng = get_protocol(survey), np.random.default_rng(seed)
+    out: list[dict] = []
+    seen: set[str] = set()
+    while len(out) < n:
+        X = health_answers(rng, batch)
+        for report in protocol.encode(X, (X[:, 0] == 2).astype(np.int64), rng):
+            key = json.dumps(report, sort_keys=True)
+            if key not in seen and len(out) < n:
+                seen.add(key)
+                out.append(report)
+    return out

@@ -33,9 +33,8 @@ from aggregator import services
 from survey_app import credentials, inbox
 from survey_app import reports as ingestion
 from survey_app.outcomes import Submission
-from survey_app.protocol import get_protocol
 from survey_app.services import generate_tokens
-from tests.factories import health_answers, make_survey
+from tests.factories import distinct_reports, make_survey
 
 from . import linkage
 
@@ -66,21 +65,6 @@ class _Clock:
                                             timedelta=datetime.timedelta, UTC=datetime.UTC)
 
 
-def _distinct_reports(survey, n: int) -> list[dict]:
-    """``n`` training reports of simulated respondents, pairwise distinct (so each stored report has one sender)."""
-    protocol = get_protocol(survey)
-    rng = np.random.default_rng(11)
-    out, seen = [], set()
-    while len(out) < n:
-        X = health_answers(rng, 50)
-        for report in protocol.encode(X, (X[:, 0] == 2).astype(np.int64), rng):
-            key = json.dumps(report, sort_keys=True)
-            if key not in seen and len(out) < n:
-                seen.add(key)
-                out.append(report)
-    return out
-
-
 def _run(monkeypatch) -> tuple:
     clock = _Clock()
     for module in (credentials, ingestion):
@@ -90,7 +74,7 @@ def _run(monkeypatch) -> tuple:
     survey = make_survey(mode="mrr", access="tokens")
     tokens = [t.token for t in generate_tokens(survey, sum(DAYS))]
     np.random.default_rng(3).shuffle(tokens)  # respondents redeem their tokens in no particular issue order
-    reports = _distinct_reports(survey, sum(DAYS))
+    reports = distinct_reports(survey, sum(DAYS), 11)
     sender = {}  # report payload → index of the respondent (and of their token)
     respondent = 0
     for d, count in enumerate(DAYS):

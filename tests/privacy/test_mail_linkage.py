@@ -7,10 +7,8 @@ written when the mails are queued and sent and never again by a redemption, a re
 ``xmin``/``ctid``, unchanged), it holds no time finer than a day, and no value reachable from an address — its row,
 its invitation's row — equals any value stored with a report or a spent credential. A reminder rewrites only the
 rows of unused invitations, with a day."""
-import json
 import random
 
-import numpy as np
 import pytest
 from django.db import connection
 
@@ -19,8 +17,7 @@ from survey_app import credentials, mailing
 from survey_app import reports as ingestion
 from survey_app.models import InvitationMail, InvitationToken, Report, SpentCredential
 from survey_app.outcomes import Submission
-from survey_app.protocol import get_protocol
-from tests.factories import health_answers, make_survey
+from tests.factories import distinct_reports, make_survey
 from tests.mail_support import body, smtp_server
 
 from . import linkage
@@ -33,18 +30,6 @@ MAIL_COLUMNS = ("id, survey_id, invitation_id, address, language, queued_in_id, 
 
 def _mail_rows() -> dict[str, dict]:
     return {row["address"]: row for row in linkage.rows("survey_app_invitationmail", MAIL_COLUMNS)}
-
-
-def _distinct_reports(survey, n: int) -> list:
-    protocol, rng, out, seen = get_protocol(survey), np.random.default_rng(5), [], set()
-    while len(out) < n:
-        X = health_answers(rng, 40)
-        for report in protocol.encode(X, (X[:, 0] == 2).astype(np.int64), rng):
-            key = json.dumps(report, sort_keys=True)
-            if key not in seen and len(out) < n:
-                seen.add(key)
-                out.append(report)
-    return out
 
 
 @pytest.mark.django_db(transaction=True)  # real transactions: their ids are what a reader sees in xmin
@@ -60,7 +45,7 @@ def test_the_address_table_ties_no_address_to_a_report(settings):
 
     # Seven of the eight take part, in an order of their own, each redeeming the link of their mail.
     takers = random.Random(7).sample(ADDRESSES, 7)
-    for address, report in zip(takers, _distinct_reports(survey, 7), strict=True):
+    for address, report in zip(takers, distinct_reports(survey, 7, 5, batch=40), strict=True):
         blinded, pending = credentials.start_credential(credentials.public_credential(survey))
         redemption = credentials.redeem(survey.slug, links[address], blinded, pending.key_id)
         credential = credentials.finish_credential(pending, redemption.blind_signature)
