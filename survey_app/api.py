@@ -90,6 +90,20 @@ def check_json_parameters(media_type: str) -> None:
         raise ParseError("Repeated Content-Type parameter: send application/json; charset=utf-8 at most.")
 
 
+def read_bounded(stream, declared, limit: int) -> bytes:
+    """The body from ``stream``, at most ``limit`` bytes: ``PayloadTooLarge`` (413) when the ``declared``
+    Content-Length or what is read exceeds it; ``ParseError`` (400) when it cannot be read to its end."""
+    if declared and str(declared).isdigit() and int(declared) > limit:
+        raise PayloadTooLarge()
+    try:
+        body = stream.read(limit + 1)
+    except Exception:  # a client gone mid-body (any server's error): a 400
+        raise ParseError("The request body could not be read to its end.") from None
+    if len(body) > limit:
+        raise PayloadTooLarge()
+    return body
+
+
 class BoundedJSONParser(JSONParser):
     """DRF's strict JSON parser for UTF-8 bodies of at most the view's ``body_limit``: 413 beyond (declared or
     read); 400 for a Content-Type parameter other than one ``charset=utf-8``
@@ -101,15 +115,7 @@ class BoundedJSONParser(JSONParser):
         check_json_parameters(media_type or "")
         limit = body_limit(context.get("view"))
         request = context.get("request")
-        declared = request.META.get("CONTENT_LENGTH") if request is not None else None
-        if declared and str(declared).isdigit() and int(declared) > limit:
-            raise PayloadTooLarge()
-        try:
-            body = stream.read(limit + 1)
-        except Exception:  # a client gone mid-body (any server's error): a 400
-            raise ParseError("The request body could not be read to its end.") from None
-        if len(body) > limit:
-            raise PayloadTooLarge()
+        body = read_bounded(stream, request.META.get("CONTENT_LENGTH") if request is not None else None, limit)
         context["encoding"] = "utf-8"
         try:
             return super().parse(io.BytesIO(body), media_type, context)

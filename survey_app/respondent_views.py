@@ -45,9 +45,9 @@ from .api import (
     REFUSALS,
     ErrorSchema,
     FieldErrors,
-    PayloadTooLarge,
     SlugParameter,
     check_json_parameters,
+    read_bounded,
 )
 from .credentials import redeem
 from .models import NONCE_CHARS, NONCE_PATTERN
@@ -193,14 +193,7 @@ def read_json(request: HttpRequest, limit: int) -> Any:
     if not declared.isdigit() or int(declared) == 0:
         return {}
     check_json_parameters(content_type)
-    if int(declared) > limit:
-        raise PayloadTooLarge()
-    try:
-        body = request.read(limit + 1)
-    except Exception:  # a client gone mid-body (any server's error): a 400
-        raise ParseError("The request body could not be read to its end.") from None
-    if len(body) > limit:
-        raise PayloadTooLarge()
+    body = read_bounded(request, declared, limit)
     try:
         return json.loads(body.decode("utf-8"), parse_constant=refuse_constant)
     except RecursionError:
