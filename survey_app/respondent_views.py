@@ -9,12 +9,12 @@ language, host and NUL-byte checks, a database outage as a 503: ``coinflip.setti
 * ``POST /api/surveys/<slug>/invitations/redeem/`` (``redeem``) — a token survey's invitation token and blinded
   message in, a blind signature out (survey_app/credentials.py): the credential's first half, in its own request.
 
-Each view only does HTTP: it reads the body once (``read_json``: a Content-Type other than ``application/json`` is
-415, a parameter other than one ``charset=utf-8`` 400, a body beyond the view's limit 413, one that is not UTF-8 or
-not strict JSON — NaN/±Infinity, nesting too deep for the decoder — 400), validates it with its serializer (unknown
-or missing keys: 400 naming the field), makes one service call (``submit_report`` or ``redeem``, each check once)
-and maps its ``Outcome`` onto a status code. Errors have the shape of Django REST framework's: ``{"detail": …}``
-(with ``code`` where the page acts on it), or for a 400 of the serializer ``{field: [messages]}``. Nothing but the
+Each view only does HTTP: it reads the body once (``read_json``: a Content-Type other than ``application/json`` is 415,
+a parameter other than one ``charset=utf-8`` 400, a body beyond the view's limit 413, one that is not UTF-8 or not
+strict JSON — NaN/±Infinity, nesting too deep for the decoder — 400), checks its keys (``REPORT_BODY``, ``REDEEM_BODY``:
+unknown or missing keys, 400 naming the field), makes one service call (``submit_report`` or ``redeem``, each check
+once) and maps its ``Outcome`` onto a status code. Errors have the shape of Django REST framework's: ``{"detail": …}``
+(with ``code`` where the page acts on it), or for a 400 of the body's keys ``{field: [messages]}``. Nothing but the
 report itself, its random nonce and a coarse date is stored.
 
 The OpenAPI document describes both through schema-only DRF views (``ReportSchema``, ``RedeemSchema``), routed only
@@ -49,6 +49,7 @@ from .api import (
     check_json_parameters,
     read_bounded,
 )
+from .bodies import Body, Key
 from .credentials import redeem
 from .models import NONCE_CHARS, NONCE_PATTERN
 from .outcomes import Result, Submission
@@ -95,32 +96,25 @@ class ReportFieldSchema(OpenApiSerializerFieldExtension):
                                               "report_schema (GET /api/surveys/{slug}/protocol/)."}
 
 
-class ReportSerializer(serializers.Serializer):
-    report = ReportField(help_text="The randomized report, in the wire format of the survey's protocol.")
-    credential = serializers.JSONField(
-        required=False, help_text="Token surveys: the credential from redeeming the invitation, "
-                                  "{value, signature, key_id} (see CredentialSerializer).")
-    protocol_version = serializers.JSONField(
-        required=False, help_text="The protocol version the report was randomized under: SHA-256 (hex) of the "
-                                  "protocol's JSON as the browser writes it (JSON.stringify of the protocol served by "
-                                  "GET /api/surveys/{slug}/protocol/, without adaptive allocation's assignment, "
-                                  "assignment_cdf and assignment_source). Another version than the survey's: 409 "
-                                  "stale_protocol, nothing stored.")
-    token = serializers.CharField(required=False, max_length=64,
-                                  help_text="Refused: a report never carries the invitation token (redeem it first).")
-    nonce = serializers.RegexField(
-        NONCE_PATTERN, required=False, max_length=NONCE_CHARS,
-        error_messages={"invalid": "Expected 128 random bits in unpadded base64url (22 characters)."},
-        help_text="A random nonce the page draws once per prepared report (128 bits, unpadded base64url): a resend "
-                  "of a report whose nonce is stored is answered 201 and not stored again.")
-
-    def validate(self, attrs):
-        unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
-        if unknown:
-            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only report, protocol_version, "
-                                                     "credential and nonce."]})
-        return attrs
-
+#: A report's body (``report``).
+REPORT_BODY = Body({
+    "report": Key("The randomized report, in the wire format of the survey's protocol.", field=ReportField),
+    "credential": Key("Token surveys: the credential from redeeming the invitation, {value, signature, key_id} (see "
+                      "CredentialSerializer).", required=False),
+    "protocol_version": Key(
+        "The protocol version the report was randomized under: SHA-256 (hex) of the protocol's JSON as the browser "
+        "writes it (JSON.stringify of the protocol served by GET /api/surveys/{slug}/protocol/, without adaptive "
+        "allocation's assignment, assignment_cdf and assignment_source). Another version than the survey's: 409 "
+        "stale_protocol, nothing stored.", required=False),
+    "token": Key("Refused: a report never carries the invitation token (redeem it first).", text=True,
+                 required=False, max_length=64),
+    "nonce": Key("A random nonce the page draws once per prepared report (128 bits, unpadded base64url): a resend of "
+                 "a report whose nonce is stored is answered 201 and not stored again.", text=True, required=False,
+                 max_length=NONCE_CHARS, pattern=NONCE_PATTERN,
+                 invalid="Expected 128 random bits in unpadded base64url (22 characters)."),
+}, unexpected="Unexpected field; a body holds only report, protocol_version, credential and nonce.")
+#: The OpenAPI document's description of ``REPORT_BODY``.
+ReportSerializer = REPORT_BODY.serializer("ReportSerializer")
 
 #: The OpenAPI component of ``ReportSerializer``, closed by ``close_report_body``.
 REPORT_COMPONENT = "Report"
@@ -136,34 +130,26 @@ def close_report_body(result, generator, request, public):
 
 
 def read_submission(data) -> Submission:
-    """The ``Submission`` of a request body, validated by ``ReportSerializer`` (400 with its messages)."""
-    serializer = ReportSerializer(data=data)
-    serializer.is_valid(raise_exception=True)
-    data = serializer.validated_data
-    return Submission(data["report"], data.get("token"), data.get("credential"), data.get("nonce"),
-                      data.get("protocol_version"))
+    """The ``Submission`` of a request body, checked against ``REPORT_BODY`` (400 with its messages)."""
+    values, errors = REPORT_BODY.check(data)
+    if errors:
+        raise ValidationError(errors)
+    return Submission(values["report"], values.get("token"), values.get("credential"), values.get("nonce"),
+                      values.get("protocol_version"))
 
 
-#: The longest value of each field of a redemption body (``RedeemSerializer``).
+#: The longest value of each key of a redemption body.
 REDEEM_LIMITS = {"token": 64, "blinded_msg": 2048, "key_id": 64}
-
-
-class RedeemSerializer(serializers.Serializer):
-    token = serializers.CharField(max_length=REDEEM_LIMITS["token"],
-                                  help_text="The invitation token (from the invitation link).")
-    blinded_msg = serializers.CharField(max_length=REDEEM_LIMITS["blinded_msg"],
-                                        help_text="The blinded message (RFC 9474 §4.2), unpadded base64url of the "
-                                                  "key's size.")
-    key_id = serializers.CharField(required=False, max_length=REDEEM_LIMITS["key_id"],
-                                   help_text="The key the message was blinded for (the protocol's credential.key_id); "
-                                             "refused if it is no longer the active key.")
-
-    def validate(self, attrs):
-        unknown = sorted(str(key) for key in self.initial_data if key not in self.fields)
-        if unknown:
-            raise ValidationError({unknown[0][:40]: ["Unexpected field; a body holds only token, blinded_msg and "
-                                                     "key_id."]})
-        return attrs
+#: A redemption's body (``redeem_invitation``).
+REDEEM_BODY = Body({
+    "token": Key("The invitation token (from the invitation link).", text=True, max_length=REDEEM_LIMITS["token"]),
+    "blinded_msg": Key("The blinded message (RFC 9474 §4.2), unpadded base64url of the key's size.", text=True,
+                       max_length=REDEEM_LIMITS["blinded_msg"]),
+    "key_id": Key("The key the message was blinded for (the protocol's credential.key_id); refused if it is no longer "
+                  "the active key.", text=True, required=False, max_length=REDEEM_LIMITS["key_id"]),
+}, unexpected="Unexpected field; a body holds only token, blinded_msg and key_id.")
+#: The OpenAPI document's description of ``REDEEM_BODY``.
+RedeemSerializer = REDEEM_BODY.serializer("RedeemSerializer")
 
 
 def refuse_constant(name: str) -> Any:
@@ -172,7 +158,7 @@ def refuse_constant(name: str) -> Any:
 
 
 def read_json(request: HttpRequest, limit: int) -> Any:
-    """The request's JSON body, read and parsed once; ``{}`` for an empty body (the serializer then names the missing
+    """The request's JSON body, read and parsed once; ``{}`` for an empty body (the key check then names the missing
     fields).
 
     Raises
@@ -249,12 +235,11 @@ def redeem_invitation(request: HttpRequest, slug: str) -> JsonResponse:
     if request.method != "POST":
         return refusal(MethodNotAllowed(request.method or ""))
     try:
-        serializer = RedeemSerializer(data=read_json(request, MAX_REDEEM_BYTES))
+        data, errors = REDEEM_BODY.check(read_json(request, MAX_REDEEM_BYTES))
     except APIException as exc:
         return refusal(exc)
-    if not serializer.is_valid():
-        return answer(serializer.errors, 400)
-    data = serializer.validated_data
+    if errors:
+        return answer(errors, 400)
     redemption = redeem(slug, data["token"], data["blinded_msg"], data.get("key_id"))
     if redemption.outcome.result is Result.SIGNED:
         return answer({"blind_signature": redemption.blind_signature, "key_id": redemption.key_id})
