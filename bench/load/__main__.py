@@ -64,6 +64,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="fold survey i of n at every·(k + i/n), not all at once (bench/load/fold.py)")
     parser.add_argument("--seed-reports", type=int, default=1000, help="reports stored per survey before the load")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor peer")
+    parser.add_argument("--no-floor-stack", action="store_true",
+                        help="skip the floor's view under the product's middleware chain")
     parser.add_argument("--no-invitations", action="store_true",
                         help="only the open-link surveys (no token surveys' redemption + report)")
     parser.add_argument("--quiet-wait", type=float, default=600.0,
@@ -99,6 +101,7 @@ def main(argv=None) -> int:
         options = Options(duration=args.duration, rate=args.rate, connections=args.connections,
                           max_requests=args.max_requests,
                           seed_reports=args.seed_reports, fold_every=args.fold_every, floor=not args.no_floor,
+                          floor_stack=not args.no_floor_stack,
                           fold_phased=args.fold_phased,
                           quiet_wait=args.quiet_wait,
                           celery_concurrency=args.celery_concurrency,

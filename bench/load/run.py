@@ -38,6 +38,7 @@ class Options:
     fold_every: float = 20.0  #: fold every survey this often during the load (0: only the final fold)
     fold_phased: bool = False  #: survey i of n folds at fold_every·(k + i/n), not every survey at once (fold.py)
     floor: bool = True  #: also run the same stream against the floor peer
+    floor_stack: bool = True  #: and against the floor's view under the product's middleware chain
     protocol_gets: float = 10.0  #: seconds of protocol GETs after the load (``protocol_gets``; 0: none)
     gunicorn: Gunicorn = field(default_factory=Gunicorn)
     celery_concurrency: int = 2  #: pool processes of the folding Celery worker (compose: CELERY_CONCURRENCY)
@@ -69,6 +70,7 @@ class Outcome:
     floor: Phase | None
     prepare_seconds: float
     protocol_gets: ProtocolGets | None = None
+    floor_stack: Phase | None = None
 
 
 @dataclass
@@ -233,14 +235,22 @@ def protocol_gets(server: servers.Server, slugs: list[str], options: Options, da
     return ProtocolGets(result, cores, PROTOCOL_GET_CONNECTIONS)
 
 
-def floor_phase(prepared: surveys.Prepared, options: Options, database_url: str, redis_url: str) -> Phase:
-    from .floor import CREATE_TABLE
+#: The floors' names in the tables, by their servers.
+FLOOR_NAMES = {servers.FLOOR: "floor: plain Django", servers.FLOOR_STACK: "floor + Coinflip's middleware"}
+
+
+def floor_phase(prepared: surveys.Prepared, options: Options, database_url: str, redis_url: str,
+                app: tuple[str, str] = servers.FLOOR) -> Phase:
+    """The stream against a floor (``servers.FLOOR`` or ``FLOOR_STACK``), its table emptied first."""
+    from .floor import CREATE_TABLE, TABLE
 
     with connection.cursor() as cursor:
         cursor.execute(CREATE_TABLE)
+        cursor.execute(f"TRUNCATE {TABLE}")
     connection.close()
     paths = [surveys.REPORTS_PATH.format(slug=s) for s in prepared.slugs]
-    server = servers.start(servers.FLOOR, options.gunicorn, database_url, redis_url, options.log_dir / "floor.log")
+    log = options.log_dir / ("floor.log" if app == servers.FLOOR else "floor-stack.log")
+    server = servers.start(app, options.gunicorn, database_url, redis_url, log)
     try:
         requests = client.build_requests(servers.HOST, server.port, paths, prepared.bodies)
         warm_up(server, list(prepared.surveys), surveys.REPORTS_PATH, options)
@@ -249,7 +259,7 @@ def floor_phase(prepared: surveys.Prepared, options: Options, database_url: str,
         server.stop()
     accepted = checks.per_slug(prepared.slugs, result.status, 201)
     unanswered = checks.per_slug(prepared.slugs, result.status, client.NO_ANSWER)
-    return Phase("floor: plain Django", result, cores, checks.check_floor(list(prepared.surveys), accepted, unanswered))
+    return Phase(FLOOR_NAMES[app], result, cores, checks.check_floor(list(prepared.surveys), accepted, unanswered))
 
 
 def run(options: Options, database_url: str, redis_url: str, mechanisms=surveys.MECHANISMS, progress=print) -> Outcome:
@@ -265,4 +275,9 @@ def run(options: Options, database_url: str, redis_url: str, mechanisms=surveys.
     if options.floor:
         progress(f"loading the floor peer ({options.gunicorn.describe()}) for {options.duration:g} s …")
         floor = floor_phase(prepared, options, database_url, redis_url)
-    return Outcome(options, prepared, product, floor, prepare_seconds, gets)
+    stack = None
+    if options.floor_stack:
+        progress(f"loading the floor under Coinflip's middleware ({options.gunicorn.describe()}) for "
+                 f"{options.duration:g} s …")
+        stack = floor_phase(prepared, options, database_url, redis_url, servers.FLOOR_STACK)
+    return Outcome(options, prepared, product, floor, prepare_seconds, gets, stack)

@@ -27,6 +27,8 @@ HOST = "127.0.0.1"
 PRODUCT = ("coinflip.wsgi:application", "coinflip.settings")
 #: The floor peer: a plain-Django app without DRF (``bench.load.floor``), built by Django's own WSGI factory.
 FLOOR = ("django.core.wsgi:get_wsgi_application()", "bench.load.floor")
+#: The same view under the product's settings and middleware chain (``bench.load.floor_stack``).
+FLOOR_STACK = ("django.core.wsgi:get_wsgi_application()", "bench.load.floor_stack")
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,8 @@ class Server:
 
 def start(app: tuple[str, str], config: Gunicorn, database_url: str, redis_url: str, log: Path,
           ready_path: str = "/api/surveys/-/reports/", wait: float = 60.0) -> Server:
-    """Start gunicorn serving ``app`` (``PRODUCT`` or ``FLOOR``) and Caddy in front of it; wait until both answer."""
+    """Start gunicorn serving ``app`` (``PRODUCT``, ``FLOOR`` or ``FLOOR_STACK``) and Caddy in front of it; wait until
+    both answer."""
     wsgi, settings_module = app
     port = free_port()
     # The product runs under the production configuration file (its worker class, timeouts, logger and worker hooks),

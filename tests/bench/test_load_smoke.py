@@ -65,11 +65,13 @@ def test_every_accepted_report_is_stored_and_folded_exactly_once(tmp_path):
         assert check.tokens_ok and (not check.invitations or check.tokens_used == check.redeemed == check.spent
                                     == check.accepted > 0), check
     assert sum(c.accepted for c in product.checks) == sent
-    assert (floor.result.status[floor.result.sent] == 201).all(), floor.result.samples
-    assert all(c.exact and c.stored == c.accepted for c in floor.checks)
-    assert sum(c.stored for c in floor.checks) == int(floor.result.sent.sum())
+    for peer in (floor, outcome.floor_stack):  # both floors: the plain one and the one under the product's chain
+        assert (peer.result.status[peer.result.sent] == 201).all(), peer.result.samples
+        assert all(c.exact and c.stored == c.accepted for c in peer.checks)
+        assert sum(c.stored for c in peer.checks) == int(peer.result.sent.sum())
     table = report.render(outcome, "smoke")
     assert "| Coinflip | **all respondents** |" in table and "floor: plain Django" in table
+    assert "| floor + Coinflip's middleware |" in table and "proposed: server CPU per request" in table
     assert "| Coinflip | invitations: redeem |" in table
     gets = outcome.protocol_gets  # the protocol GETs after the load: every one answered 200
     assert gets.result.sent.sum() > 0 and (gets.result.status[gets.result.sent] == 200).all(), gets.result.samples
