@@ -313,7 +313,10 @@ _POSTPROCESS_VARIANTS = (("neg1", "neg-to-one", "seed 000's post-processing (neg
                                                         "(the earlier default)"),
                          ("marginal", "marginal-mean", "posterior means centred on the answer's marginal, no floor"),
                          ("share", "share-mean", "posterior means centred on the answer's marginal, κ averaged over "
-                                                 "the class-explained share, the class prior shrunk too, no floor"),
+                                                 "the class-explained share, the class prior shrunk too, no guard"),
+                         ("moment", "moment-mean", "posterior means centred on the answer's marginal, one κ by the "
+                                                  "method of moments, the private majority rule when it is ∞ (the "
+                                                  "default before the share and its guard)"),
                          ("mle", "mle", "the closed-form MLE of k-RR frequencies (Pinzón et al.) where the input is "
                                         "DE, Norm-Sub elsewhere"))
 for _encoding in ("de", "sue", "oue", "olh", "ss", "adaptive"):

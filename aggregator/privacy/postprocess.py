@@ -93,7 +93,7 @@ MLE = "mle"
 #: marginal-centred ones with κ averaged over the class-explained share and the class prior shrunk too, no floor
 #: (``shrinkage.posterior_prior``).
 METHODS = {"bayes": project_simplex, "posterior-mean": project_simplex, "marginal-mean": project_simplex,
-           "share-mean": project_simplex,
+           "share-mean": project_simplex, "moment-mean": project_simplex,
            "norm-sub": project_simplex, "neg-to-one": negative_to_one, MLE: project_simplex}
 DEFAULT = "bayes"
 

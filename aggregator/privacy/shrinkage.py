@@ -44,23 +44,34 @@ from scipy.special import logsumexp
 
 __all__ = ["posterior_conditionals", "posterior_mean", "posterior_prior", "answer_marginal", "NAME", "LABEL", "FLAT",
            "MARGINAL", "SHARE",
-           "CENTRES"]
+           "MOMENT", "NULL_LOSS_TOLERANCE", "CENTRES"]
 
-#: The default's name where post-processing methods are chosen (``postprocess.METHODS``): posterior means centred on
-#: the answer's marginal, and the floor of ``dependence`` on top (applied by the estimators).
+#: The default's name where post-processing methods are chosen (``postprocess.METHODS``). LDP Naive Bayes: posterior
+#: means centred on the answer's marginal with κ averaged over the class-explained share and the class prior shrunk
+#: alike ("share-mean"), kept where the pooled test sees class dependence (``dependence.concentration`` finite) or
+#: where, were every question independent of the class, they would cost at most ``NULL_LOSS_TOLERANCE`` of accuracy
+#: against the private majority rule (``dependence.null_loss``); the private majority rule otherwise. MRR: posterior
+#: means centred on the marginal and the per-question floor of ``dependence`` (``apply_floor``).
 NAME = "bayes"
-LABEL = ("posterior mean centred on the answer's marginal, from each estimate's own standard error; questions whose "
-         "class dependence the noise could have produced left out")
-#: The posterior means under the flat Dirichlet prior, without the floor (the earlier default).
+LABEL = ("posterior means centred on the answer's marginal, shrunk by each estimate's own standard error and by the "
+         "class dependence the reports show; the private majority rule where the reports cannot show any and "
+         "keeping the answers would cost accuracy were they independent of the class")
+#: The accuracy (a fraction) the default may give up against the private majority rule, were every question
+#: independent of the class, where the reports cannot show whether they are: the issue's 2.5-point regret bound.
+NULL_LOSS_TOLERANCE = 0.025
+#: The posterior means under the flat Dirichlet prior, without the floor (an earlier default).
 FLAT = "posterior-mean"
 #: The posterior means centred on the marginal, without the floor.
 MARGINAL = "marginal-mean"
 #: Marginal-centred posterior means with κ the posterior mean over the class-explained share and the class prior
-#: shrunk alike (``dependence.share_concentration``, ``posterior_prior``): no floor; LDP Naive Bayes only (MRR: as
-#: "marginal-mean").
+#: shrunk alike (``dependence.share_concentration``, ``posterior_prior``): the default without its guard; LDP Naive
+#: Bayes only (MRR: as "marginal-mean").
 SHARE = "share-mean"
+#: Marginal-centred posterior means with one κ by the method of moments (``dependence.concentration``; κ = ∞: the
+#: private majority rule): the LDP default before the share and its guard.
+MOMENT = "moment-mean"
 #: Which prior centre each shrinking post-processing uses (``posterior_conditionals``' ``centre``).
-CENTRES = {NAME: "marginal", MARGINAL: "marginal", FLAT: "uniform", SHARE: "marginal"}
+CENTRES = {NAME: "marginal", MARGINAL: "marginal", FLAT: "uniform", SHARE: "marginal", MOMENT: "marginal"}
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(64)
 #: Half-width of the integration window in standard errors; beyond it the likelihood is below e^{-50}.

@@ -162,8 +162,9 @@ def test_ldp_predictions_become_the_majority_rule_as_epsilon_shrinks():
     grid = np.array(np.meshgrid(*[np.arange(a.size) for a in ATTRS])).reshape(len(ATTRS), -1).T  # every record
     shares, old_shares = [], []
     for epsilon in (4.0, 0.5, 0.05, 2e-4):
-        nb, stats, models = _both({"epsilon": epsilon, "oracle": "oue"}, X, y, 9)
-        model = models["bayes"]
+        # the moment rule's κ (limit (b)); the default's guard is tested in tests/engine/test_dependence.py
+        nb, stats, models = _both({"epsilon": epsilon, "oracle": "oue"}, X, y, 9, shrinking="moment-mean")
+        model = models["moment-mean"]
         majority = int(np.argmax(model.prior))
         shares.append(float(np.mean(model.predict(grid) == majority)))
         old_shares.append(float(np.mean(models["norm-sub"].predict(grid) == majority)))

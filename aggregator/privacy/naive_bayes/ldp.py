@@ -12,22 +12,25 @@ Strategies:
 Estimation: P̂(c) = Ê_c / Σ Ê, made a distribution by Norm-Sub. Conditionals by ``postprocess``:
 * "bayes" (the default): every P(a | c) is the posterior mean given its raw estimate Ê_{a,c} / (N_i·P̂(c)) and that
   estimate's perturbation standard error (the oracle's exact count variance) under a Dirichlet(κ·P̃(a)) prior
-  centred on the answer's class-independent marginal (``shrinkage.posterior_conditionals``), with one κ for the
-  whole model from the questions' Wald statistics of class–answer independence (``dependence.concentration``): the
-  floor — when the questions show no more dependence than the noise explains, κ = ∞ and the model is the private
-  majority rule exactly (SPEC §4); Norm-Sub's conditionals when the noise vanishes and the dependence is strong;
-* "norm-sub" (the default before): P̂(a | c) = Ê_{a,c} / Σ_h Ê_{h,c} of the joint projected onto the simplex;
+  centred on the answer's class-independent marginal (``shrinkage.posterior_conditionals``), κ the posterior mean
+  over the share of the answers' variance the class explains (``dependence.share_concentration``, flat prior on that
+  share), and the published class prior shrunk toward the uniform distribution by its own noise
+  (``shrinkage.posterior_prior``) — behind a guard (SPEC §4, the private majority rule): where the pooled test of
+  class dependence sees none (``dependence.concentration`` = ∞) and the model would give up more than
+  ``shrinkage.NULL_LOSS_TOLERANCE`` of accuracy against the private majority rule were every question independent of
+  the class (``dependence.null_loss``), the model *is* the private majority rule (every column P̃(a), the Norm-Sub
+  prior). Where the reports cannot show the dependence but the classes are about equally frequent, a wrong guess
+  costs nothing and the shrunk conditionals are kept (``metadata["guard"]``);
+* "share-mean": the same without the guard (it falls below the private majority rule when the classes are unequal
+  and the questions independent);
+* "moment-mean" (the default before): one κ by the method of moments on the pooled Wald statistics
+  (``dependence.concentration``; κ = ∞, the private majority rule exactly, whenever they show no excess);
+* "norm-sub": P̂(a | c) = Ê_{a,c} / Σ_h Ê_{h,c} of the joint projected onto the simplex;
 * "neg-to-one": the same with seed 000's rule instead of the projection;
 * "mle": the closed-form maximum-likelihood joint of k-RR (``postprocess.mle_krr``) for inputs through DE, Norm-Sub
   for the others;
-* "posterior-mean" (the earlier default: flat Dirichlet prior, no floor) and "marginal-mean" (centred on the
-  marginal with κ = n_i, no floor): for comparison;
-* "share-mean" (no floor): as "bayes", but κ is the posterior mean over the share of the answers' variance the class
-  explains (``dependence.share_concentration``, flat prior on that share), and the published class prior is shrunk
-  toward the uniform distribution by its own noise (``shrinkage.posterior_prior``). Where the reports cannot show the
-  dependence (a few reports per cell) it keeps the conditionals, shrunk, instead of dropping them; it can therefore
-  fall below the private majority rule when the classes are unequal and the questions independent
-  (docs/results/regret.md).
+* "posterior-mean" (an earlier default: flat Dirichlet prior, no floor) and "marginal-mean" (centred on the marginal
+  with κ = n_i, no floor): for comparison.
 
 Pooled class prior (beyond the seed, SPEC §4): every feature input also estimates P(c) as Σ_a Ê_{a,c} / N_i, N_i
 being the number of its reports. The raw estimates are combined per class by inverse-variance weighting. The weights
@@ -55,11 +58,19 @@ import numpy as np
 
 from .. import oracles
 from ..assignment import assign, cdf, check_probabilities
-from ..dependence import concentration, independence_statistic, null_joint, share_concentration
+from ..dependence import concentration, independence_statistic, null_joint, null_loss, share_concentration
 from ..oracles.de import DirectEncoding
 from ..postprocess import DEFAULT, MLE, mle_krr, to_distribution
 from ..schema import Categorical
-from ..shrinkage import CENTRES, SHARE, answer_marginal, posterior_conditionals, posterior_prior
+from ..shrinkage import (
+    CENTRES,
+    MOMENT,
+    NULL_LOSS_TOLERANCE,
+    SHARE,
+    answer_marginal,
+    posterior_conditionals,
+    posterior_prior,
+)
 from ..shrinkage import NAME as BAYES
 from ..stats import Additive, Counts, parts
 from .model import NaiveBayesModel
@@ -299,15 +310,15 @@ class LDPNaiveBayes:
 
         Under the default post-processing ("bayes") every column's prior is Dirichlet(κ·P̃(a)), centred on the
         answer's class-independent marginal, with one κ for the whole model from the pooled Wald statistics
-        (``dependence.concentration``; ``metadata["concentration"]``): when the questions show no more class
-        dependence than the noise explains, κ = ∞ and the model is the private majority rule exactly.
+        (``dependence.share_concentration``; ``metadata["concentration"]``), behind the guard of the module
+        docstring (``metadata["guard"]``): when it applies, κ = ∞ and the model is the private majority rule exactly.
         """
         self._check_stats(stats)
         k = self.k
         prior_raw, prior_se, weights, prior_inputs = self._prior(stats)
         prior = to_distribution(prior_raw, self.postprocess)
         conditionals, cond_se, cond_raw, joint_raw, joint_se = [], [], [], [], []
-        statistics, dfs, signals, pieces, null_means = [], [], [], [], []
+        statistics, dfs, signals, pieces, null_means, centres = [], [], [], [], [], []
         prior_cov = np.diag(prior_se**2)
         for i, attr in enumerate(self.attributes):
             fo, counts = self.oracles[i + 1], stats.per_input[i + 1]
@@ -322,6 +333,7 @@ class LDPNaiveBayes:
             f0 = null_joint(J, prior).ravel()
             total_cov = count_covariance(fo, N, N * f0) / N**2 + (np.diag(f0) - np.outer(f0, f0)) / N
             centre = answer_marginal(J, (np.diag(cov) / N**2).reshape(attr.size, k))
+            centres.append(centre / centre.sum())
             # The same covariance at the raw (unbiased) joint: its terms linear in the frequencies are then unbiased,
             # and so is the null mean of T they give (``dependence.independence_statistic``'s μ₀).
             raw_f = J.ravel()
@@ -334,11 +346,13 @@ class LDPNaiveBayes:
             dfs.append(df)
             signals.append(A)
             pieces.append((fo, N, est, cov))
-        kappa = None
-        if self.postprocess == BAYES:
+        kappa, detected = None, True
+        if self.postprocess == MOMENT:
             kappa = concentration(statistics, dfs, signals, null_means=null_means)
-        elif self.postprocess == SHARE:
+        elif self.postprocess in (SHARE, BAYES):
             kappa = share_concentration(statistics, dfs, signals, null_means=null_means)
+            if self.postprocess == BAYES:  # the guard: does the pooled test see any class dependence?
+                detected = bool(np.isfinite(concentration(statistics, dfs, signals, null_means=null_means)))
         for attr, (fo, N, est, cov) in zip(self.attributes, pieces, strict=True):
             if self.postprocess == MLE and isinstance(fo, DirectEncoding):
                 joint = mle_krr(est, N, fo.p, fo.q).reshape(attr.size, k)
@@ -392,8 +406,14 @@ class LDPNaiveBayes:
         published = prior
         if kappa is not None:
             metadata["concentration"] = kappa
-            if self.postprocess == SHARE and np.isfinite(kappa):  # the class prior shrunk by its own noise too
+            if self.postprocess in (SHARE, BAYES) and np.isfinite(kappa):  # the class prior shrunk by its own noise
                 published, metadata["prior_concentration"] = posterior_prior(prior_raw, prior_se)
+        if self.postprocess == BAYES:
+            loss = null_loss(published, published, conditionals, centres)  # against the prior shrunk by its noise
+            metadata["guard"] = {"dependence_detected": detected, "null_loss": loss}
+            if not detected and loss > NULL_LOSS_TOLERANCE:  # the private majority rule
+                conditionals = [np.repeat(c[:, None], k, axis=1) for c in centres]
+                published, metadata["concentration"] = prior, float("inf")
         return NaiveBayesModel(self.class_attribute, self.attributes, published, conditionals, metadata=metadata)
 
     def params(self) -> dict:

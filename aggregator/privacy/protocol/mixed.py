@@ -275,8 +275,9 @@ class MixedProtocol(LDPValidation, SurveyProtocol):
         }
         independence = {key: in_order(dmeta["independence"][key], self.categorical)
                         for key in ("statistics", "df")}
-        if "concentration" in dmeta:
-            metadata["concentration"] = dmeta["concentration"]
+        for key in ("concentration", "prior_concentration", "guard"):  # the categorical questions' shrinkage
+            if key in dmeta:
+                metadata[key] = dmeta[key]
         for key in ("statistics", "df"):
             for position, value in zip(self.numeric, gmeta["independence"][key], strict=True):
                 independence[key][position] = value
