@@ -39,12 +39,14 @@ A class with P̂(c) = 0 gets the uniform column (no information).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import logsumexp
 
 __all__ = ["posterior_conditionals", "posterior_mean", "posterior_prior", "answer_marginal", "NAME", "LABEL", "FLAT",
            "MARGINAL", "SHARE",
-           "MOMENT", "NULL_LOSS_TOLERANCE", "CENTRES"]
+           "MOMENT", "NULL_LOSS_TOLERANCE", "CENTRES", "guard_sentence"]
 
 #: The default's name where post-processing methods are chosen (``postprocess.METHODS``). LDP Naive Bayes: posterior
 #: means centred on the answer's marginal with κ averaged over the class-explained share and the class prior shrunk
@@ -187,3 +189,23 @@ def posterior_prior(raw, standard_errors) -> tuple[np.ndarray, float]:
     u = np.full(r.size, 1.0 / r.size)
     mean = posterior_mean(r, se, r.size, centre=u, concentration=kappa)
     return mean / mean.sum(), kappa
+
+
+def guard_sentence(metadata: dict) -> str | None:
+    """The default's decision for one estimated model in plain words (``metadata["guard"]`` of LDP Naive Bayes),
+    or ``None`` for a model without it."""
+    guard = metadata.get("guard")
+    if not guard:
+        return None
+    loss = f"{100 * float(guard['null_loss']):.1f} points"
+    if guard["dependence_detected"]:
+        return ("Estimator: the reports show that the answers depend on the class; each answer's share per class is a "
+                "posterior mean, shrunk toward the answer's overall share by its own noise and by how strong the "
+                "dependence looks.")
+    if math.isinf(float(metadata.get("concentration", math.inf))):
+        return (f"Estimator: the reports cannot show that the answers depend on the class, and using them would cost "
+                f"{loss} of accuracy were they independent of it: this version predicts the class the reports show "
+                "most often (the private majority rule) for every record.")
+    return (f"Estimator: the reports cannot show whether the answers depend on the class; their shrunk shares per "
+            f"class are kept because, were the answers independent of it, they would cost at most {loss} of accuracy "
+            "against always predicting the class the reports show most often.")

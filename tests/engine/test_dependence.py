@@ -28,7 +28,13 @@ from aggregator.privacy.dependence import (
 from aggregator.privacy.naive_bayes.ldp import LDPNaiveBayes
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.schema import Categorical, Numeric
-from aggregator.privacy.shrinkage import MOMENT, NULL_LOSS_TOLERANCE, posterior_conditionals, posterior_prior
+from aggregator.privacy.shrinkage import (
+    MOMENT,
+    NULL_LOSS_TOLERANCE,
+    guard_sentence,
+    posterior_conditionals,
+    posterior_prior,
+)
 
 K = 3
 SIZES = (2, 3, 5, 4)
@@ -541,3 +547,15 @@ def test_share_mean_keeps_dependence_the_statistics_cannot_show():
         assert np.isfinite(model.metadata["concentration"]) and "prior_concentration" in model.metadata
         assert not np.allclose(model.conditionals[0][:, 0], model.conditionals[0][:, 1])
     assert infinite > 0
+
+
+def test_the_guards_decision_in_plain_words():
+    """The model card's sentence (``shrinkage.guard_sentence``) says which of the three cases the model is in."""
+    assert guard_sentence({}) is None
+    seen = guard_sentence({"guard": {"dependence_detected": True, "null_loss": 0.08}, "concentration": 2.0})
+    assert "depend on the class" in seen and "cannot" not in seen
+    majority = guard_sentence({"guard": {"dependence_detected": False, "null_loss": 0.081},
+                               "concentration": float("inf")})
+    assert "8.1 points" in majority and "private majority rule" in majority
+    kept = guard_sentence({"guard": {"dependence_detected": False, "null_loss": 0.012}, "concentration": 3.0})
+    assert "at most 1.2 points" in kept and "are kept" in kept
