@@ -3,7 +3,8 @@
 
 ``check`` answers as the generated serializer's ``is_valid`` would — the same checks in the same order, DRF's and
 Django's own messages (so in the request's language), the same error shape — without building a serializer and its
-fields for every request. tests/survey/test_bodies.py holds the two to each other on hostile bodies.
+fields for every request; a ``null`` body is refused as any other value that is not an object (DRF's serializer
+says "No data provided"). tests/survey/test_bodies.py holds the two to each other on hostile bodies.
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ class Key:
         Its description in the OpenAPI document.
     text
         A string (DRF's ``CharField``: a number is taken as its text, surrounding whitespace trimmed, blank, NUL and
-        surrogate characters refused); otherwise any JSON value but ``null`` (``JSONField``).
+        surrogate characters refused); otherwise any JSON value but ``null`` (``JSONField``; the view's reader has
+        refused the values JSON cannot carry: ``respondent_views.read_json``).
     required
         Whether a body must hold it.
     max_length, pattern, invalid
@@ -72,7 +74,7 @@ class Key:
         if surrogate is not None:
             errors.append(str(_SURROGATE).format(code_point=ord(surrogate.group())))
         if self.pattern is not None and not re.search(self.pattern, text):
-            errors.append(self.invalid or "")
+            errors.append(self.invalid or str(_TEXT["invalid"]))
         return (None, errors) if errors else (text, [])
 
     def serializer_field(self) -> serializers.Field:
@@ -98,9 +100,7 @@ class Body:
     def check(self, data: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
         """(the values of the keys present, {}) or ({}, the errors by key: ``{key: [messages]}``, or
         ``{"non_field_errors": [message]}`` for a body that is not an object)."""
-        if data is None:  # DRF's own wording for a null body (``Serializer.errors``), untranslated there too
-            return {}, {api_settings.NON_FIELD_ERRORS_KEY: ["No data provided"]}
-        if not isinstance(data, dict):
+        if not isinstance(data, dict):  # ``null`` too (where DRF's serializer says "No data provided")
             return {}, {api_settings.NON_FIELD_ERRORS_KEY: [str(_OBJECT["invalid"]).format(
                 datatype=type(data).__name__)]}
         values: dict[str, Any] = {}

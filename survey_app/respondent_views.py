@@ -26,6 +26,8 @@ exact JSON Schema of one report is served with its protocol (``report_schema``);
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any, cast
 
 from django.http import HttpRequest, JsonResponse
@@ -157,6 +159,32 @@ def refuse_constant(name: str) -> Any:
     raise ValueError(f"Out of range float values are not JSON compliant: {name!r}")
 
 
+def finite_float(text: str) -> float:
+    """``json.loads``' ``parse_float``: a number too large for a float (``1e400``) is not one JSON can carry back
+    (RFC 8259 §6), nor PostgreSQL's ``jsonb``."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"Out of range float values are not JSON compliant: {text[:40]!r}")
+    return value
+
+
+def unstorable(value: Any) -> str | None:
+    """The first NUL or lone surrogate character in a decoded JSON value, keys included (only ``\\u`` escapes make
+    them: strict UTF-8 has neither): PostgreSQL stores neither in text or ``jsonb``, and a lone surrogate cannot even
+    be written back as UTF-8. ``None`` when there is none."""
+    if isinstance(value, str):
+        found = _UNSTORABLE.search(value)
+        return None if found is None else f"U+{ord(found.group()):04X}"
+    if isinstance(value, dict):
+        return next((c for k, v in value.items() for c in (unstorable(k), unstorable(v)) if c is not None), None)
+    if isinstance(value, list):
+        return next((c for c in map(unstorable, value) if c is not None), None)
+    return None
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
 def read_json(request: HttpRequest, limit: int) -> Any:
     """The request's JSON body, read and parsed once; ``{}`` for an empty body (the key check then names the missing
     fields).
@@ -169,7 +197,8 @@ def read_json(request: HttpRequest, limit: int) -> Any:
         More than ``limit`` bytes, declared or read (413).
     ParseError
         A Content-Type parameter other than one ``charset=utf-8``, a body that cannot be read to its end, is not
-        UTF-8, not strict JSON or nests too deeply to decode (400).
+        UTF-8, not strict JSON, nests too deeply to decode, holds a number beyond a float's range or a string with a
+        NUL or lone surrogate character (400).
     """
     content_type = request.META.get("CONTENT_TYPE", "")
     declared = request.META.get("CONTENT_LENGTH") or ""
@@ -181,11 +210,19 @@ def read_json(request: HttpRequest, limit: int) -> Any:
     check_json_parameters(content_type)
     body = read_bounded(request, declared, limit)
     try:
-        return json.loads(body.decode("utf-8"), parse_constant=refuse_constant)
+        text = body.decode("utf-8")
+        data = json.loads(text, parse_constant=refuse_constant, parse_float=finite_float)
     except RecursionError:
         raise ParseError("JSON parse error - nested too deeply.") from None
     except ValueError as exc:  # invalid UTF-8 or JSON
         raise ParseError(f"JSON parse error - {exc}") from None
+    try:
+        character = unstorable(data) if "\\u" in text else None
+    except RecursionError:
+        raise ParseError("JSON parse error - nested too deeply.") from None
+    if character is not None:
+        raise ParseError(f"JSON parse error - a string holds {character}, which cannot be stored.")
+    return data
 
 
 def answer(data: Any, status: int = 200) -> JsonResponse:

@@ -163,7 +163,7 @@ def _per_request(result: LoadResult) -> str:
 def render(outcome, machine: str) -> str:
     """The markdown block of a run (``run.Outcome``): setup, throughput/latency, exactly-once checks, targets."""
     options, prepared, product, floor = outcome.options, outcome.prepared, outcome.product, outcome.floor
-    stack = getattr(outcome, "floor_stack", None)
+    stack = outcome.floor_stack
     labels = {slug: prepared.label(slug) for slug in prepared.surveys}
     invited = {slug for slug in prepared.surveys if prepared.invitations(slug)}
     mode = (f"open loop at {options.rate:,.0f} requests/s offered" if options.rate > 0
@@ -238,7 +238,8 @@ def render(outcome, machine: str) -> str:
     if stack:
         ratio = cpu_ms(product.result) / cpu_ms(stack.result)
         targets.append([f"proposed: server CPU per request ≤ {TARGET_CPU_RATIO:g}× the floor's under Coinflip's "
-                        "middleware", f"{cpu_ms(product.result):.2f} vs {cpu_ms(stack.result):.2f} ms: {ratio:.2f}×",
+                        "middleware", f"{cpu_ms(product.result):.2f} vs {cpu_ms(stack.result):.2f} ms: {ratio:.2f}×; "
+                        f"proxy {cpu_ms(product.result, 'proxy'):.2f} vs {cpu_ms(stack.result, 'proxy'):.2f} ms",
                         verdict(ratio <= TARGET_CPU_RATIO)])
     lines += [markdown_table(["target", "measured", "verdict"], targets)]
     by_window = p99_by_window(product.result, options.duration)

@@ -106,9 +106,10 @@ def start(app: tuple[str, str], config: Gunicorn, database_url: str, redis_url: 
     both answer."""
     wsgi, settings_module = app
     port = free_port()
-    # The product runs under the production configuration file (its worker class, timeouts, logger and worker hooks),
-    # the command line setting only what the run varies; its access log stays off (``server_env``).
-    conf = ["--config", str(ROOT / "docker" / "gunicorn.conf.py")] if app == PRODUCT else []
+    # The product — and the floor under its middleware, so that the two differ only in the view — runs under the
+    # production configuration file (its worker class, timeouts, logger and worker hooks), the command line setting
+    # only what the run varies; its access log stays off (``server_env``).
+    conf = ["--config", str(ROOT / "docker" / "gunicorn.conf.py")] if app in (PRODUCT, FLOOR_STACK) else []
     command = [python(), "-m", "gunicorn", wsgi, *conf, "--bind", f"{HOST}:{port}", "--workers", str(config.workers),
                "--worker-class", "gthread", "--threads", str(config.threads), "--keep-alive", str(config.keep_alive),
                "--backlog", "2048", "--log-level", "warning", "--error-logfile", "-", "--chdir", str(ROOT)]

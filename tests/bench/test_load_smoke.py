@@ -3,7 +3,7 @@ a Celery worker folding (Redis).
 
 Not a speed test — the speed targets live in ``make bench-load``. It runs the benchmark's own code end to end on a
 tiny stream (every mechanism, with validation reports; the token surveys' redemption + report; folds racing the
-inserts; the final ``manage.py retrain`` in a subprocess; the floor peer) and asserts the exactly-once checks: every
+inserts; the final ``manage.py retrain`` in a subprocess; both floor peers) and asserts the exactly-once checks: every
 201 stored once and folded once, the stored statistics equal to a fold from scratch, one token used per signed
 redemption and one credential spent per stored report, no 4xx, 5xx or unanswered request. The stream is short, so
 requests already due may still be sent for ``grace`` seconds after its 2 s: on a busy machine the whole stream is

@@ -212,6 +212,34 @@ def test_a_body_whose_read_failed_is_a_400_and_nothing_is_stored():
     assert PendingReport.objects.count() == 0
 
 
+@pytest.mark.parametrize("flow", ["report", "redeem"])
+@pytest.mark.parametrize("text", [
+    '{"report": [1e400]}', '{"report": {"x": -1e999}, "nonce": 1e400}', '{"credential": {"value": 1e400}}',
+    '{"token": "t", "blinded_msg": "m", "\\ud800": 1}', '{"report": {"\\udfff": "a"}}',
+    '{"report": {"bits": "a\\u0000b"}}', '{"report": ["x", {"k": ["\\udc00"]}]}', '{"\\u0000": 1}',
+], ids=["huge-float", "huge-nonce", "huge-in-credential", "surrogate-key", "surrogate-report-key", "nul-value",
+        "surrogate-nested", "nul-key"])
+def test_values_json_or_postgresql_cannot_carry_are_a_400_and_nothing_is_stored(flow, text):
+    """A number beyond a float's range (``1e400`` decodes to infinity), a NUL or a lone surrogate in any string or
+    key: 400 at the reader, before any check or write — never a 500 from the answer's encoding or the INSERT."""
+    survey = make_survey(access="tokens" if flow == "redeem" else "link")
+    token = generate_tokens(survey, 1)[0].token if flow == "redeem" else None
+    path = (f"/api/surveys/{survey.slug}/invitations/redeem/" if flow == "redeem"
+            else f"/api/surveys/{survey.slug}/reports/")
+    answer = wsgi_call("POST", path, text.encode())
+    assert answer.status == 400 and answer.json()["detail"].startswith("JSON parse error"), answer.body
+    assert PendingReport.objects.count() == 0
+    if token is not None:
+        assert not InvitationToken.objects.get(token=token).used
+
+
+def test_an_escaped_emoji_is_not_a_lone_surrogate():
+    """A surrogate pair (``\\ud83d\\ude00``) decodes to one character: the body is judged on its keys as usual."""
+    survey = make_survey()
+    answer = wsgi_call("POST", f"/api/surveys/{survey.slug}/reports/", b'{"report": {}, "\\ud83d\\ude00": 1}')
+    assert answer.status == 400 and "\U0001F600" in answer.json()
+
+
 # -- each check once ---------------------------------------------------------------------------------------------------
 
 @pytest.fixture
@@ -238,7 +266,7 @@ def calls(monkeypatch):
     spy(respondent_views, "read_json", "read_json")
     spy(respondent_views, "submit_report", "submit_report")
     spy(respondent_views, "redeem", "redeem")
-    spy(respondent_views.Body, "check", "serializer")
+    spy(respondent_views.Body, "check", "body_check")
     spy(credentials, "parse_credential", "parse_credential")
     spy(blind_rsa, "verify", "verify")
     spy(blind_rsa, "blind_sign", "blind_sign")
@@ -262,7 +290,7 @@ def test_each_check_runs_once(calls):
         calls.clear()
         with CaptureQueriesContext(connection) as queries:
             assert wsgi_post(url, {"report": report}).status == status
-        once(calls, "read_json", "submit_report", "cached_public_survey", "serializer", "parse_one")
+        once(calls, "read_json", "submit_report", "cached_public_survey", "body_check", "parse_one")
         assert calls["store_report"] == (1 if status == 201 else 0)
     assert len(queries) == 1, [q["sql"] for q in queries]  # cached: the guarded INSERT is the only statement
 
@@ -271,7 +299,7 @@ def test_each_check_runs_once(calls):
     Survey.objects.filter(pk=link.pk).update(title="Renamed")
     calls.clear()
     assert wsgi_post(url, {"report": simulated_reports(link, n=1)[0]}).status == 201
-    assert calls["parse_one"] == 2 and calls["store_report"] == 2 and calls["serializer"] == calls["read_json"] == 1
+    assert calls["parse_one"] == 2 and calls["store_report"] == 2 and calls["body_check"] == calls["read_json"] == 1
     assert PendingReport.objects.filter(survey=link).count() == 3
 
     invited = make_survey(slug="checked-once-invited", access="tokens")
@@ -282,7 +310,7 @@ def test_each_check_runs_once(calls):
     redeemed = wsgi_post(f"/api/surveys/{invited.slug}/invitations/redeem/",
                          {"token": token, "blinded_msg": blinded, "key_id": public["key_id"]})
     assert redeemed.status == 200
-    once(calls, "read_json", "redeem", "cached_public_survey", "read_public_survey", "serializer", "consume_token",
+    once(calls, "read_json", "redeem", "cached_public_survey", "read_public_survey", "body_check", "consume_token",
          "blind_sign")
     token2 = generate_tokens(invited, 1)[0].token
     calls.clear()
@@ -290,7 +318,7 @@ def test_each_check_runs_once(calls):
         assert wsgi_post(f"/api/surveys/{invited.slug}/invitations/redeem/",
                          {"token": token2, "blinded_msg": credentials.start_credential(public)[0],
                           "key_id": public["key_id"]}).status == 200
-    once(calls, "read_json", "redeem", "cached_public_survey", "serializer", "consume_token", "blind_sign")
+    once(calls, "read_json", "redeem", "cached_public_survey", "body_check", "consume_token", "blind_sign")
     assert len(queries) == 1, [q["sql"] for q in queries]
     credential = credentials.finish_credential(pending, redeemed.json()["blind_signature"])
     report = simulated_reports(invited, n=1)[0]
@@ -299,7 +327,7 @@ def test_each_check_runs_once(calls):
                          ({"report": report, "credential": credential}, 409)):  # spent: refused, checked once
         calls.clear()
         assert wsgi_post(f"/api/surveys/{invited.slug}/reports/", body).status == status
-        once(calls, "read_json", "submit_report", "cached_public_survey", "serializer", "parse_one")
+        once(calls, "read_json", "submit_report", "cached_public_survey", "body_check", "parse_one")
         if status != 400:
             once(calls, "parse_credential", "verify")  # store_report: at most once (once() checks every count)
     assert PendingReport.objects.filter(survey=invited).count() == 1
