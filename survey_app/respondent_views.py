@@ -30,6 +30,7 @@ import math
 import re
 from typing import Any, cast
 
+from django.core.validators import ProhibitNullCharactersValidator
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
@@ -38,6 +39,8 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_seriali
 from rest_framework import serializers
 from rest_framework.exceptions import APIException, MethodNotAllowed, ParseError, UnsupportedMediaType, ValidationError
 from rest_framework.parsers import JSONParser
+from rest_framework.settings import api_settings
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
 from rest_framework.views import APIView
 
 from aggregator.privacy.protocol import report_shapes
@@ -174,7 +177,7 @@ def unstorable(value: Any) -> str | None:
     be written back as UTF-8. ``None`` when there is none."""
     if isinstance(value, str):
         found = _UNSTORABLE.search(value)
-        return None if found is None else f"U+{ord(found.group()):04X}"
+        return None if found is None else found.group()
     if isinstance(value, dict):
         return next((c for k, v in value.items() for c in (unstorable(k), unstorable(v)) if c is not None), None)
     if isinstance(value, list):
@@ -182,7 +185,26 @@ def unstorable(value: Any) -> str | None:
     return None
 
 
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_UNSTORABLE = re.compile("[\\x00\\ud800-\\udfff]")
+
+
+def refuse_unstorable(data: Any) -> None:
+    """A 400 naming the first key of the body whose name or value holds a NUL or lone surrogate character
+    (``unstorable``), with Django's, resp. DRF's, message for it, as the body's key check would for a string key.
+
+    Raises
+    ------
+    ValidationError
+        ``{key: [message]}``, the key's name shown with its surrogates escaped; ``{"non_field_errors": [message]}``
+        for a body that is not an object.
+    """
+    for key, value in data.items() if isinstance(data, dict) else [(api_settings.NON_FIELD_ERRORS_KEY, data)]:
+        character = unstorable(key) or unstorable(value)
+        if character is not None:
+            message = (str(ProhibitNullCharactersValidator.message) if character == "\x00" else
+                       str(ProhibitSurrogateCharactersValidator.message).format(code_point=ord(character)))
+            shown = str(key).encode("utf-8", "backslashreplace").decode("utf-8")[:40]
+            raise ValidationError({shown: [message]})
 
 
 def read_json(request: HttpRequest, limit: int) -> Any:
@@ -197,8 +219,9 @@ def read_json(request: HttpRequest, limit: int) -> Any:
         More than ``limit`` bytes, declared or read (413).
     ParseError
         A Content-Type parameter other than one ``charset=utf-8``, a body that cannot be read to its end, is not
-        UTF-8, not strict JSON, nests too deeply to decode, holds a number beyond a float's range or a string with a
-        NUL or lone surrogate character (400).
+        UTF-8, not strict JSON, nests too deeply to decode or holds a number beyond a float's range (400).
+    ValidationError
+        A key whose name or value holds a NUL or lone surrogate character (400 naming it: ``refuse_unstorable``).
     """
     content_type = request.META.get("CONTENT_TYPE", "")
     declared = request.META.get("CONTENT_LENGTH") or ""
@@ -216,12 +239,11 @@ def read_json(request: HttpRequest, limit: int) -> Any:
         raise ParseError("JSON parse error - nested too deeply.") from None
     except ValueError as exc:  # invalid UTF-8 or JSON
         raise ParseError(f"JSON parse error - {exc}") from None
-    try:
-        character = unstorable(data) if "\\u" in text else None
-    except RecursionError:
-        raise ParseError("JSON parse error - nested too deeply.") from None
-    if character is not None:
-        raise ParseError(f"JSON parse error - a string holds {character}, which cannot be stored.")
+    if "\\u" in text:  # only an escape makes a NUL or a lone surrogate
+        try:
+            refuse_unstorable(data)
+        except RecursionError:
+            raise ParseError("JSON parse error - nested too deeply.") from None
     return data
 
 
