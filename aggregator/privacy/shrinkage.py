@@ -203,9 +203,9 @@ def guard_sentence(metadata: dict) -> str | None:
                 "posterior mean, shrunk toward the answer's overall share by its own noise and by how strong the "
                 "dependence looks.")
     if math.isinf(float(metadata.get("concentration", math.inf))):
-        return (f"Estimator: the reports cannot show that the answers depend on the class, and using them would cost "
-                f"{loss} of accuracy were they independent of it: this version predicts the class the reports show "
-                "most often (the private majority rule) for every record.")
+        return (f"Estimator: the reports cannot show that the answers depend on the class, so this version predicts "
+                f"the class the reports show most often (the private majority rule) for every record; were the "
+                f"answers independent of the class, using them would cost {loss} of accuracy.")
     return (f"Estimator: the reports cannot show whether the answers depend on the class; their shrunk shares per "
             f"class are kept because, were the answers independent of it, they would cost at most {loss} of accuracy "
             "against always predicting the class the reports show most often.")
