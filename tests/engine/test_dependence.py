@@ -73,6 +73,13 @@ def config(mode, **extra):
     return out
 
 
+def fit(protocol, draw, n: int, seed: int):
+    """(the model ``protocol`` estimates from ``n`` respondents of ``draw`` (seeded ``seed``), their answers X, y)."""
+    rng = np.random.default_rng(seed)
+    X, y = draw(n, rng)
+    return protocol.estimate(protocol.fold(protocol.encode(X, y, rng))), X, y
+
+
 def predicts_private_majority(model, X) -> bool:
     return bool(np.all(model.predict(X) == np.argmax(model.prior)))
 
@@ -195,9 +202,7 @@ def test_ldp_independent_questions_give_the_private_majority_rule(name, cfg, n):
     protocol = survey_protocol.build(cfg)
     reps, exact = 50, 0
     for seed in range(reps):
-        rng = np.random.default_rng(seed)
-        X, y = independent(n, rng)
-        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        model, X, y = fit(protocol, independent, n, seed)
         if np.isinf(model.metadata["concentration"]):
             exact += 1
             assert predicts_private_majority(model, protocol.to_model_input(X))
@@ -210,9 +215,7 @@ def test_ldp_strongly_dependent_questions_are_kept(name, cfg):
     majority rule (every answer agrees with the class 80 % of the time)."""
     protocol = survey_protocol.build(cfg)
     for seed in range(5):
-        rng = np.random.default_rng(seed)
-        X, y = dependent(5000, rng)
-        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        model, X, y = fit(protocol, dependent, 5000, seed)
         assert model.metadata["concentration"] == KAPPA_MIN
         assert model.accuracy(protocol.to_model_input(X), y) > 0.8
 
@@ -242,9 +245,7 @@ def test_ldp_default_under_independence_is_the_private_majority_rule_or_costs_at
     protocol = survey_protocol.build(cfg)
     reps, unseen = 50, 0
     for seed in range(reps):
-        rng = np.random.default_rng(seed)
-        X, y = independent(n, rng)
-        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        model, X, y = fit(protocol, independent, n, seed)
         guard = model.metadata["guard"]
         if not guard["dependence_detected"]:
             unseen += 1
@@ -284,9 +285,7 @@ def test_ldp_default_keeps_strongly_dependent_questions(name, cfg):
     majority rule."""
     protocol = survey_protocol.build(cfg)
     for seed in range(3):
-        rng = np.random.default_rng(seed)
-        X, y = dependent(5000, rng)
-        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        model, X, y = fit(protocol, dependent, 5000, seed)
         assert model.metadata["guard"]["dependence_detected"] and np.isfinite(model.metadata["concentration"])
         assert model.accuracy(protocol.to_model_input(X), y) > 0.8
 
@@ -319,9 +318,7 @@ def test_mrr_independent_questions_give_the_private_majority_rule(name, cfg, n):
     protocol = survey_protocol.build(cfg)
     reps, kept_any = 60, 0
     for seed in range(reps):
-        rng = np.random.default_rng(seed)
-        X, y = independent(n, rng)
-        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        model, X, y = fit(protocol, independent, n, seed)
         kept = model.metadata["dependence"]["kept"]
         if any(kept):
             kept_any += 1
@@ -334,9 +331,7 @@ def test_mrr_independent_questions_give_the_private_majority_rule(name, cfg, n):
 def test_mrr_strongly_dependent_questions_are_kept(name, cfg):
     protocol = survey_protocol.build(cfg)
     for seed in range(10):
-        rng = np.random.default_rng(seed)
-        X, y = dependent(5000, rng)
-        model = protocol.estimate(protocol.fold(protocol.encode(X, y, rng)))
+        model, X, y = fit(protocol, dependent, 5000, seed)
         assert all(model.metadata["dependence"]["kept"]), (seed, model.metadata["dependence"])
 
 
