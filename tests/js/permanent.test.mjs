@@ -9,6 +9,7 @@ import { test } from "node:test";
 import { PermanentResponse } from "../../static/js/permanent.mjs";
 import { randomize, respond } from "../../static/js/protocol.mjs";
 import { ByteSource } from "../../static/js/random.mjs";
+import { seeded } from "./seeded_source.mjs";
 
 const dir = new URL("./vectors/", import.meta.url);
 const vectors = readdirSync(dir).filter((f) => f.endsWith(".json")).sort()
@@ -18,17 +19,6 @@ const plain = (x) => JSON.parse(JSON.stringify(x));
 /** A source that replays ``hex`` and then throws: a memoized report must draw nothing more. */
 const replay = (hex) => ByteSource.fromBytes(Uint8Array.from(Buffer.from(hex, "hex")));
 
-/** A seeded byte source (xorshift32), so that which part a one-part mechanism samples is the same on every run. */
-function seeded(seed) {
-  let x = (seed >>> 0) || 1;
-  return new ByteSource((buffer) => {
-    for (let i = 0; i < buffer.length; i += 1) {
-      x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
-      buffer[i] = x & 0xff;
-    }
-    return buffer;
-  });
-}
 
 for (const { file, protocol, cases, published } of vectors) {
   test(`the first report is respond()'s, byte for byte: ${file}`, () => {

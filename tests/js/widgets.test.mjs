@@ -5,19 +5,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { ByteSource } from "../../static/js/random.mjs";
+import { seeded } from "./seeded_source.mjs";
 import { arrange, shuffle, units } from "../../static/js/widgets.mjs";
 
-/** A seeded byte source (xorshift32): the same draws on every run. */
-function seeded(seed) {
-  let x = (seed >>> 0) || 1;
-  return new ByteSource((buffer) => {
-    for (let i = 0; i < buffer.length; i += 1) {
-      x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
-      buffer[i] = x & 0xff;
-    }
-    return buffer;
-  });
-}
 
 const AGREE = ["Disagree", "Neutral", "Agree"];
 const q = (name, extra = {}) => ({ name, kind: "categorical", style: "buttons", labels: ["a", "b", "c"], matrix: "",
