@@ -58,8 +58,16 @@ def _rows(result: dict) -> list[dict]:
     """The settings as table rows: their index (what "apply" posts) and whether it is the recommendation."""
     chosen = result.get("recommendation") or {}
     return [{**s, "index": i, "symbol": SETTING_SYMBOLS.get(s["parameter"], s["parameter"]),
-             "recommended": (s["method"], s["value"]) == (chosen.get("method"), chosen.get("value"))}
+             "recommended": (s["method"], s["value"]) == (chosen.get("method"), chosen.get("value")),
+             "regret_points": _points(s.get("regret"))}
             for i, s in enumerate(result.get("settings", []))]
+
+
+def _points(interval: dict | None) -> dict | None:
+    """A paired interval of accuracies ({"mean", "low", "high"}) in percentage points."""
+    if not interval:
+        return None
+    return {key: None if value is None else 100 * value for key, value in interval.items()}
 
 
 @staff_required
@@ -75,6 +83,7 @@ def planner_result(request, job_id: int):
         context |= {"result": result, "rows": rows, "warning": planning.usefulness_warning(result),
                     "rec_symbol": SETTING_SYMBOLS.get(recommendation.get("parameter", ""), ""),
                     "edge_notes": any(row.get("epsilon_note") for row in rows),
+                    "floors": any(row.get("private_majority") is not None for row in rows),
                     "majority": (planning.percent(result["majority_accuracy"])
                                  if result.get("majority_accuracy") is not None else None)}
         context["chart_data"] = {"settings": result["settings"], "nonprivate": result["nonprivate_accuracy"],

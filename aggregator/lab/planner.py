@@ -34,6 +34,16 @@ than its training rows and the expectation is the full table's (``expected["simu
 curve comes the smallest number of respondents from which every larger size beats the majority rule
 (``respondents_to_beat_majority``).
 
+The floor and the old rules (SPEC §4; docs/results/regret.md). On the same splits, every setting is also evaluated
+as its private majority rule — the class the privately estimated prior ranks first, from the same randomized
+reports, for every record (``<method>-majority``) — and as the older estimators of its family (Norm-Sub,
+negative→1, the flat-Dirichlet posterior means; ``regret.family_of``). A setting carries the paired 95 % intervals
+of its accuracy minus the private majority rule's (the floor) and minus the binding old rule's (the regret: the
+old rule whose interval has the lowest upper end), and in how many repetitions the model scored exactly as the
+private majority rule — the repetitions in which the noise hid the answers' class signal and the model fell back to
+that rule. The learning curve carries the private majority rule too, so the warning at the planned number of
+respondents can name the reason (``planning.usefulness_warning``).
+
 Mixed reference data: when the table mixes categorical and numeric columns, ``gauss-sample`` plans
 a survey that mixes them (``protocol.mixed``: Gaussian Approach 3 for the numbers, the class-joint frequency oracles
 for the other questions, one report per respondent; ``Plan.mixed``); ``gauss-laplace`` and ``gauss-onebit`` refuse
@@ -58,9 +68,10 @@ from ..privacy.postprocess import DEFAULT as DEFAULT_ESTIMATOR
 from ..privacy.schema import Numeric
 from . import methods as registry
 from .evaluate import Progress, evaluate
+from .regret import Family, family_of, paired_interval
 
 __all__ = ["Setting", "Plan", "plan", "SIZES", "survey_methods", "interval", "respondents_needed", "beats_majority",
-           "respondents_to_beat_majority"]
+           "respondents_to_beat_majority", "against"]
 
 #: Fractions of the reference table's rows for the learning curve.
 SIZES = (0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
@@ -99,6 +110,18 @@ class Setting:
     #: Laplace: docs/privacy-figures.md), and the ε the setting asks for, by which the planner then ranks it.
     epsilon_note: str | None = None
     epsilon_configured: float | None = None
+    #: The floor and the old rules on the same splits (``regret.family_of``; all None for a method without them):
+    #: the private majority rule's mean accuracy, the paired difference setting − private majority (``floor``:
+    #: {"mean", "low", "high"}), the binding old rule (the lowest upper end of its paired interval) with its mean
+    #: accuracy, and the paired difference setting − that rule (``regret``).
+    private_majority: float | None = None
+    floor: dict | None = None
+    best_rival: str | None = None
+    best_rival_accuracy: float | None = None
+    regret: dict | None = None
+    #: Repetitions in which the model scored exactly as the private majority rule (it found no class signal and
+    #: fell back to that rule, or predicted as it did on every test row).
+    matches_private_majority: int = 0
 
     @property
     def epsilon_for_ranking(self) -> float:
@@ -202,22 +225,33 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
     planned_fraction = respondents / (table.n * 0.8) if respondents is not None else 1.0
     if planned_fraction < 1 and all(not math.isclose(planned_fraction, f) for f in fractions):
         fractions = sorted(fractions + [planned_fraction])
-    total = len(points) + len(fractions)
-    settings, evaluations = [], []
-    for i, (name, value) in enumerate(points):
+    families = {name: family_of(name) for name in methods}
+    # Progress counts evaluations: per setting its own and its family's; per curve point its own and the floor's.
+    total = (sum(1 + len(_compared(families[m])) for m, _ in points)
+             + len(fractions) * (1 + (families[methods[0]] is not None)))
+    settings, evaluations, done = [], [], 0
+    for name, value in points:
         method = registry.get(name)
         e = evaluate(table, method, value, reps=reps, seed=seed)
         if method.survey is None or method.parameter is None or e.value is None:
             raise ValueError(f"{name!r} does not run as a survey: the planner plans survey methods")
+        done += 1
+        others = {}
+        for other in _compared(families[name]):  # on the same splits and encodings (one seed): paired
+            others[other] = evaluate(table, other, e.value, reps=reps, seed=seed).accuracies
+            done += 1
+            if progress is not None:
+                progress(done, total)
         mean, low, high = interval(e.accuracies)
         config = method.survey(e.value)
         privacy = _privacy(method.prepare(table), config)
         # every evaluation uses the same splits (one seed): the majority rule on its test rows is the same for all
         settings.append(Setting(name, method.parameter, e.value, mean, low, high, config=config,
-                                beats_majority=beats_majority(mean, low, e.majority_accuracy), **privacy))
+                                beats_majority=beats_majority(mean, low, e.majority_accuracy), **privacy,
+                                **against(e.accuracies, families[name], others)))
         evaluations.append(e)
         if progress is not None:
-            progress(i + 1, total)
+            progress(done, total)
     # Every evaluation used the same splits (one seed): the first one's sizes are all's; its non-private accuracy is
     # Naive Bayes in the first method's representation (discretized, or Gaussian for the gauss-* methods).
     out = Plan(target, reps, seed, table.n, evaluations[0].n_train, evaluations[0].nonprivate_accuracy, settings,
@@ -228,8 +262,8 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
     reaching = [s for s in settings if s.low >= target] if reps > 1 else [s for s in settings if s.accuracy >= target]
     out.reached = bool(reaching)
     out.recommendation = min(reaching, key=_more_private) if reaching else max(settings, key=lambda s: s.accuracy)
-    out.learning_curve = _learning_curve(table, out.recommendation, fractions, reps, seed, len(points), total,
-                                         progress)
+    out.learning_curve = _learning_curve(table, out.recommendation, fractions, reps, seed, done, total, progress,
+                                         families.get(out.recommendation.method))
     out.respondents_needed = respondents_needed(out.learning_curve, target)
     out.respondents_to_beat_majority = respondents_to_beat_majority(out.learning_curve)
     out.expected = _expected(out.learning_curve, out.respondents if out.respondents is not None else out.n_train)
@@ -247,7 +281,9 @@ def _expected(curve: list[dict], planned: int) -> dict | None:
             "simulated": planned <= largest["n_train"],
             "accuracy": point["accuracy"], "low": point["low"], "high": point["high"],
             "majority": point["majority"],
-            "beats_majority": beats_majority(point["accuracy"], point["low"], point["majority"])}
+            "beats_majority": beats_majority(point["accuracy"], point["low"], point["majority"]),
+            "private_majority": point.get("private_majority"), "reps": point.get("reps"),
+            "matches_private_majority": point.get("matches_private_majority", 0)}
 
 
 def respondents_needed(curve: list[dict], target: float) -> int | None:
@@ -262,25 +298,62 @@ def respondents_needed(curve: list[dict], target: float) -> int | None:
 
 
 def _learning_curve(table: Table, setting: Setting, fractions: list[float], reps: int, seed: int, done: int,
-                    total: int, progress: Progress | None) -> list[dict]:
-    """Accuracy of ``setting`` on stratified subsamples of ``fractions`` of the rows (each subsample split 80/20);
-    sizes too small for a model (with one report per respondent, some input may get no report at all) are left
-    out."""
+                    total: int, progress: Progress | None, family: Family | None = None) -> list[dict]:
+    """Accuracy of ``setting`` on stratified subsamples of ``fractions`` of the rows (each subsample split 80/20),
+    with its private majority rule's on the same splits when ``family`` has one; sizes too small for a model (with
+    one report per respondent, some input may get no report at all) are left out."""
     rng = np.random.default_rng(seed)
     curve = []
-    for j, fraction in enumerate(fractions):
+    for fraction in fractions:
         rows = _stratified_subsample(table.y, fraction, rng)
+        subset = table.subset(rows)
         try:
-            e = evaluate(table.subset(rows), setting.method, setting.value, reps=reps, seed=seed)
+            e = evaluate(subset, setting.method, setting.value, reps=reps, seed=seed)
+            floor = (None if family is None
+                     else evaluate(subset, family.majority, setting.value, reps=reps, seed=seed).accuracies)
         except ValueError:  # too few respondents for a model (an input without any report): no point
             e = None
         if e is not None:
             mean, low, high = interval(e.accuracies)
-            curve.append({"n_train": e.n_train, "accuracy": mean, "low": low, "high": high,
-                          "majority": e.majority_accuracy})
+            point = {"n_train": e.n_train, "accuracy": mean, "low": low, "high": high,
+                     "majority": e.majority_accuracy, "reps": len(e.accuracies)}
+            if floor is not None:
+                point |= {"private_majority": float(np.mean(floor)),
+                          "matches_private_majority": int(np.sum(np.asarray(e.accuracies) == np.asarray(floor)))}
+            curve.append(point)
+        done += 1 + (family is not None)
         if progress is not None:
-            progress(done + j + 1, total)
+            progress(done, total)
     return curve
+
+
+def _compared(family: Family | None) -> tuple[str, ...]:
+    return () if family is None else (family.majority, *family.rivals)
+
+
+def _paired(diff) -> dict:
+    mean, low, high = paired_interval(diff)
+    return {"mean": mean, "low": None if math.isnan(low) else low, "high": None if math.isnan(high) else high}
+
+
+def against(accuracies, family: Family | None, others: dict) -> dict:
+    """A setting's figures against its private majority rule and its old rules (``Setting``'s fields), from the
+    repetitions' accuracies on the same splits: ``others`` maps each method of ``family`` to its accuracies. The
+    binding old rule is the one whose paired interval has the lowest upper end (with one repetition: the lowest
+    difference), as in ``regret.regret_table``."""
+    if family is None:
+        return {}
+    a = np.asarray(accuracies, dtype=np.float64)
+    floor = np.asarray(others[family.majority], dtype=np.float64)
+    out = {"private_majority": float(floor.mean()), "floor": _paired(a - floor),
+           "matches_private_majority": int(np.sum(a == floor))}
+    rivals = {m: np.asarray(others[m], dtype=np.float64) for m in family.rivals}
+    if rivals:
+        gaps = {m: _paired(a - r) for m, r in rivals.items()}
+        best = min(gaps, key=lambda m: (gaps[m]["mean"] if gaps[m]["high"] is None else gaps[m]["high"],
+                                        gaps[m]["mean"]))
+        out |= {"best_rival": best, "best_rival_accuracy": float(rivals[best].mean()), "regret": gaps[best]}
+    return out
 
 
 def _stratified_subsample(y: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:

@@ -21,11 +21,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from . import methods as registry
 from .datasets import PACKAGE_TABLES, load_dataset
 from .evaluate import Progress
 from .figures import Curves
 
-__all__ = ["Family", "FAMILIES", "EPSILONS", "DATASETS", "RegretCurves", "regret_table", "TARGET", "BOUND"]
+__all__ = ["Family", "FAMILIES", "EPSILONS", "DATASETS", "RegretCurves", "regret_table", "TARGET", "BOUND", "family_of",
+           "paired_interval"]
 
 #: Seed 000's grid.
 EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)
@@ -62,6 +64,19 @@ FAMILIES = {
     # The default without its guard (``shrinkage.SHARE``) against the same old rules as the default.
     "adaptive-share": Family("adaptive-share", "adaptive-majority", discrete("adaptive").rivals),
 }
+
+
+def family_of(method: str) -> Family | None:
+    """The family of a lab method: ``FAMILIES``' entry, else its private majority rule ``<method>-majority`` and the
+    old rules registered beside it (``-normsub``, ``-neg1``, ``-postmean``); ``None`` when it has no private
+    majority rule."""
+    if method in FAMILIES:
+        return FAMILIES[method]
+    names = set(registry.names())
+    if f"{method}-majority" not in names:
+        return None
+    rivals = tuple(r for r in (f"{method}-normsub", f"{method}-neg1", f"{method}-postmean") if r in names)
+    return Family(method, f"{method}-majority", rivals)
 
 
 @dataclass(frozen=True)
@@ -112,7 +127,9 @@ def _accuracies(frame: pd.DataFrame, dataset: str, method: str, value: float) ->
     return np.array([float(a) for a in str(row["accuracies"].iloc[0]).split()])
 
 
-def _interval(diff: np.ndarray) -> tuple[float, float, float]:
+def paired_interval(diff) -> tuple[float, float, float]:
+    """(mean, low, high): the 95 % t interval of the mean of paired differences (one difference: no interval)."""
+    diff = np.asarray(diff, dtype=np.float64)
     mean = float(diff.mean())
     if diff.size < 2:
         return mean, math.nan, math.nan
@@ -139,10 +156,10 @@ def regret_table(frame: pd.DataFrame) -> pd.DataFrame:
                     continue
                 # The binding rival: the one against which the interval's upper end is lowest. Not the best by mean
                 # accuracy on these same repetitions, which the noise favours (a biased choice at few repetitions).
-                intervals = {m: _interval(100 * (default - a)) for m, a in rivals.items()}
+                intervals = {m: paired_interval(100 * (default - a)) for m, a in rivals.items()}
                 best = min(intervals, key=lambda m: (intervals[m][2], intervals[m][0]))
                 regret = intervals[best]
-                floor = _interval(100 * (default - majority))
+                floor = paired_interval(100 * (default - majority))
                 row = {"dataset": dataset, "family": name, "epsilon": value, "reps": default.size,
                        "default": 100 * default.mean()}
                 row.update({m: 100 * a.mean() for m, a in rivals.items()})

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { byMethod, curveConfig, learningCurveConfig, majorityLabel, percent } from '../../static/js/dashboard/planner_charts.mjs';
+import { byMethod, curveConfig, learningCurveConfig, majorityLabel, percent, privateMajorityLabel, regretBandLabel } from '../../static/js/dashboard/planner_charts.mjs';
 
 const plan = JSON.parse(readFileSync(process.env.PLANNER_FIXTURE, 'utf8'));
 const data = { settings: plan.settings, nonprivate: plan.nonprivate_accuracy, target: plan.target, curve: plan.learning_curve,
@@ -57,4 +57,28 @@ test('the learning curve plots accuracy over training respondents', () => {
   const line = config.data.datasets.find((d) => d.label === 'Recommended setting');
   assert.deepEqual(line.data, plan.learning_curve.map((p) => ({ x: p.n_train, y: p.accuracy })));
   assertMajorityLine(config, plan.learning_curve.map((p) => p.n_train));
+});
+
+test('each mechanism shows its private majority rule and its regret band from the plan', () => {
+  for (const parameter of ['epsilon', 'theta']) {
+    const config = curveConfig(data, parameter);
+    for (const [method, list] of byMethod(plan.settings, parameter)) {
+      const floor = config.data.datasets.find((d) => d.label === privateMajorityLabel(method));
+      assert.deepEqual(floor.data, list.map((s) => ({ x: s.value, y: s.private_majority })));
+      assert.equal(floor.fill, false);
+      const top = config.data.datasets.findIndex((d) => d.label === regretBandLabel(method));
+      const upper = config.data.datasets[top];
+      const lower = config.data.datasets[top - 1]; // the band is filled from the upper edge down to the dataset before
+      assert.equal(upper.fill, '-1');
+      assert.equal(lower.intervalOf, method); // hidden from the legend
+      list.forEach((s, i) => {
+        assert.equal(upper.data[i].y, s.best_rival_accuracy);
+        assert.ok(Math.abs(lower.data[i].y - (s.best_rival_accuracy - 0.01)) < 1e-12);
+      });
+    }
+  }
+  // a run from before the floor: no such datasets
+  const old = plan.settings.map(({ private_majority, best_rival_accuracy, ...rest }) => rest);
+  const labels = curveConfig({ ...data, settings: old }, 'epsilon').data.datasets.map((d) => d.label);
+  assert.ok(!labels.some((l) => l.includes('private majority rule') || l.includes('best old rule')));
 });

@@ -138,7 +138,8 @@ def test_the_planner_runs_and_applies_its_recommendation_to_a_draft(browser, liv
                            "(id) => window.Chart.getChart(document.getElementById(id)))")
     lines = page.evaluate(
         "window.Chart.getChart(document.getElementById('chart-epsilon')).data.datasets.map(d => d.label)")
-    assert lines == ["oue (95 % interval)", "oue interval", "oue", "No privacy", "Target",
+    assert lines == ["oue (95 % interval)", "oue interval", "oue", "oue: private majority rule", "oue band",
+                     "oue: best old rule, down to 1 point below", "No privacy", "Target",
                      "Always guessing the most frequent class: 61.4 %"]  # vote: 267 democrats of 435
     assert page.locator("tr.recommended").count() == 1
     if os.environ.get("DASHBOARD_SCREENSHOTS"):

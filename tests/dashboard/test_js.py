@@ -58,4 +58,4 @@ def test_planner_chart_suite_passes(tmp_path):
     run = subprocess.run(["node", "--test", str(HERE / "planner_charts.test.mjs")], capture_output=True, text=True,
                          timeout=120, env={**os.environ, "PLANNER_FIXTURE": str(fixture)})
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "# pass 4" in run.stdout and "# fail 0" in run.stdout
+    assert "# pass 5" in run.stdout and "# fail 0" in run.stdout

@@ -163,6 +163,8 @@ def test_a_run_that_does_not_beat_the_majority_rule_warns(client, staff, setting
     assert ("At 200 respondents, oue at ε = 0.1 is not expected to beat always guessing “democrat” (61.4 %): the "
             "expected accuracy is ") in html
     assert "plan on more than 348 respondents or a larger ε." in html
+    assert "Why: " in html  # the reason, from the private majority rule on the same splits
+    assert "Private majority rule" in html and "Against the best old rule" in html
     assert "200 planned respondents" in html
     assert '<span class="badge-warning">no</span>' in html
 
@@ -208,6 +210,57 @@ def test_the_warning_says_what_the_reference_data_cannot_tell():
     within = planning.usefulness_warning(_result(0.40, 0.55, 0.47))
     assert "No size this reference data can simulate (up to 6,000) beats it" in within
     assert planning.usefulness_warning({"settings": []}) is None  # a run from before the majority rule
+
+
+def _reasoned(accuracy=0.47, low=0.45, high=0.50, nonprivate=0.90, **expected):
+    result = _result(low, high, accuracy) | {"nonprivate_accuracy": nonprivate, "majority_test_accuracy": 0.52}
+    result["expected"] |= expected
+    return result
+
+
+FELL_BACK = ("Why: at this size and ε, the randomization hides the answers' link to the class. In {m} of 5 "
+             "repetitions the model found none and fell back, as it is built to, on the private majority rule: the "
+             "class the randomized reports rank most frequent.")
+EITHER = ("The randomized reports do not always rank the most frequent class first either: the private majority rule "
+          "is right {p} of the time.")
+
+
+@pytest.mark.parametrize("result, reason", [
+    (_reasoned(nonprivate=0.50, private_majority=0.52, reps=5, matches_private_majority=5),
+     "Why: even without privacy, Naive Bayes on this reference data is right 50.0 % of the time, no better than "
+     "guessing; its answers say too little about the class for any privacy setting to help."),
+    (_reasoned(private_majority=0.52, reps=5, matches_private_majority=4), FELL_BACK.format(m=4)),
+    (_reasoned(private_majority=0.45, reps=5, matches_private_majority=3),
+     FELL_BACK.format(m=3) + " " + EITHER.format(p="45.0 %")),
+    (_reasoned(private_majority=0.52, reps=5, matches_private_majority=1),
+     "Why: the model uses the answers, but at this size and ε the noise in its estimates costs more than the answers "
+     "tell."),
+    (_reasoned(accuracy=0.55, low=0.50, high=0.60, private_majority=0.40, reps=5, matches_private_majority=0),
+     "Why: the model uses the answers, but at this size and ε the noise in its estimates leaves its accuracy too "
+     "uncertain to be sure it beats guessing. " + EITHER.format(p="40.0 %")),
+    (_reasoned(), None),  # a run from before the private majority rule: no reason
+])
+def test_the_warning_names_the_reason(result, reason):
+    assert planning.usefulness_reason(result) == reason
+    warning = planning.usefulness_warning(result)
+    assert (reason or "Why") in warning if reason else "Why" not in warning
+    assert warning.endswith("Plan on at least 5,000 respondents or a larger ε.") is False  # no figure was given
+    if reason:
+        assert warning.index(reason) < warning.index("No size this reference data can simulate")
+
+
+def test_the_warning_and_its_reason_are_german_on_a_german_page():
+    from django.utils import translation
+
+    with translation.override("de"):
+        warning = planning.usefulness_warning(_reasoned(private_majority=0.45, reps=5, matches_private_majority=3))
+    assert warning.startswith("Bei 3.000 Teilnehmenden schneidet oue mit ε = 2 voraussichtlich schlechter ab, als "
+                              "immer „edible“ zu raten (52,0 %): Die erwartete Genauigkeit ist 45,0–50,0 %.")
+    assert "fand das Modell keinen und griff, wie vorgesehen, auf die private Mehrheitsregel zurück" in warning
+    assert "Die private Mehrheitsregel liegt in 45,0 % der Fälle richtig." in warning
+    with translation.override("de"):
+        assert planning.setting_value(0.1) == "0,1" and planning.whole(6000) == "6.000"
+    assert "Why" not in warning and "respondents" not in warning
 
 
 def test_epsilon_is_written_one_way_with_the_edge_note(client, finished):

@@ -1,6 +1,7 @@
 """The planner's engine (aggregator/lab/planner.py): intervals, the recommendation rule, respondents needed, privacy
 figures per setting, reproducibility and refusals; the majority rule, the "beats the majority rule" rule and the
 expectation at the planned number of respondents; the engine's default estimator."""
+import json
 import math
 from dataclasses import replace
 
@@ -19,6 +20,7 @@ from aggregator.lab.planner import (
     respondents_to_beat_majority,
     survey_methods,
 )
+from aggregator.privacy.jsonable import json_safe
 from aggregator.privacy.postprocess import DEFAULT as DEFAULT_ESTIMATOR
 from survey_app.tables import load_table
 
@@ -191,3 +193,63 @@ def test_a_setting_infinite_only_at_the_grid_laplace_edge_is_ranked_by_its_confi
     assert min([finite, edge], key=lambda s: (s.epsilon_for_ranking, -s.accuracy)) is edge
     bare = replace(edge, epsilon_note=None)
     assert math.isinf(bare.epsilon_for_ranking)
+
+
+# -- the floor and the old rules (SPEC §4; docs/results/regret.md) -------------------------------------------------
+def test_every_setting_carries_its_private_majority_rule_and_regret_on_the_same_splits(vote):
+    """The figures are the paired comparisons of the lab's own methods at the same seed: recomputed here from
+    ``evaluate`` of the private majority rule and of each old rule."""
+    from aggregator.lab.regret import family_of, paired_interval
+
+    result = plan(vote, ["oue", "mrr"], [1.0], [0.7], reps=4, seed=5)
+    for s in result.settings:
+        family = family_of(s.method)
+        mine = np.array(evaluate(vote, s.method, s.value, reps=4, seed=5).accuracies)
+        floor = np.array(evaluate(vote, family.majority, s.value, reps=4, seed=5).accuracies)
+        assert s.private_majority == pytest.approx(floor.mean(), abs=1e-12)
+        assert s.floor["mean"] == pytest.approx((mine - floor).mean(), abs=1e-12)
+        assert s.matches_private_majority == int(np.sum(mine == floor))
+        highs = {r: paired_interval(mine - np.array(evaluate(vote, r, s.value, reps=4, seed=5).accuracies))
+                 for r in family.rivals}
+        assert s.best_rival == min(highs, key=lambda r: (highs[r][2], highs[r][0]))
+        mean, low, high = highs[s.best_rival]
+        assert (s.regret["mean"], s.regret["low"], s.regret["high"]) == pytest.approx((mean, low, high), abs=1e-12)
+    assert all("private_majority" in p and p["reps"] == 4 for p in result.learning_curve)
+
+
+def test_the_binding_old_rule_is_the_lowest_upper_end_not_the_best_mean():
+    from aggregator.lab.planner import against
+    from aggregator.lab.regret import Family
+
+    family = Family("x", "x-majority", ("steady", "noisy"))
+    mine = [0.80, 0.80, 0.80, 0.80]
+    others = {"x-majority": [0.60, 0.80, 0.60, 0.60],
+              "steady": [0.805, 0.805, 0.805, 0.805],   # 0.5 points ahead on every split: a tight interval
+              "noisy": [0.95, 0.70, 0.95, 0.70]}      # 2.5 points ahead on average, but a wide interval
+    out = against(mine, family, others)
+    assert out["best_rival"] == "steady" and out["best_rival_accuracy"] == pytest.approx(0.805)
+    assert out["regret"] == {"mean": pytest.approx(-0.005), "low": pytest.approx(-0.005), "high": pytest.approx(-0.005)}
+    assert out["private_majority"] == pytest.approx(0.65) and out["matches_private_majority"] == 1
+    assert against(mine, None, {}) == {}  # a method without a private majority rule
+
+
+def test_answers_independent_of_the_class_make_the_model_the_private_majority_rule(tmp_path):
+    """Questions drawn independently of a 70/30 class: the default's guard falls back to the private majority rule
+    in most repetitions (it keeps the model with probability ≤ α = 5 % when the pooled test sees nothing, or when
+    the model would cost at most the tolerance: ``privacy.dependence``), and the warning names the reason."""
+    from aggregator import planning
+
+    rng = np.random.default_rng(11)
+    n = 400
+    frame = pd.DataFrame({f"q{i}": rng.choice(["a", "b", "c"], size=n) for i in range(4)})
+    frame["class"] = np.where(rng.random(n) < 0.7, "yes", "no")
+    table = load_table(frame)
+    result = plan(table, ["adaptive"], [1.0], [], reps=6, seed=2, target=0.9)
+    (setting,) = result.settings
+    assert setting.matches_private_majority >= 5
+    assert result.expected["matches_private_majority"] >= 3 and result.expected["reps"] == 6
+    assert not result.expected["beats_majority"]
+    # Naive Bayes without privacy does not beat guessing either: that is the reason the warning names
+    assert result.nonprivate_accuracy <= result.majority_test_accuracy
+    warning = planning.usefulness_warning(json.loads(json.dumps(json_safe(result.to_dict()))))
+    assert "Why: even without privacy, Naive Bayes on this reference data is right" in warning

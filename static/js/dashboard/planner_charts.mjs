@@ -6,7 +6,8 @@
  * Each mechanism is a line of mean accuracies with its 95 % interval as a translucent band (two extra datasets, the
  * upper one filled down to the lower one); the non-private accuracy is dotted, the target dashed and the majority rule
  * (always guessing the most frequent class, `data.majority`: the plan's majority_accuracy) dash-dotted on every chart —
- * a plain extra dataset, no plugin.
+ * a plain extra dataset, no plugin. Where the plan carries them, each mechanism also has its private majority rule
+ * (dashed) and its regret band (grey: the best older estimator's accuracy down to 1 point below it).
  */
 import { t } from "../i18n.mjs";
 import { CLASS_COLORS, translucent } from './charts.mjs';
@@ -35,12 +36,44 @@ export function majorityLabel(majority) {
 
 const MAJORITY_COLOR = '#6a1b9a';
 const MAJORITY_DASH = [10, 3, 2, 3];
+const BAND_COLOR = '#8a8a8a';
 
 function level(label, y, xs, color, dash) {
   return {
     label, data: [{ x: Math.min(...xs), y }, { x: Math.max(...xs), y }], borderColor: color, borderDash: dash,
     borderWidth: 1, pointRadius: 0, fill: false,
   };
+}
+
+/** The label of a mechanism's private majority rule. */
+export function privateMajorityLabel(method) {
+  return t("{method}: private majority rule", { method });
+}
+
+/** The label of a mechanism's regret band. */
+export function regretBandLabel(method) {
+  return t("{method}: best old rule, down to 1 point below", { method });
+}
+
+/**
+ * A mechanism's private majority rule (dashed, its colour) and its regret band — from the best older estimator's mean
+ * accuracy (`best_rival_accuracy`) down 1 point, grey — when its settings carry them (aggregator/lab/planner.py,
+ * Setting); none for runs from before them.
+ */
+export function floorDatasets(method, list, color) {
+  const out = [];
+  if (list.every((s) => s.private_majority != null)) {
+    out.push({ label: privateMajorityLabel(method), data: list.map((s) => ({ x: s.value, y: s.private_majority })),
+      borderColor: color, borderDash: [5, 4], borderWidth: 1, pointRadius: 0, fill: false, floorOf: method });
+  }
+  if (list.every((s) => s.best_rival_accuracy != null)) {
+    out.push({ label: `${method} band`, data: list.map((s) => ({ x: s.value, y: s.best_rival_accuracy - 0.01 })),
+      borderWidth: 0, pointRadius: 0, fill: false, intervalOf: method, bandOf: method });
+    out.push({ label: regretBandLabel(method), data: list.map((s) => ({ x: s.value, y: s.best_rival_accuracy })),
+      borderColor: BAND_COLOR, borderWidth: 1, pointRadius: 0, backgroundColor: translucent(BAND_COLOR, 0.25),
+      fill: '-1', bandOf: method });
+  }
+  return out;
 }
 
 /** Accuracy over ε (log axis) or θ per mechanism, or null when no setting has that parameter. */
@@ -56,6 +89,7 @@ export function curveConfig(data, parameter) {
       backgroundColor: translucent(color, 0.2), fill: '-1', intervalOf: method });
     datasets.push({ label: method, data: list.map((s) => ({ x: s.value, y: s.accuracy })), borderColor: color,
       backgroundColor: color, pointRadius: 3, fill: false });
+    datasets.push(...floorDatasets(method, list, color));
   });
   const xs = data.settings.filter((s) => s.parameter === parameter).map((s) => s.value);
   if (data.nonprivate != null) datasets.push(level('No privacy', data.nonprivate, xs, '#1b1b1f', [2, 3]));

@@ -31,6 +31,8 @@ export default {
   "Done": "Fertig",
   "Failed": "Fehlgeschlagen",
   "Always guessing the most frequent class: {percent}": "Immer die häufigste Klasse raten: {percent}",
+  "{method}: private majority rule": "{method}: private Mehrheitsregel",
+  "{method}: best old rule, down to 1 point below": "{method}: beste alte Regel, bis 1 Punkt darunter",
   "accuracy on held-out rows": "Genauigkeit auf zurückgehaltenen Zeilen",
   "Accuracy over {symbol}": "Genauigkeit über {symbol}",
   "95 % interval": "95-%-Intervall",
