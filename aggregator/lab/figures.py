@@ -60,6 +60,10 @@ class Curves:
     grid: tuple[float, ...]
     folds: int | None = None
     skip: Callable[[str, float | None], bool] = field(default=lambda method, value: False)
+    #: True: a point whose fit the engine refuses (``ValueError``: e.g. a table too small for some question to get the
+    #: reports the estimator needs) is a row without accuracies (NaN) whose ``unfit`` column says why, instead of
+    #: stopping the whole figure.
+    keep_unfit: bool = False
 
     def points(self) -> list[tuple[str, str, float | None]]:
         out = []
@@ -78,7 +82,16 @@ class Curves:
         tables = {name: self.load(name) for name in self.datasets}
         rows = []
         for i, (dataset, method, value) in enumerate(points):
-            e = evaluate(tables[dataset], method, value, reps=reps, seed=seed, folds=self.folds, dataset=dataset)
+            try:
+                e = evaluate(tables[dataset], method, value, reps=reps, seed=seed, folds=self.folds, dataset=dataset)
+            except ValueError as exc:
+                if not self.keep_unfit:
+                    raise
+                rows.append({"dataset": dataset, "method": method, "value": value, "reps": reps,
+                             "accuracy_mean": math.nan, "accuracies": "", "unfit": str(exc)})
+                if progress is not None:
+                    progress(i + 1, len(points))
+                continue
             acc = np.asarray(e.accuracies)
             std = float(acc.std(ddof=1)) if reps > 1 else math.nan
             rows.append({"dataset": dataset, "method": method, "parameter": e.parameter, "value": value, "reps": reps,

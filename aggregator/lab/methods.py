@@ -55,7 +55,7 @@ import numpy as np
 
 from survey_app.tables import Table
 
-from ..privacy import oracles
+from ..privacy import oracles, validation
 from ..privacy import protocol as survey_protocol
 from ..privacy.central import fit_laplace_nb, fit_robust_nb, fit_smooth_nb
 from ..privacy.channel import check_theta
@@ -64,9 +64,12 @@ from ..privacy.continuous.approaches import APPROACH_CLASSES
 from ..privacy.continuous.projection import fit_dca, fit_pca
 from ..privacy.naive_bayes.fit import fit_nonprivate
 from ..privacy.naive_bayes.ldp import LDPNaiveBayes
+from ..privacy.naive_bayes.model import NaiveBayesModel
 from ..privacy.protocol.ldp import LDPProtocol
 from ..privacy.protocol.mrr import MRRProtocol
+from ..privacy.public_prior import centres, reference_counts, with_public_prior
 from ..privacy.schema import Categorical, Numeric
+from ..privacy.stats import Counts
 from ..privacy.synthetic import synthetic_from_model, synthetic_published
 from ..privacy.warner import WarnerScheme
 from .datasets import discretize_table
@@ -354,6 +357,110 @@ for _encoding in ("de", "sue", "oue", "olh", "ss", "adaptive"):
                     parameter="epsilon"))
 register(Method("mrr-majority", "the private majority rule of mrr (SPEC §4)", _private_majority(_mrr),
                 parameter="theta"))
+# -- choosing among candidates with the validation share (``privacy.validation.choose``) -------------------------------
+#: The product's default validation share (``survey_app.models.Survey.validation_share``).
+VALIDATION_SHARE = 0.1
+#: The candidates, post-processing of the same training reports: the default estimator (the incumbent), the private
+#: majority rule (the floor) and seed 000's negative→1 (the old rule the default falls furthest behind where it does:
+#: docs/results/regret.md).
+CANDIDATES = ("default", "majority", "neg1")
+
+
+def _validated(encoding: str, share: float = VALIDATION_SHARE):
+    """LDP Naive Bayes whose published model the validation share chooses: each row is a validation respondent with
+    probability ``share`` (as the browser draws it), the others report for training; the candidates are fitted from
+    the training reports; each validation respondent is assigned a candidate at random (``validation.assign``),
+    classifies its own true answers with it and sends "right?" through binary randomized response at the survey's ε;
+    ``validation.choose`` publishes the default unless a candidate's interval separates above it."""
+
+    def fit(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
+        spec = {"class": table.class_attribute.to_dict(), "features": [a.to_dict() for a in table.attributes]}
+        default = cast(LDPProtocol, survey_protocol.build({**spec, **_ldp_nb(encoding)(epsilon)}))
+        neg1 = survey_protocol.build({**spec, "mode": "ldp",
+                                      "ldp": {"epsilon": epsilon, "encoding": encoding, "postprocess": "neg-to-one"}})
+        validating = rng.random(table.n) < share
+        train, held = table.subset(~validating), table.subset(validating)
+        stats = default.fold(default.encode(train.X, train.y, rng))
+        model, other = default.estimate(stats), neg1.estimate(stats)
+        top = int(np.argmax(model.prior))
+        predictors: dict[str, Predictor] = {
+            "default": lambda X: model.predict(default.to_model_input(X)),
+            "majority": lambda X: np.full(np.asarray(X).shape[0], top, dtype=np.int64),
+            "neg1": lambda X: other.predict(neg1.to_model_input(X)),
+        }
+        assigned = validation.assign(held.n, len(CANDIDATES), rng)
+        oracle = validation.correct_oracle(default.epsilon_per_respondent)
+        estimates: dict[str, validation.AccuracyEstimate | None] = {}
+        for i, name in enumerate(CANDIDATES):
+            mine = assigned == i
+            if not mine.any():
+                estimates[name] = None
+                continue
+            right = (predictors[name](held.X[mine]) == held.y[mine]).astype(np.int64)
+            reports = np.asarray(oracle.perturb(right, rng), dtype=np.int64)
+            counts = Counts(int(reports.size), np.bincount(reports, minlength=2).astype(np.int64))
+            estimates[name] = validation.ldp_accuracy(counts, default.epsilon_per_respondent)
+        return predictors[validation.choose(estimates, "default").published]
+
+    return fit
+
+
+register(Method("adaptive-validated", f"the default, the private majority rule or negative→1, whichever the "
+                f"validation share ({VALIDATION_SHARE:.0%} of respondents, assigned at random among them) finds "
+                "better beyond its interval; the default otherwise (privacy.validation.choose)",
+                _validated("adaptive"), parameter="epsilon"))
+
+
+# -- a public reference sample as the conditionals' prior (``privacy.public_prior``) -----------------------------------
+#: Sizes of the public sample the ``-public<N>`` methods hold out of the training rows (they do not report).
+PUBLIC_ROWS = (50, 100, 500)
+
+
+def _split_public(table: Table, rows: int, rng: np.random.Generator) -> tuple[Table, Table]:
+    if table.n <= rows:
+        raise ValueError(f"a public sample of {rows} rows needs a training part larger than {table.n} rows")
+    order = rng.permutation(table.n)
+    return table.subset(np.sort(order[:rows])), table.subset(np.sort(order[rows:]))
+
+
+def _public_prior(encoding: str, rows: int):
+    """LDP Naive Bayes whose conditionals take a held-out public sample of ``rows`` training rows as their prior, with
+    the weight the other rows' reports decide (``public_prior.with_public_prior``)."""
+
+    def fit(table: Table, epsilon: float, rng: np.random.Generator) -> Predictor:
+        public, reporting = _split_public(table, rows, rng)
+        protocol = survey_protocol.build({"class": table.class_attribute.to_dict(),
+                                          "features": [a.to_dict() for a in table.attributes],
+                                          **_ldp_nb(encoding)(epsilon)})
+        model = protocol.estimate(protocol.fold(protocol.encode(reporting.X, reporting.y, rng)))
+        counts = reference_counts(protocol.to_model_input(public.X), public.y, model.attributes,
+                                  table.class_attribute.size)
+        published = with_public_prior(model, counts)
+        return lambda X: published.predict(protocol.to_model_input(X))
+
+    return fit
+
+
+def _public_only(rows: int):
+    """Naive Bayes from the public sample alone (add-½ counts): what the sample gives without any report."""
+
+    def fit(table: Table, value: float, rng: np.random.Generator) -> Predictor:
+        public, _ = _split_public(table, rows, rng)
+        k = table.class_attribute.size
+        counts = reference_counts(public.X, public.y, table.attributes, k)
+        prior = (np.bincount(public.y, minlength=k) + 0.5) / (public.n + 0.5 * k)
+        model = NaiveBayesModel(table.class_attribute, table.attributes, prior, [centres(c) for c in counts])
+        return lambda X: model.predict(np.asarray(X, dtype=np.int64))
+
+    return fit
+
+
+for _rows in PUBLIC_ROWS:
+    register(Method(f"adaptive-public{_rows}", f"the default with a public sample of {_rows} training rows (held "
+                    "out: they do not report) as the conditionals' prior, its weight decided by the reports "
+                    "(empirical Bayes; privacy.public_prior)", _public_prior("adaptive", _rows), parameter="epsilon"))
+    register(Method(f"public{_rows}-only", f"Naive Bayes from a public sample of {_rows} training rows alone "
+                    "(add-½ counts), no report", _public_only(_rows), parameter="epsilon"))
 register(Method("the-0.25", "THE at seed 000's threshold 0.25", _survey(
     lambda epsilon: {"mode": "ldp", "ldp": {"epsilon": epsilon, "encoding": "the", "parameters": {"threshold": 0.25}}}),
     parameter="epsilon"))

@@ -27,7 +27,7 @@ from .evaluate import Progress
 from .figures import Curves
 
 __all__ = ["Family", "FAMILIES", "EPSILONS", "DATASETS", "RegretCurves", "regret_table", "TARGET", "BOUND", "family_of",
-           "paired_interval"]
+           "paired_interval", "PackageCurves"]
 
 #: Seed 000's grid.
 EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)
@@ -63,6 +63,9 @@ FAMILIES = {
     "gauss-sample": Family("gauss-sample", "gauss-sample-majority", ("gauss-sample-nofloor",), numeric_only=True),
     # The default without its guard (``shrinkage.SHARE``) against the same old rules as the default.
     "adaptive-share": Family("adaptive-share", "adaptive-majority", discrete("adaptive").rivals),
+    # The validation share choosing among the default, the private majority rule and negative→1
+    # (``privacy.validation.choose``), against the default trained on every respondent and negative→1.
+    "adaptive-validated": Family("adaptive-validated", "adaptive-majority", ("adaptive", "adaptive-neg1")),
 }
 
 
@@ -95,7 +98,7 @@ class RegretCurves:
         for name in self.families:
             family = FAMILIES[name]
             names = tuple(d for d in self.datasets if not family.numeric_only or tables[d].numeric_indices)
-            jobs.append(_Curves(names, family.methods, self.grid, tables=tables))
+            jobs.append(PackageCurves(names, family.methods, self.grid, keep_unfit=True, tables=tables))
         total = sum(len(job.points()) for job in jobs)
         done = [0]
         frames = []
@@ -113,7 +116,9 @@ class RegretCurves:
 
 
 @dataclass(frozen=True)
-class _Curves(Curves):
+class PackageCurves(Curves):
+    """``Curves`` on bundled tables and the tables packages ship (``datasets.load_dataset``), optionally preloaded."""
+
     tables: dict | None = None
 
     def load(self, name: str):
@@ -124,7 +129,9 @@ def _accuracies(frame: pd.DataFrame, dataset: str, method: str, value: float) ->
     row = frame[(frame["dataset"] == dataset) & (frame["method"] == method) & np.isclose(frame["value"], value)]
     if row.empty:
         return None
-    return np.array([float(a) for a in str(row["accuracies"].iloc[0]).split()])
+    text = row["accuracies"].iloc[0]
+    values = [] if not isinstance(text, str) else [float(a) for a in text.split()]
+    return np.array(values) if values else None  # a point the engine could not fit has none
 
 
 def paired_interval(diff) -> tuple[float, float, float]:
@@ -204,12 +211,15 @@ def notes_regret(frame: pd.DataFrame) -> str:
     from .figures import markdown_table
 
     table = regret_table(frame)
+    unfit = frame[frame["unfit"].notna()] if "unfit" in frame else frame.iloc[:0]
+    skipped = ["Points the engine could not fit (left out of the table): " + "; ".join(
+        f"{r.dataset} {r.method} ε = {r.value:g} ({r.unfit})" for r in unfit.itertuples()), ""] if len(unfit) else []
     if table.empty:
-        return "No point has both the default and its rivals."
+        return "\n".join(skipped + ["No point has both the default and its rivals."])
     lines = ["## Regret per point", "",
              f"Points in percentage points; `regret` = default − best rival (paired, 95 % interval "
              f"[`regret_low`, `regret_high`]); `floor` = default − private majority rule. Target: `regret_high` ≥ "
-             f"{TARGET:g}; bound: ≥ {BOUND:g}.", ""]
+             f"{TARGET:g}; bound: ≥ {BOUND:g}.", "", *skipped]
     for name in dict.fromkeys(table["family"]):
         part = table[table["family"] == name]
         lines += [f"### {name}", "",
@@ -225,3 +235,29 @@ def notes_regret(frame: pd.DataFrame) -> str:
                    "regret_high", "floor", "floor_low", "floor_high"]
         lines += [markdown_table(part, columns), ""]
     return "\n".join(lines)
+
+
+#: Gaps (percentage points) for which ``notes_validated`` gives the validation respondents needed.
+GAPS = (1.0, 2.5, 5.0, 10.0)
+
+
+def notes_validated(frame: pd.DataFrame) -> str:
+    """The regret table of the validated choice, then the validation respondents it takes
+    (``validation.respondents_to_separate``) to switch with 80 % power when a candidate leads the default by a gap."""
+    from ..privacy.validation import respondents_to_separate
+    from .methods import CANDIDATES, VALIDATION_SHARE
+
+    rows = ["| ε | " + " | ".join(f"{g:g} points" for g in GAPS) + " |", "|---|" + "---|" * len(GAPS)]
+    for epsilon in EPSILONS:
+        cells = []
+        for gap in GAPS:
+            per = respondents_to_separate(gap / 100, epsilon, accuracy=0.7, candidates=len(CANDIDATES))
+            cells.append(f"{per:,} ({math.ceil(per * len(CANDIDATES) / VALIDATION_SHARE):,})")
+        rows.append(f"| {epsilon:g} | " + " | ".join(cells) + " |")
+    return "\n".join([
+        notes_regret(frame), "",
+        "## Validation respondents it takes", "",
+        f"Per candidate (and, in brackets, the survey's respondents at a {VALIDATION_SHARE:.0%} validation share with "
+        f"{len(CANDIDATES)} candidates) for the choice to switch with 80 % power when one candidate leads the default "
+        "(accuracy 70 %) by the gap, at the Bonferroni level over the challengers "
+        "(`privacy.validation.respondents_to_separate`; normal approximation):", "", *rows, ""])

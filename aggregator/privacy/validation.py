@@ -15,11 +15,26 @@ training. They send one validation report and nothing else, so every respondent 
 
 Both give an ``AccuracyEstimate`` with a 95 % normal-approximation confidence interval. The raw estimate may leave
 [0, 1] (it is unbiased, not clipped); the interval is clipped to [0, 1] for display.
+
+Choosing among candidate models (``choose``; SPEC §4, the private majority rule; beyond the papers). Several
+estimators of the same training statistics are plausible (the default, the private majority rule, seed 000's
+negative→1, …); they cost no extra privacy, since each is post-processing of the same reports. Validation
+respondents are assigned among them uniformly at random (``assign``: public randomness, independent of anyone's
+answers, so the assignment reveals nothing and every validation respondent still spends ε once), and each
+candidate's accuracy is estimated from its own respondents' randomized bits (``ldp_accuracy``). The incumbent (the
+default) is published unless a challenger's estimate minus the incumbent's — two independent groups, so the
+difference has standard error √(SE₁² + SE₂²) — has its interval above 0 at the Bonferroni level 1 − α/(m − 1) over
+the m − 1 challengers: when no challenger is better, the default is kept with probability ≥ 1 − α. Among
+challengers that clear it, the one with the highest lower end is published. ``respondents_to_separate`` gives the
+validation respondents this takes, per candidate, to switch with a given power when a challenger leads by a given
+gap: m = (z_{1−α/(2(m−1))} + z_power)² · (v₁ + v₂) / gap², v = r(1 − r)/(p − q)² the per-respondent variance of the
+estimate at the observed share of "right" r = q + (p − q)·accuracy.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar, Mapping
 
 import numpy as np
 from scipy.stats import norm
@@ -28,7 +43,7 @@ from . import oracles
 from .stats import Additive, Counts, keyed
 
 __all__ = ["AccuracyEstimate", "RecordHistogram", "VersionCounts", "correct_oracle", "ldp_accuracy",
-           "CONFIDENCE"]
+           "CONFIDENCE", "Choice", "choose", "assign", "respondents_to_separate"]
 
 CONFIDENCE = 0.95
 CORRECT, WRONG = 1, 0
@@ -77,6 +92,80 @@ def ldp_accuracy(counts: Counts, epsilon: float) -> AccuracyEstimate:
     observed = float(counts.support[CORRECT]) / n
     se = float(np.sqrt(observed * (1 - observed) / n) / (fo.p - fo.q))
     return AccuracyEstimate(right, se, n, "ldp-binary-rr")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Which candidate to publish and why (``choose``): every candidate's estimate (``None`` without validation
+    reports), and each challenger's difference from the incumbent (estimate, low, high) at the level it was tested."""
+
+    published: str
+    incumbent: str
+    estimates: dict[str, AccuracyEstimate | None]
+    differences: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    confidence: float = CONFIDENCE
+
+    @property
+    def switched(self) -> bool:
+        return self.published != self.incumbent
+
+    def to_dict(self) -> dict:
+        return {"published": self.published, "incumbent": self.incumbent, "switched": self.switched,
+                "confidence": self.confidence,
+                "estimates": {k: None if e is None else e.to_dict() for k, e in self.estimates.items()},
+                "differences": {k: {"estimate": d, "low": lo, "high": hi}
+                                for k, (d, lo, hi) in self.differences.items()}}
+
+
+def _level(confidence: float, challengers: int) -> float:
+    """z of the one-sided Bonferroni level: each of ``challengers`` tests at (1 − confidence)/(2·challengers)."""
+    return float(norm.ppf(1 - (1 - confidence) / (2 * max(challengers, 1))))
+
+
+def choose(estimates: Mapping[str, AccuracyEstimate | None], incumbent: str,
+           confidence: float = CONFIDENCE) -> Choice:
+    """The candidate to publish (module docstring): the incumbent, unless a challenger's accuracy minus the
+    incumbent's has its interval (Bonferroni over the challengers) above 0; then the challenger with the highest lower
+    end. A candidate without validation reports cannot be chosen; an incumbent without any is kept."""
+    if incumbent not in estimates:
+        raise ValueError(f"the incumbent {incumbent!r} is not a candidate")
+    base = estimates[incumbent]
+    challengers = [k for k in estimates if k != incumbent]
+    z = _level(confidence, len(challengers))
+    differences = {}
+    for name in challengers:
+        other = estimates[name]
+        if base is None or other is None:
+            continue
+        gap = other.estimate - base.estimate
+        half = z * math.hypot(other.standard_error, base.standard_error)
+        differences[name] = (gap, gap - half, gap + half)
+    clearing = [k for k, (_, low, _) in differences.items() if low > 0]
+    published = max(clearing, key=lambda k: differences[k][1]) if clearing else incumbent
+    return Choice(published, incumbent, dict(estimates), differences, confidence)
+
+
+def assign(n: int, candidates: int, rng: np.random.Generator) -> np.ndarray:
+    """Each of ``n`` validation respondents' candidate, uniformly at random (public randomness: it depends on no
+    answer)."""
+    return rng.integers(candidates, size=int(n))
+
+
+def respondents_to_separate(gap: float, epsilon: float, accuracy: float = 0.5, candidates: int = 2,
+                            power: float = 0.8, confidence: float = CONFIDENCE) -> int:
+    """Validation respondents *per candidate* for ``choose`` to switch with probability ``power`` when one challenger
+    leads the incumbent (accuracy ``accuracy``) by ``gap``, at ε (module docstring; normal approximation)."""
+    if not 0 < gap < 1:
+        raise ValueError("the gap must lie in (0, 1)")
+    fo = correct_oracle(epsilon)
+    spread = fo.p - fo.q
+
+    def variance(a: float) -> float:
+        r = fo.q + spread * min(max(a, 0.0), 1.0)
+        return r * (1 - r) / spread**2
+
+    z = _level(confidence, candidates - 1) + float(norm.ppf(power))
+    return int(math.ceil(z**2 * (variance(accuracy) + variance(accuracy + gap)) / gap**2))
 
 
 @dataclass(frozen=True, eq=False)

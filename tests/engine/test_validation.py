@@ -182,3 +182,68 @@ def test_monitoring_flags_raw_estimates_far_outside_the_unit_interval_and_jumps(
     poisoned.metadata["prior_raw"] = [-0.01, 1.01]
     [finding] = [f for f in monitoring.out_of_range(poisoned) if f["parameter"] == "P(c)"]
     assert not finding["warning"]
+
+
+# -- choosing among candidates (validation.choose) ------------------------------------------------------------------
+def _estimates(accuracies, n, epsilon, rng):
+    """Each candidate's estimate from n validation respondents whose predictions are right with the given
+    probability, through the binary randomized response a validation respondent uses."""
+    from aggregator.privacy.validation import AccuracyEstimate
+
+    oracle = correct_oracle(epsilon)
+    out: dict[str, AccuracyEstimate | None] = {}
+    for name, accuracy in accuracies.items():
+        right = (rng.random(n) < accuracy).astype(np.int64)
+        reports = np.asarray(oracle.perturb(right, rng), dtype=np.int64)
+        out[name] = ldp_accuracy(Counts(n, np.bincount(reports, minlength=2)), epsilon)
+    return out
+
+
+@pytest.mark.parametrize("candidates", [2, 3])
+def test_equal_candidates_switch_at_most_at_the_stated_error_rate(candidates):
+    """All candidates equally accurate: ``choose`` keeps the incumbent with probability ≥ 95 % (Bonferroni over the
+    challengers). 2,000 trials: the switch rate is ≤ 5 % + 4 SE (√(0.05·0.95/2000))."""
+    from aggregator.privacy.validation import choose
+
+    rng = np.random.default_rng(21)
+    names = ["default", "majority", "neg1"][:candidates]
+    switched = sum(choose(_estimates(dict.fromkeys(names, 0.7), 300, 1.0, rng), "default").switched
+                   for _ in range(2000))
+    assert switched / 2000 <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / 2000)
+    assert switched > 0  # the test can fail: it does switch now and then
+
+
+@pytest.mark.parametrize("epsilon, gap", [(1.0, 0.1), (4.0, 0.05)])
+def test_the_respondents_it_takes_give_the_stated_power(epsilon, gap):
+    """At ``respondents_to_separate``'s size, a challenger ahead by ``gap`` is published with probability ≈ 80 %:
+    1,000 trials, within 4 SE (√(0.8·0.2/1000)) of it, the normal approximation's error being far smaller at these
+    sizes; at a quarter of that size (half the gap's z-score) the power is clearly lower."""
+    from aggregator.privacy.validation import choose, respondents_to_separate
+
+    n = respondents_to_separate(gap, epsilon, accuracy=0.6, candidates=2)
+    rng = np.random.default_rng(5)
+    won = np.mean([choose(_estimates({"default": 0.6, "neg1": 0.6 + gap}, n, epsilon, rng), "default").published
+                   == "neg1" for _ in range(1000)])
+    assert abs(won - 0.8) <= 4 * np.sqrt(0.8 * 0.2 / 1000)
+    fewer = np.mean([choose(_estimates({"default": 0.6, "neg1": 0.6 + gap}, n // 4, epsilon, rng), "default").switched
+                     for _ in range(1000)])
+    assert fewer < 0.5
+    assert respondents_to_separate(gap, epsilon, accuracy=0.6, candidates=3) > n  # Bonferroni over two challengers
+
+
+def test_the_choice_says_why_and_never_picks_a_candidate_without_reports():
+    from aggregator.privacy.validation import AccuracyEstimate, choose
+
+    def est(a, se):
+        return AccuracyEstimate(a, se, 100, "ldp-binary-rr")
+
+    clear = choose({"default": est(0.60, 0.01), "majority": est(0.70, 0.01), "neg1": est(0.75, 0.04)}, "default")
+    # majority: +10 ± 2.24·1.41 points, lower end 6.8; neg1: +15 ± 2.24·4.1, lower end 5.8 → the higher lower end
+    assert clear.published == "majority" and clear.switched
+    assert clear.differences["majority"][1] > clear.differences["neg1"][1] > 0
+    assert clear.to_dict()["differences"]["majority"]["estimate"] == pytest.approx(0.10)
+    kept = choose({"default": est(0.60, 0.01), "neg1": None}, "default")
+    assert kept.published == "default" and not kept.switched and kept.differences == {}
+    assert choose({"default": None, "neg1": est(0.9, 0.001)}, "default").published == "default"
+    with pytest.raises(ValueError, match="incumbent"):
+        choose({"neg1": est(0.9, 0.01)}, "default")

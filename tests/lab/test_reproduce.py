@@ -23,7 +23,7 @@ def test_every_figure_is_listed():
     assert {"000-fig2", "000-defaults", "000-fig3", "000-fig4", "004-fig2-3", "004-fig4-5", "004-fig6", "004-fig7",
             "003-fig2", "002-smooth", "001-synthetic", "nb-estimators", "nb-estimators-mrr", "000-fig2-adult",
             "000-defaults-adult", "004-fig2-3-adult", "004-fig4-5-adult", "004-fig7-adult", "013-allocation",
-            "mixed", "regret", "regret-share", "regret-oracles"} == {
+            "mixed", "regret", "regret-share", "regret-oracles", "regret-validated", "public-prior"} == {
         f.key for f in FIGURES}
 
 

@@ -1,0 +1,131 @@
+"""More signal at small ε from a public reference sample: its conditionals as the prior of the survey's, with a
+weight the survey's own reports decide (SPEC §4, beyond the papers; cf. Ma & Yang, JMLR 2024, on LDP classification
+with public data).
+
+A survey may carry a public reference sample (the designer's, already used for the projection and the allocation).
+Its add-½ counts give every class's column a centre C_·c = (n_ac + ½)/(n_c + n_i/2). Each column of the survey's
+conditionals is then drawn from Dirichlet(κ·C_·c) around it, and the published column is the posterior mean given
+the reports' raw estimate r_ac = P̂(a ∧ c)/P̂(c) and its standard error s_ac (``shrinkage.posterior_mean``, the same
+quadrature as the default's).
+
+The weight is empirical Bayes against the public sample (type-II maximum likelihood). With λ = 1/(κ + 1), the share
+of a cell's prior variance v_ac = C_ac(1 − C_ac) by which the survey's population may differ from the public
+sample's, and the centre's own sampling variance v_ac/(n_c + 1), each raw estimate is taken as
+r_ac ~ N(C_ac, s_ac² + v_ac·(λ + 1/(n_c + 1))), cells independent (the columns' sum constraint and the estimates'
+correlations are ignored for the weight only). λ maximises that likelihood on a grid over (0, 1/(1 + κ_min)]:
+
+* reports that agree with the sample beyond their noise give λ → 0, κ → ∞: the public conditionals, made sharper by
+  nothing the reports could not support — at small ε, a model the reports alone could not give;
+* reports that disagree (another population, or a sample too small to say) give a large λ, small κ: the survey's own
+  estimates win, as n grows and their noise shrinks.
+
+Each column's concentration then folds the centre's noise back in: κ_c + 1 = 1/(λ + 1/(n_c + 1)). Only the model's
+additive statistics and the sample's counts are used: O(parameters), whatever the number of respondents.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .naive_bayes.model import NaiveBayesModel
+from .schema import Categorical
+from .shrinkage import posterior_mean
+
+__all__ = ["reference_counts", "centres", "public_share", "with_public_prior", "GRID", "KAPPA_MIN"]
+
+#: Grid points of λ = 1/(κ + 1) over which ``public_share`` maximises the likelihood.
+GRID = 400
+#: The least concentration (as ``dependence.KAPPA_MIN``): Dirichlet(κ·C) with κ < 1 piles its mass in the corners.
+KAPPA_MIN = 1.0
+
+
+def reference_counts(X, y, attributes: Sequence, k: int) -> list[np.ndarray]:
+    """Per question the (n_i, k) counts of (answer, class) in the public sample (codes, as the model takes them)."""
+    X = np.asarray(X, dtype=np.int64)
+    y = np.asarray(y, dtype=np.int64)
+    if X.ndim != 2 or X.shape != (y.size, len(attributes)):
+        raise ValueError("the reference sample needs one row per class label and one column per question")
+    out = []
+    for i, attr in enumerate(attributes):
+        if not isinstance(attr, Categorical):
+            raise ValueError(f"question {attr.name!r} is numeric: the public prior takes categorical questions")
+        if X.size and (X[:, i].min() < 0 or X[:, i].max() >= attr.size):
+            raise ValueError(f"question {attr.name!r} has answers outside its {attr.size} values")
+        counts = np.zeros((attr.size, k))
+        np.add.at(counts, (X[:, i], y), 1.0)
+        out.append(counts)
+    return out
+
+
+def centres(counts) -> np.ndarray:
+    """The add-½ column distributions C_·c of one question's (n_i, k) public counts."""
+    counts = np.asarray(counts, dtype=np.float64)
+    return (counts + 0.5) / (counts.sum(axis=0) + 0.5 * counts.shape[0])
+
+
+def public_share(raw: Sequence, errors: Sequence, counts: Sequence) -> float:
+    """λ̂ = 1/(κ̂ + 1): the share of the public conditionals' variance by which the survey's differ, by type-II maximum
+    likelihood over every question's cells (module docstring). ``raw[i]``, ``errors[i]``: (n_i, k) raw conditionals
+    and their standard errors (cells of a class without reports: NaN, left out); ``counts[i]``: the public counts."""
+    rs, ss, vs, ns = [], [], [], []
+    for r, s, c in zip(raw, errors, counts, strict=True):
+        r, s, c = (np.asarray(a, dtype=np.float64) for a in (r, s, c))
+        C = centres(c)
+        n_c = np.broadcast_to(c.sum(axis=0), C.shape)
+        ok = np.isfinite(r) & np.isfinite(s)
+        rs.append(r[ok])
+        ss.append(s[ok])
+        vs.append((C * (1 - C))[ok])
+        ns.append(((C * (1 - C)) / (n_c + 1))[ok])
+        rs[-1] = rs[-1] - C[ok]  # the residual from the centre
+    r, s, v, centre_var = (np.concatenate(a) for a in (rs, ss, vs, ns))
+    if r.size == 0:
+        return 1.0 / (1.0 + KAPPA_MIN)
+    top = 1.0 / (1.0 + KAPPA_MIN)
+    share = (np.arange(GRID) + 0.5) / GRID * top
+    var = s[None, :] ** 2 + centre_var[None, :] + share[:, None] * v[None, :]
+    log_lik = -0.5 * np.sum(r[None, :] ** 2 / var + np.log(var), axis=1)
+    return float(share[int(np.argmax(log_lik))])
+
+
+def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesModel:
+    """``model`` (an LDP Naive Bayes estimate with ``joint_raw`` and ``joint_standard_errors`` in its metadata) with
+    every conditional the posterior mean under the public sample's Dirichlet prior (module docstring); the class prior
+    is the model's. ``metadata["public_prior"]``: the share λ̂, κ̂ and the sample's size."""
+    meta = model.metadata
+    if "joint_raw" not in meta or "joint_standard_errors" not in meta:
+        raise ValueError("the model carries no raw joint estimates (an LDP Naive Bayes estimate has them)")
+    if len(counts) != len(model.attributes):
+        raise ValueError("one table of public counts per question")
+    prior = np.asarray(model.prior, dtype=np.float64)
+    safe = np.where(prior > 0, prior, 1.0)
+    raw, errors = [], []
+    for joint, se in zip(meta["joint_raw"], meta["joint_standard_errors"], strict=True):
+        joint, se = np.asarray(joint, dtype=np.float64), np.asarray(se, dtype=np.float64)
+        raw.append(np.where(prior > 0, joint / safe, np.nan))
+        errors.append(np.where(prior > 0, se / safe, np.nan))
+    for c, r in zip(counts, raw, strict=True):
+        if np.asarray(c).shape != r.shape:
+            raise ValueError("the public counts must have the shape of the question's (answers, classes) table")
+    share = public_share(raw, errors, counts)
+    tables = []
+    for r, s, c in zip(raw, errors, counts, strict=True):
+        C = centres(c)
+        n_c = np.asarray(c, dtype=np.float64).sum(axis=0)
+        columns = np.empty_like(C)
+        for j in range(C.shape[1]):
+            kappa = 1.0 / (share + 1.0 / (n_c[j] + 1.0)) - 1.0
+            if not np.isfinite(r[:, j]).all():  # a class without reports: the public column
+                columns[:, j] = C[:, j]
+                continue
+            mean = posterior_mean(r[:, j], s[:, j], C.shape[0], centre=C[:, j], concentration=max(kappa, KAPPA_MIN))
+            total = mean.sum()
+            columns[:, j] = mean / total if total > 0 else C[:, j]
+        tables.append(columns)
+    sample = int(np.asarray(counts[0]).sum()) if counts else 0
+    kappa = 1.0 / share - 1.0
+    metadata = {**meta, "public_prior": {"share": share, "concentration": kappa if math.isfinite(kappa) else None,
+                                         "sample_rows": sample}}
+    return NaiveBayesModel(model.class_attribute, model.attributes, model.prior, tables, metadata=metadata)
