@@ -136,10 +136,10 @@ def usefulness_warning(result: dict) -> str | None:
 
 def usefulness_reason(result: dict) -> str | None:
     """Why the expected model does not beat guessing (``usefulness_warning``), from the plan's figures: the data
-    carries no class signal even without privacy; or, at the planned size, the noise hid the signal in most
-    repetitions and the model fell back to the private majority rule (``Setting.matches_private_majority``; that
-    rule can itself miss the most frequent class when the class shares are close); or the model uses the answers
-    but their noise leaves it no better. ``None`` for a plan without these figures (older runs)."""
+    carries no class signal even without privacy; or, at the planned size, the model predicted the private majority
+    rule's class for every record in at least half the repetitions (``Setting.matches_private_majority``; that rule
+    can itself miss the most frequent class); or the model uses the answers but their noise leaves it no better.
+    ``None`` for a plan without these figures (older runs)."""
     expected, rec = result.get("expected") or {}, result.get("recommendation") or {}
     symbol = "θ" if rec.get("parameter") == "theta" else "ε"
     nonprivate, test_majority = result.get("nonprivate_accuracy"), result.get("majority_test_accuracy")
@@ -154,8 +154,9 @@ def usefulness_reason(result: dict) -> str | None:
     figures = {"symbol": symbol, "matches": matches, "reps": reps, "private": percent(private)}
     if 2 * matches >= reps:
         reason = gettext("Why: at this size and %(symbol)s, the randomization hides the answers' link to the class. In "
-                         "%(matches)s of %(reps)s repetitions the model found none and fell back, as it is built to, "
-                         "on the private majority rule: the class the randomized reports rank most frequent.") % figures
+                         "%(matches)s of %(reps)s repetitions the model predicted, for every record, the class the "
+                         "randomized reports rank most frequent (the private majority rule, which it falls back on "
+                         "when the reports show no link).") % figures
     elif expected.get("accuracy", 0.0) > expected.get("majority", 1.0):
         reason = gettext("Why: the model uses the answers, but at this size and %(symbol)s the noise in its estimates "
                          "leaves its accuracy too uncertain to be sure it beats guessing.") % figures

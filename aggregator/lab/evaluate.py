@@ -94,6 +94,10 @@ class Evaluation:
     accuracies: list[float] = field(default_factory=list)
     nonprivate_accuracies: list[float] = field(default_factory=list)
     majority_accuracies: list[float] = field(default_factory=list)
+    #: With ``compare``: that method's accuracy per repetition, fitted from the very same reports, and whether the two
+    #: predicted the same class for every test row.
+    compare_accuracies: list[float] = field(default_factory=list)
+    identical: list[bool] = field(default_factory=list)
     seconds: float = 0.0
     method_seconds: float = 0.0
     dataset: str | None = None
@@ -146,14 +150,20 @@ def evaluate(
     bins: int = DEFAULT_BINS,
     progress: Progress | None = None,
     dataset: str | None = None,
+    compare: str | Method | None = None,
 ) -> Evaluation:
     """Accuracy of ``method`` (a registry name or ``Method``) with privacy parameter ``value`` (its default when
     ``None``) on ``table`` (as ``load_table`` returns it) over ``reps`` repetitions of the protocol (module docstring).
 
     ``ValueError`` for an unknown method, a parameter out of range, a table the method cannot take, or bad protocol
-    settings — before anything is trained.
+    settings — before anything is trained. ``compare`` (split protocol only): a second method fitted, on every
+    repetition, from a generator in the same state as the first's — so, for a survey method of the same protocol,
+    from the very same reports — whose accuracies and prediction-for-prediction agreement are recorded.
     """
     method = registry.get(method) if isinstance(method, str) else method
+    other = registry.get(compare) if isinstance(compare, str) else compare
+    if other is not None and folds is not None:
+        raise ValueError("compare takes the split protocol (folds=None)")
     value = method.check(value)
     if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
         raise ValueError(f"reps must be a whole number ≥ 1, got {reps!r}")
@@ -180,6 +190,10 @@ def evaluate(
             tick = time.perf_counter()
             predicted = method.fit(train, value, fit_rng)(test.X)
             result.method_seconds += time.perf_counter() - tick
+            if other is not None:  # the generator in the state the method's fit started from: the same reports
+                paired = other.fit(train, value, np.random.default_rng(fit_seq))(test.X)
+                result.compare_accuracies.append(float(np.mean(paired == test.y)))
+                result.identical.append(bool(np.array_equal(paired, predicted)))
             reference = baseline.fit(train, None, fit_rng)(test.X)
             majority = np.bincount(train.y, minlength=train.class_attribute.size).argmax()
             correct += [np.sum(predicted == test.y), np.sum(reference == test.y), np.sum(test.y == majority)]

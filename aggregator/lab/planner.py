@@ -37,12 +37,13 @@ curve comes the smallest number of respondents from which every larger size beat
 The floor and the old rules (SPEC §4; docs/results/regret.md). On the same splits, every setting is also evaluated
 as its private majority rule — the class the privately estimated prior ranks first, from the same randomized
 reports, for every record (``<method>-majority``) — and as the older estimators of its family (Norm-Sub,
-negative→1, the flat-Dirichlet posterior means; ``regret.family_of``). A setting carries the paired 95 % intervals
-of its accuracy minus the private majority rule's (the floor) and minus the binding old rule's (the regret: the
-old rule whose interval has the lowest upper end), and in how many repetitions the model scored exactly as the
-private majority rule — the repetitions in which the noise hid the answers' class signal and the model fell back to
-that rule. The learning curve carries the private majority rule too, so the warning at the planned number of
-respondents can name the reason (``planning.usefulness_warning``).
+negative→1, the flat-Dirichlet posterior means, or for Gaussian NB itself without the floor; ``regret.family_of``).
+A setting carries the paired 95 % intervals of its accuracy minus the private majority rule's (the floor) and minus
+the binding old rule's (the regret: the old rule whose interval has the lowest upper end), and in how many
+repetitions the model predicted the private majority rule's class for every test row, from the same reports
+(``evaluate``'s ``compare``): the noise hid the answers' class signal and the model fell back on that rule, or the
+answers moved none of its predictions. The learning curve carries the private majority rule too, so the warning at
+the planned number of respondents can name the reason (``planning.usefulness_warning``).
 
 Mixed reference data: when the table mixes categorical and numeric columns, ``gauss-sample`` plans
 a survey that mixes them (``protocol.mixed``: Gaussian Approach 3 for the numbers, the class-joint frequency oracles
@@ -119,8 +120,8 @@ class Setting:
     best_rival: str | None = None
     best_rival_accuracy: float | None = None
     regret: dict | None = None
-    #: Repetitions in which the model scored exactly as the private majority rule (it found no class signal and
-    #: fell back to that rule, or predicted as it did on every test row).
+    #: Repetitions in which the model predicted the private majority rule's class for every test row (fitted from
+    #: the same reports): it fell back on that rule, or the answers moved none of its predictions.
     matches_private_majority: int = 0
 
     @property
@@ -226,19 +227,22 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
     if planned_fraction < 1 and all(not math.isclose(planned_fraction, f) for f in fractions):
         fractions = sorted(fractions + [planned_fraction])
     families = {name: family_of(name) for name in methods}
-    # Progress counts evaluations: per setting its own and its family's; per curve point its own and the floor's.
-    total = (sum(1 + len(_compared(families[m])) for m, _ in points)
-             + len(fractions) * (1 + (families[methods[0]] is not None)))
+    # Progress counts evaluations: per setting its own (with its private majority rule) and its old rules'; per curve
+    # point one. Every evaluation uses the same splits and encodings (one seed): the comparisons are paired.
+    total = sum(1 + len(_rivals(families[m])) for m, _ in points) + len(fractions)
     settings, evaluations, done = [], [], 0
     for name, value in points:
-        method = registry.get(name)
-        e = evaluate(table, method, value, reps=reps, seed=seed)
+        method, family = registry.get(name), families[name]
+        e = evaluate(table, method, value, reps=reps, seed=seed, compare=family.majority if family else None)
         if method.survey is None or method.parameter is None or e.value is None:
             raise ValueError(f"{name!r} does not run as a survey: the planner plans survey methods")
         done += 1
-        others = {}
-        for other in _compared(families[name]):  # on the same splits and encodings (one seed): paired
-            others[other] = evaluate(table, other, e.value, reps=reps, seed=seed).accuracies
+        rivals = {}
+        for rival in _rivals(family):
+            try:
+                rivals[rival] = evaluate(table, rival, e.value, reps=reps, seed=seed).accuracies
+            except ValueError:  # an old rule this table does not suit: compared with the others only
+                pass
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -248,7 +252,7 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
         # every evaluation uses the same splits (one seed): the majority rule on its test rows is the same for all
         settings.append(Setting(name, method.parameter, e.value, mean, low, high, config=config,
                                 beats_majority=beats_majority(mean, low, e.majority_accuracy), **privacy,
-                                **against(e.accuracies, families[name], others)))
+                                **against(e, rivals)))
         evaluations.append(e)
         if progress is not None:
             progress(done, total)
@@ -263,7 +267,7 @@ def plan(table: Table, methods: list[str], epsilons: list[float], thetas: list[f
     out.reached = bool(reaching)
     out.recommendation = min(reaching, key=_more_private) if reaching else max(settings, key=lambda s: s.accuracy)
     out.learning_curve = _learning_curve(table, out.recommendation, fractions, reps, seed, done, total, progress,
-                                         families.get(out.recommendation.method))
+                                         families[out.recommendation.method])
     out.respondents_needed = respondents_needed(out.learning_curve, target)
     out.respondents_to_beat_majority = respondents_to_beat_majority(out.learning_curve)
     out.expected = _expected(out.learning_curve, out.respondents if out.respondents is not None else out.n_train)
@@ -306,29 +310,27 @@ def _learning_curve(table: Table, setting: Setting, fractions: list[float], reps
     curve = []
     for fraction in fractions:
         rows = _stratified_subsample(table.y, fraction, rng)
-        subset = table.subset(rows)
         try:
-            e = evaluate(subset, setting.method, setting.value, reps=reps, seed=seed)
-            floor = (None if family is None
-                     else evaluate(subset, family.majority, setting.value, reps=reps, seed=seed).accuracies)
+            e = evaluate(table.subset(rows), setting.method, setting.value, reps=reps, seed=seed,
+                         compare=family.majority if family else None)
         except ValueError:  # too few respondents for a model (an input without any report): no point
             e = None
         if e is not None:
             mean, low, high = interval(e.accuracies)
             point = {"n_train": e.n_train, "accuracy": mean, "low": low, "high": high,
                      "majority": e.majority_accuracy, "reps": len(e.accuracies)}
-            if floor is not None:
-                point |= {"private_majority": float(np.mean(floor)),
-                          "matches_private_majority": int(np.sum(np.asarray(e.accuracies) == np.asarray(floor)))}
+            if e.compare_accuracies:
+                point |= {"private_majority": float(np.mean(e.compare_accuracies)),
+                          "matches_private_majority": int(np.sum(e.identical))}
             curve.append(point)
-        done += 1 + (family is not None)
+        done += 1
         if progress is not None:
             progress(done, total)
     return curve
 
 
-def _compared(family: Family | None) -> tuple[str, ...]:
-    return () if family is None else (family.majority, *family.rivals)
+def _rivals(family: Family | None) -> tuple[str, ...]:
+    return () if family is None else family.rivals
 
 
 def _paired(diff) -> dict:
@@ -336,23 +338,22 @@ def _paired(diff) -> dict:
     return {"mean": mean, "low": None if math.isnan(low) else low, "high": None if math.isnan(high) else high}
 
 
-def against(accuracies, family: Family | None, others: dict) -> dict:
-    """A setting's figures against its private majority rule and its old rules (``Setting``'s fields), from the
-    repetitions' accuracies on the same splits: ``others`` maps each method of ``family`` to its accuracies. The
-    binding old rule is the one whose paired interval has the lowest upper end (with one repetition: the lowest
-    difference), as in ``regret.regret_table``."""
-    if family is None:
+def against(e, rivals: dict) -> dict:
+    """A setting's figures against its private majority rule and its old rules (``Setting``'s fields): ``e`` its
+    ``Evaluation`` with the private majority rule as ``compare`` (none: no figures), ``rivals`` each old rule's
+    accuracies on the same splits. The binding old rule is the one whose paired interval has the lowest upper end
+    (with one repetition: the lowest difference), as in ``regret.regret_table``."""
+    if not e.compare_accuracies:
         return {}
-    a = np.asarray(accuracies, dtype=np.float64)
-    floor = np.asarray(others[family.majority], dtype=np.float64)
+    a = np.asarray(e.accuracies, dtype=np.float64)
+    floor = np.asarray(e.compare_accuracies, dtype=np.float64)
     out = {"private_majority": float(floor.mean()), "floor": _paired(a - floor),
-           "matches_private_majority": int(np.sum(a == floor))}
-    rivals = {m: np.asarray(others[m], dtype=np.float64) for m in family.rivals}
-    if rivals:
-        gaps = {m: _paired(a - r) for m, r in rivals.items()}
+           "matches_private_majority": int(np.sum(e.identical))}
+    gaps = {m: _paired(a - np.asarray(r, dtype=np.float64)) for m, r in rivals.items()}
+    if gaps:
         best = min(gaps, key=lambda m: (gaps[m]["mean"] if gaps[m]["high"] is None else gaps[m]["high"],
                                         gaps[m]["mean"]))
-        out |= {"best_rival": best, "best_rival_accuracy": float(rivals[best].mean()), "regret": gaps[best]}
+        out |= {"best_rival": best, "best_rival_accuracy": float(np.mean(rivals[best])), "regret": gaps[best]}
     return out
 
 

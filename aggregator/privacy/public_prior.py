@@ -1,35 +1,23 @@
 """More signal at small ε from a public reference sample: its conditionals as the prior of the survey's, with a
-weight the survey's own reports decide (SPEC §4, beyond the papers; cf. Ma & Yang, JMLR 2024, on LDP classification
-with public data).
+weight the survey's own reports decide (SPEC §4, beyond the papers; cf. Ma & Yang on LDP classification with public
+data).
 
-A survey may carry a public reference sample (the designer's, already used for the projection and the allocation).
-Its add-½ counts give every class's column a centre C_·c = (n_ac + ½)/(n_c + n_i/2). Each column of the survey's
-conditionals is then drawn from Dirichlet(κ·C_·c) around it, and the published column is the posterior mean given
-the reports' raw estimate r_ac = P̂(a ∧ c)/P̂(c) and its standard error s_ac (``shrinkage.posterior_mean``, the same
-quadrature as the default's).
-
-The weight is empirical Bayes against the public sample (type-II maximum likelihood). With λ = 1/(κ + 1), the share
-of a cell's prior variance v_ac = C_ac(1 − C_ac) by which the survey's population may differ from the public
-sample's, and the centre's own sampling variance v_ac/(n_c + 1), each raw estimate is taken as
-r_ac ~ N(C_ac, s_ac² + v_ac·(λ + 1/(n_c + 1))), cells independent (the columns' sum constraint and the estimates'
-correlations are ignored for the weight only). λ maximises that likelihood on a grid over (0, 1/(1 + κ_min)]:
-
-* reports that agree with the sample beyond their noise give λ → 0, κ → ∞: the public conditionals, made sharper by
-  nothing the reports could not support — at small ε, a model the reports alone could not give;
-* reports that disagree (another population, or a sample too small to say) give a large λ, small κ: the survey's own
-  estimates win, as n grows and their noise shrinks.
-
-Each column's concentration then folds the centre's noise back in: κ_c + 1 = 1/(λ + 1/(n_c + 1)). Only the model's
-additive statistics and the sample's counts are used: O(parameters), whatever the number of respondents.
+Each class's column gets the sample's add-½ centre C_·c = (n_ac + ½)/(n_c + n_i/2) and the prior Dirichlet(κ_c·C_·c);
+the published column is the posterior mean given the reports' raw r_ac = P̂(a ∧ c)/P̂(c) and its standard error s_ac
+(``shrinkage.posterior_mean``). The weight is type-II maximum likelihood: with λ = 1/(κ + 1), each r_ac is taken as
+N(C_ac, s_ac² + v_ac·(λ + 1/(n_c + 1))), v_ac = C_ac(1 − C_ac) (the last term the centre's own sampling noise), cells
+independent; λ̂ maximises that on a grid, and κ_c + 1 = 1/(λ̂ + 1/(n_c + 1)). Reports that agree with the sample
+beyond their noise give λ̂ → 0 (the public conditionals); reports that disagree (another population) give a large λ̂
+(the reports win). Only the model's additive statistics and the sample's counts are used: O(parameters).
 """
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
 
 from .naive_bayes.model import NaiveBayesModel
+from .postprocess import to_distribution
 from .schema import Categorical
 from .shrinkage import posterior_mean
 
@@ -93,13 +81,14 @@ def public_share(raw: Sequence, errors: Sequence, counts: Sequence) -> float:
 def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesModel:
     """``model`` (an LDP Naive Bayes estimate with ``joint_raw`` and ``joint_standard_errors`` in its metadata) with
     every conditional the posterior mean under the public sample's Dirichlet prior (module docstring); the class prior
-    is the model's. ``metadata["public_prior"]``: the share λ̂, κ̂ and the sample's size."""
+    is the model's. ``metadata["public_prior"]``: the share λ̂, each class's κ_c and the sample's size."""
     meta = model.metadata
     if "joint_raw" not in meta or "joint_standard_errors" not in meta:
         raise ValueError("the model carries no raw joint estimates (an LDP Naive Bayes estimate has them)")
     if len(counts) != len(model.attributes):
         raise ValueError("one table of public counts per question")
-    prior = np.asarray(model.prior, dtype=np.float64)
+    # P̂(c) of the same reports, projected onto the simplex: the denominator of the raw conditionals.
+    prior = to_distribution(np.asarray(meta.get("prior_raw", model.prior), dtype=np.float64), "norm-sub")
     safe = np.where(prior > 0, prior, 1.0)
     raw, errors = [], []
     for joint, se in zip(meta["joint_raw"], meta["joint_standard_errors"], strict=True):
@@ -111,21 +100,19 @@ def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesMod
             raise ValueError("the public counts must have the shape of the question's (answers, classes) table")
     share = public_share(raw, errors, counts)
     tables = []
+    n_c = np.asarray(counts[0], dtype=np.float64).sum(axis=0) if counts else np.zeros(prior.size)
+    kappas = np.maximum(1.0 / (share + 1.0 / (n_c + 1.0)) - 1.0, KAPPA_MIN)  # per class: the centre's noise folded in
     for r, s, c in zip(raw, errors, counts, strict=True):
         C = centres(c)
-        n_c = np.asarray(c, dtype=np.float64).sum(axis=0)
         columns = np.empty_like(C)
         for j in range(C.shape[1]):
-            kappa = 1.0 / (share + 1.0 / (n_c[j] + 1.0)) - 1.0
-            if not np.isfinite(r[:, j]).all():  # a class without reports: the public column
+            if not np.isfinite(r[:, j]).all():  # a class the reports' projected prior puts at 0: the public column
                 columns[:, j] = C[:, j]
                 continue
-            mean = posterior_mean(r[:, j], s[:, j], C.shape[0], centre=C[:, j], concentration=max(kappa, KAPPA_MIN))
+            mean = posterior_mean(r[:, j], s[:, j], C.shape[0], centre=C[:, j], concentration=float(kappas[j]))
             total = mean.sum()
             columns[:, j] = mean / total if total > 0 else C[:, j]
         tables.append(columns)
-    sample = int(np.asarray(counts[0]).sum()) if counts else 0
-    kappa = 1.0 / share - 1.0
-    metadata = {**meta, "public_prior": {"share": share, "concentration": kappa if math.isfinite(kappa) else None,
-                                         "sample_rows": sample}}
+    metadata = {**meta, "public_prior": {"share": share, "concentrations": kappas.tolist(),
+                                         "sample_rows": int(n_c.sum())}}
     return NaiveBayesModel(model.class_attribute, model.attributes, model.prior, tables, metadata=metadata)

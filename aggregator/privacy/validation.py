@@ -23,11 +23,12 @@ respondents are assigned among them uniformly at random (``assign``: public rand
 answers, so the assignment reveals nothing and every validation respondent still spends ε once), and each
 candidate's accuracy is estimated from its own respondents' randomized bits (``ldp_accuracy``). The incumbent (the
 default) is published unless a challenger's estimate minus the incumbent's — two independent groups, so the
-difference has standard error √(SE₁² + SE₂²) — has its interval above 0 at the Bonferroni level 1 − α/(m − 1) over
-the m − 1 challengers: when no challenger is better, the default is kept with probability ≥ 1 − α. Among
-challengers that clear it, the one with the highest lower end is published. ``respondents_to_separate`` gives the
-validation respondents this takes, per candidate, to switch with a given power when a challenger leads by a given
-gap: m = (z_{1−α/(2(m−1))} + z_power)² · (v₁ + v₂) / gap², v = r(1 − r)/(p − q)² the per-respondent variance of the
+difference has standard error √(SE₁² + SE₂²) — has its two-sided interval, at the Bonferroni level 1 − α/(c − 1) over
+the c − 1 challengers, wholly above 0: when no challenger is better, the default is kept with probability
+≥ 1 − α/2 (only the interval's lower side can make it switch). Among challengers that clear it, the one with the
+highest lower end is published. ``respondents_to_separate`` gives the validation respondents this takes, per
+candidate, to switch with a given power when a challenger leads by a given gap:
+n = (z_{1−α/(2(c−1))} + z_power)² · (v₁ + v₂) / gap², v = r(1 − r)/(p − q)² the per-respondent variance of the
 estimate at the observed share of "right" r = q + (p − q)·accuracy.
 """
 from __future__ import annotations
@@ -118,7 +119,7 @@ class Choice:
 
 
 def _level(confidence: float, challengers: int) -> float:
-    """z of the one-sided Bonferroni level: each of ``challengers`` tests at (1 − confidence)/(2·challengers)."""
+    """z of the two-sided Bonferroni interval: each challenger's at confidence 1 − (1 − confidence)/challengers."""
     return float(norm.ppf(1 - (1 - confidence) / (2 * max(challengers, 1))))
 
 

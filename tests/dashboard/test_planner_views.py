@@ -219,8 +219,8 @@ def _reasoned(accuracy=0.47, low=0.45, high=0.50, nonprivate=0.90, **expected):
 
 
 FELL_BACK = ("Why: at this size and ε, the randomization hides the answers' link to the class. In {m} of 5 "
-             "repetitions the model found none and fell back, as it is built to, on the private majority rule: the "
-             "class the randomized reports rank most frequent.")
+             "repetitions the model predicted, for every record, the class the randomized reports rank most frequent "
+             "(the private majority rule, which it falls back on when the reports show no link).")
 EITHER = ("The randomized reports do not always rank the most frequent class first either: the private majority rule "
           "is right {p} of the time.")
 
@@ -244,7 +244,6 @@ def test_the_warning_names_the_reason(result, reason):
     assert planning.usefulness_reason(result) == reason
     warning = planning.usefulness_warning(result)
     assert (reason or "Why") in warning if reason else "Why" not in warning
-    assert warning.endswith("Plan on at least 5,000 respondents or a larger ε.") is False  # no figure was given
     if reason:
         assert warning.index(reason) < warning.index("No size this reference data can simulate")
 
@@ -256,7 +255,8 @@ def test_the_warning_and_its_reason_are_german_on_a_german_page():
         warning = planning.usefulness_warning(_reasoned(private_majority=0.45, reps=5, matches_private_majority=3))
     assert warning.startswith("Bei 3.000 Teilnehmenden schneidet oue mit ε = 2 voraussichtlich schlechter ab, als "
                               "immer „edible“ zu raten (52,0 %): Die erwartete Genauigkeit ist 45,0–50,0 %.")
-    assert "fand das Modell keinen und griff, wie vorgesehen, auf die private Mehrheitsregel zurück" in warning
+    assert ("sagte das Modell für jeden Datensatz die Klasse voraus, die die randomisierten Berichte als häufigste"
+            in warning)
     assert "Die private Mehrheitsregel liegt in 45,0 % der Fälle richtig." in warning
     with translation.override("de"):
         assert planning.setting_value(0.1) == "0,1" and planning.whole(6000) == "6.000"

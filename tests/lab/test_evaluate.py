@@ -191,3 +191,16 @@ def test_ldp_nb_at_huge_epsilon_approaches_nonprivate(mushroom):
     gap = np.mean(r.accuracies) - np.mean(r.nonprivate_accuracies)
     assert -0.03 <= gap <= 0.01
     assert r.nonprivate_accuracy > 0.98  # unsmoothed NB on mushroom: 99.1 ± 0.2 % (20 splits 80/20)
+
+
+def test_a_compared_method_is_fitted_from_the_same_reports(mixed_table):
+    """``compare``: the private majority rule fitted on each repetition from a generator in the state the method's
+    own fit started from — so from its very reports: its accuracies are those of a separate evaluation at the same
+    seed, and a method compared with itself predicts alike on every repetition."""
+    e = evaluate(mixed_table, "oue", 1.0, reps=3, seed=4, compare="oue-majority")
+    assert e.compare_accuracies == evaluate(mixed_table, "oue-majority", 1.0, reps=3, seed=4).accuracies
+    assert len(e.identical) == 3
+    same = evaluate(mixed_table, "oue", 1.0, reps=3, seed=4, compare="oue")
+    assert same.identical == [True, True, True] and same.compare_accuracies == same.accuracies
+    with pytest.raises(ValueError, match="split protocol"):
+        evaluate(mixed_table, "oue", 1.0, reps=1, seed=4, folds=3, compare="oue-majority")

@@ -208,7 +208,8 @@ def test_every_setting_carries_its_private_majority_rule_and_regret_on_the_same_
         floor = np.array(evaluate(vote, family.majority, s.value, reps=4, seed=5).accuracies)
         assert s.private_majority == pytest.approx(floor.mean(), abs=1e-12)
         assert s.floor["mean"] == pytest.approx((mine - floor).mean(), abs=1e-12)
-        assert s.matches_private_majority == int(np.sum(mine == floor))
+        predicted_alike = evaluate(vote, s.method, s.value, reps=4, seed=5, compare=family.majority).identical
+        assert s.matches_private_majority == sum(predicted_alike)
         highs = {r: paired_interval(mine - np.array(evaluate(vote, r, s.value, reps=4, seed=5).accuracies))
                  for r in family.rivals}
         assert s.best_rival == min(highs, key=lambda r: (highs[r][2], highs[r][0]))
@@ -218,19 +219,19 @@ def test_every_setting_carries_its_private_majority_rule_and_regret_on_the_same_
 
 
 def test_the_binding_old_rule_is_the_lowest_upper_end_not_the_best_mean():
+    from aggregator.lab.evaluate import Evaluation
     from aggregator.lab.planner import against
-    from aggregator.lab.regret import Family
 
-    family = Family("x", "x-majority", ("steady", "noisy"))
-    mine = [0.80, 0.80, 0.80, 0.80]
-    others = {"x-majority": [0.60, 0.80, 0.60, 0.60],
-              "steady": [0.805, 0.805, 0.805, 0.805],   # 0.5 points ahead on every split: a tight interval
+    e = Evaluation("x", "epsilon", 1.0, "discrete", 4, None, 0.2, 4, 0, 100, 80, 20,
+                   accuracies=[0.80, 0.80, 0.80, 0.80], compare_accuracies=[0.60, 0.80, 0.60, 0.60],
+                   identical=[False, True, False, False])
+    rivals = {"steady": [0.805, 0.805, 0.805, 0.805],   # 0.5 points ahead on every split: a tight interval
               "noisy": [0.95, 0.70, 0.95, 0.70]}      # 2.5 points ahead on average, but a wide interval
-    out = against(mine, family, others)
+    out = against(e, rivals)
     assert out["best_rival"] == "steady" and out["best_rival_accuracy"] == pytest.approx(0.805)
     assert out["regret"] == {"mean": pytest.approx(-0.005), "low": pytest.approx(-0.005), "high": pytest.approx(-0.005)}
     assert out["private_majority"] == pytest.approx(0.65) and out["matches_private_majority"] == 1
-    assert against(mine, None, {}) == {}  # a method without a private majority rule
+    assert against(Evaluation("x", "epsilon", 1.0, "discrete", 1, None, 0.2, 4, 0, 100, 80, 20), {}) == {}
 
 
 def test_answers_independent_of_the_class_make_the_model_the_private_majority_rule(tmp_path):
