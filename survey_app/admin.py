@@ -65,6 +65,7 @@ FIELD_LABELS = {
     "numeric_handling": _("Numeric handling"), "numeric_bins": _("Numeric bins"),
     "gaussian_approach": _("Gaussian approach"), "projection": _("Projection"),
     "projection_components": _("Projection components"), "reference_sample": _("Reference sample"),
+    "reference_prior": _("Reference sample as the model's prior"),
     "allocation": _("Allocation"), "postprocess": _("Post-processing"), "validation_share": _("Validation share"),
     "designers": _("Designers"), "retrain_minutes": _("Retrain every (minutes)"),
     "ohttp_relay": _("Oblivious HTTP relay"),
@@ -244,7 +245,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         (_("Other languages"), {"fields": ("translations",), "classes": ("collapse",)}),
         (_("Privacy"), {
             "fields": ("mode", "theta", "epsilon", "encoding", "encoding_parameters", "strategy", "allocation",
-                       "postprocess", "validation_share", "privacy_report"),
+                       "reference_prior", "postprocess", "validation_share", "privacy_report"),
             "description": _("MRR uses θ; LDP uses ε and an encoding. Locked once the survey has been opened, "
                              "with its questions' answers, groups and unrelated questions (clone it to change)."),
         }),

@@ -30,7 +30,8 @@ else:
 SURVEY_FIELDS_SHOWN = ("title", "slug", "description", "access", "opens_at", "closes_at", "quota", "shuffle_questions",
                        "shuffle_choices", "accent_color", "end_text", "end_url")
 #: The privacy settings the workspace edits, with the live figures beside them.
-PRIVACY_FIELDS = ("mode", "theta", "epsilon", "encoding", "strategy", "allocation", "postprocess", "validation_share")
+PRIVACY_FIELDS = ("mode", "theta", "epsilon", "encoding", "strategy", "allocation", "reference_prior", "postprocess",
+                  "validation_share")
 #: A question's fields on its block (``position`` is kept by the drag-and-drop order).
 QUESTION_FIELDS_SHOWN = ("position", "name", "text", "help_text", "kind", "style", "is_class", "low", "high", "step",
                          "matrix", "prefer_not_to_say", "section", "show_if_question", "show_if_answers")

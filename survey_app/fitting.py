@@ -1,6 +1,7 @@
 """What a draft survey derives from its public reference sample once its questions are saved: the PCA/DCA projection
-(SPEC §5c, ``services.fit_projection``) and adaptive allocation's first days' assignment (``pilot.fit_pilot``). The
-sample is public, so neither costs privacy; an opened survey keeps what it was opened with."""
+(SPEC §5c, ``services.fit_projection``), adaptive allocation's first days' assignment (``pilot.fit_pilot``) and the
+answers per class the model starts from (``pilot.fit_reference_counts``). The sample is public, so none costs
+privacy; an opened survey keeps what it was opened with."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext
 
 from .models import Survey
-from .pilot import fit_pilot
+from .pilot import fit_pilot, fit_reference_counts
 from .services import fit_projection
 
 __all__ = ["Notice", "refit"]
@@ -44,4 +45,12 @@ def refit(survey: Survey) -> list[Notice]:
         notices.append(Notice("warning", gettext(
             "The reference sample cannot set the first days' assignment (%(reason)s); respondents are assigned "
             "uniformly until the first model.") % {"reason": exc}))
+    try:
+        if fit_reference_counts(survey) is not None:
+            notices.append(Notice("success", gettext("The model will start from the reference sample's answers per "
+                                                     "class; the reports decide how far to trust them.")))
+    except ValueError as exc:
+        notices.append(Notice("error", gettext(
+            "The reference sample cannot be the model's prior (%(reason)s); the model starts from the reports "
+            "alone.") % {"reason": exc}))
     return notices

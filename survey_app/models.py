@@ -214,6 +214,15 @@ class Survey(models.Model):
         null=True, blank=True, editable=False,
         help_text=_("Adaptive allocation: the assignment the public reference sample sets until the first model "
                   "(survey_app/pilot.py)."))
+    reference_prior = models.BooleanField(
+        default=False,
+        help_text=_("LDP, answers in choices or bins: the public reference sample's answers per class become the "
+                  "model's starting point, and the reports decide how far to trust it (more accuracy at small ε when "
+                  "the sample is like the respondents; it costs no privacy)."))
+    reference_counts = models.JSONField(
+        null=True, blank=True, editable=False,
+        help_text=_("The reference sample's answers per class, per question, that the model starts from "
+                    "(survey_app/pilot.py)."))
     postprocess = models.CharField(max_length=12, choices=PostProcess.choices, default=PostProcess.BAYES,
                                    help_text=_("How noisy estimates become model parameters (docs/results/"
                                              "nb-estimators.md compares them)."))
@@ -290,6 +299,10 @@ class Survey(models.Model):
                 errors.setdefault("projection", _("PCA/DCA applies to LDP surveys only."))
             elif not self.reference_sample:
                 errors["reference_sample"] = _("PCA/DCA needs a public reference sample.")
+        if self.reference_prior and self.mode != self.Mode.LDP:
+            errors.setdefault("reference_prior", _("The reference sample's prior applies to LDP surveys only."))
+        elif self.reference_prior and not self.reference_sample and "reference_prior" not in errors:
+            errors["reference_sample"] = _("The reference sample's prior needs a public reference sample.")
         if self.projection != self.Projection.NONE and not self.projection_components:
             errors["projection_components"] = _("Say how many components to keep.")
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
@@ -381,6 +394,7 @@ CONFIG_FIELDS = {
     "ldp.strategy": "strategy",
     "ldp.postprocess": "postprocess",
     "ldp.allocation": "allocation",
+    "ldp.reference_prior": "reference_prior",
     "mrr.theta": "theta",
     "mrr.postprocess": "postprocess",
     "numeric.handling": "numeric_handling",
@@ -394,7 +408,7 @@ CONFIG_FIELDS = {
 PROTOCOL_FIELDS = (
     "mode", "theta", "epsilon", "encoding", "encoding_parameters", "strategy", "numeric_handling", "numeric_bins",
     "gaussian_approach", "projection", "projection_components", "postprocess", "validation_share",
-    "allocation",
+    "allocation", "reference_prior",
 )
 
 
@@ -877,6 +891,12 @@ ENGINE_MESSAGES = (
     gettext_noop("the accuracy estimate on randomized test records needs every question in one group: use one group "
                  "or set the validation share to 0"),
     gettext_noop("PCA/DCA applies to LDP surveys only"),
+    gettext_noop("the reference sample's prior is on (true) or off (false)"),
+    gettext_noop("the reference sample's prior needs the frequency-oracle protocol: numbers kept as numbers "
+                 "(Gaussian) have no answer counts"),
+    gettext_noop("the reference counts must be tables of numbers"),
+    gettext_noop("the reference counts need one (answers × classes) table of counts ≥ 0 per question: refit them "
+                 "from the reference sample"),
     gettext_noop("the survey needs a class question"),
     gettext_noop("the class question must be categorical with at least two answers"),
     gettext_noop("a survey needs at least one feature question besides the class"),
@@ -1183,7 +1203,10 @@ def settings_config(survey: Survey, questions: list[Question] | None = None) -> 
             "strategy": survey.strategy,
             "postprocess": survey.postprocess,
             "allocation": survey.allocation,
+            "reference_prior": survey.reference_prior,
         }
+        if survey.reference_prior and survey.reference_counts is not None:
+            config["ldp"]["reference_counts"] = survey.reference_counts
     else:
         config["mrr"] = {"theta": survey.theta, "postprocess": survey.postprocess}
         if questions is not None:

@@ -366,7 +366,8 @@ FIGURES: list[Figure] = [
            "negative→1, whichever the validation respondents (10 % of all, assigned at random among the three) find "
            "better beyond its interval, against the default trained on everyone and negative→1",
            "the regret table — seed 000's grid and protocol (80/20 splits)",
-           RegretCurves(families=("adaptive-validated",)).compute, plot_regret, 20, notes_validated),
+           RegretCurves(families=("adaptive-validated",)).compute,
+           lambda frame: plot_regret(frame, ("adaptive-validated",)), 20, notes_validated),
     Figure("public-prior", "A public reference sample as the conditionals' prior: the default with 50, 100 or 500 "
            "held-out rows as its prior (their weight decided by the reports), the default alone and Naive Bayes from "
            "the sample alone, over ε",

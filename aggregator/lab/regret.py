@@ -144,13 +144,13 @@ def paired_interval(diff) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def regret_table(frame: pd.DataFrame) -> pd.DataFrame:
+def regret_table(frame: pd.DataFrame, families: tuple[str, ...] | None = None) -> pd.DataFrame:
     """One row per (data set, family, ε): the default's and every rival's mean accuracy (points), the best rival,
     the paired regret default − best and floor default − private majority, each with its 95 % interval, and whether
     the point meets the target and the bound."""
     rows = []
     for name, family in FAMILIES.items():
-        if family.default not in set(frame["method"]):
+        if family.default not in set(frame["method"]) or (families is not None and name not in families):
             continue
         part = frame[frame["method"] == family.default]
         for dataset in dict.fromkeys(part["dataset"]):
@@ -178,17 +178,17 @@ def regret_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot_regret(frame: pd.DataFrame):
+def plot_regret(frame: pd.DataFrame, families: tuple[str, ...] | None = None):
     """Per family a panel: the regret (default − best, points) with its 95 % interval at every (data set, ε)."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
-    table = regret_table(frame)
-    families = list(dict.fromkeys(table["family"])) or ["adaptive"]
-    fig, axes = plt.subplots(len(families), 1, figsize=(12, 3.5 * len(families)), squeeze=False)
-    for ax, name in zip(axes[:, 0], families, strict=True):
+    table = regret_table(frame, families)
+    names = list(dict.fromkeys(table["family"])) or ["adaptive"]
+    fig, axes = plt.subplots(len(names), 1, figsize=(12, 3.5 * len(names)), squeeze=False)
+    for ax, name in zip(axes[:, 0], names, strict=True):
         part = table[table["family"] == name]
         labels = [f"{d} {e:g}" for d, e in zip(part["dataset"], part["epsilon"], strict=True)]
         x = np.arange(len(part))
@@ -206,11 +206,11 @@ def plot_regret(frame: pd.DataFrame):
     return fig
 
 
-def notes_regret(frame: pd.DataFrame) -> str:
+def notes_regret(frame: pd.DataFrame, families: tuple[str, ...] | None = None) -> str:
     """The regret table (markdown) and its summary."""
     from .figures import markdown_table
 
-    table = regret_table(frame)
+    table = regret_table(frame, families)
     unfit = frame[frame["unfit"].notna()] if "unfit" in frame else frame.iloc[:0]
     skipped = ["Points the engine could not fit (left out of the table): " + "; ".join(
         f"{r.dataset} {r.method} ε = {r.value:g} ({r.unfit})" for r in unfit.itertuples()), ""] if len(unfit) else []
@@ -255,7 +255,7 @@ def notes_validated(frame: pd.DataFrame) -> str:
             cells.append(f"{per:,} ({math.ceil(per * len(CANDIDATES) / VALIDATION_SHARE):,})")
         rows.append(f"| {epsilon:g} | " + " | ".join(cells) + " |")
     return "\n".join([
-        notes_regret(frame), "",
+        notes_regret(frame, ("adaptive-validated",)), "",
         "## Validation respondents it takes", "",
         f"Per candidate (and, in brackets, the survey's respondents at a {VALIDATION_SHARE:.0%} validation share with "
         f"{len(CANDIDATES)} candidates) for the choice to switch with 80 % power when one candidate leads the default "

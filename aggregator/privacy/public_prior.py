@@ -21,7 +21,7 @@ from .postprocess import to_distribution
 from .schema import Categorical
 from .shrinkage import posterior_mean
 
-__all__ = ["reference_counts", "centres", "public_share", "with_public_prior", "GRID", "KAPPA_MIN"]
+__all__ = ["reference_counts", "centres", "public_share", "with_public_prior", "prior_sentence", "GRID", "KAPPA_MIN"]
 
 #: Grid points of λ = 1/(κ + 1) over which ``public_share`` maximises the likelihood.
 GRID = 400
@@ -116,3 +116,15 @@ def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesMod
     metadata = {**meta, "public_prior": {"share": share, "concentrations": kappas.tolist(),
                                          "sample_rows": int(n_c.sum())}}
     return NaiveBayesModel(model.class_attribute, model.attributes, model.prior, tables, metadata=metadata)
+
+
+def prior_sentence(metadata: dict) -> str | None:
+    """What the public sample did to one estimated model, in plain words (``metadata["public_prior"]``), or ``None``
+    for a model without it."""
+    prior = metadata.get("public_prior")
+    if not prior:
+        return None
+    return (f"Estimator: each class's answers start from the public reference sample's ({prior['sample_rows']} rows), "
+            f"and the reports decide how far to trust it: they put the respondents' difference from the sample at "
+            f"{float(prior['share']):.3f} of its possible spread (0: the sample's answers exactly; the larger, the "
+            f"more the model follows the reports).")

@@ -18,6 +18,7 @@ from aggregator.privacy.continuous.approaches import APPROACH_CLASSES
 from aggregator.privacy.jsonable import format_epsilon
 from aggregator.privacy.naive_bayes.model import NaiveBayesModel
 from aggregator.privacy.protocol import SETTING_SYMBOLS
+from aggregator.privacy.public_prior import prior_sentence
 from aggregator.privacy.schema import Categorical, Numeric
 from aggregator.privacy.shrinkage import guard_sentence
 
@@ -134,9 +135,9 @@ def _mechanism(survey, protocol, privacy: dict, model: NaiveBayesModel, question
                          f"{how}.")
     if privacy.get("epsilon_note"):
         sentences.append(str(privacy["epsilon_note"]).rstrip(".") + ".")
-    estimator = guard_sentence(model.metadata)
-    if estimator is not None:
-        sentences.append(estimator)
+    for sentence in (guard_sentence(model.metadata), prior_sentence(model.metadata)):
+        if sentence is not None:
+            sentences.append(sentence)
     return {"name": survey.get_mode_display(), "settings": [_setting(survey, s) for s in protocol.privacy_settings],
             "sentences": sentences}
 

@@ -281,6 +281,11 @@ class SurveyProtocol(ABC):
     def estimate(self, stats) -> NaiveBayesModel:
         return self.mechanism.estimate(stats)
 
+    def reference_counts(self, X, y) -> list:
+        """A public sample's answer counts per class for the model's prior (``ldp.reference_prior``): only the
+        frequency-oracle protocol takes them."""
+        raise ValueError("only LDP surveys with answers in choices or bins take the reference sample as a prior")
+
     #: Keys of a validation report's inner object (subclasses set them).
     validation_keys: frozenset
 

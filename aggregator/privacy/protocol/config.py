@@ -4,8 +4,9 @@ questions, MRR groups and personal distributions, the projection's fit) with the
 ``Survey.clean`` calls ``check_settings`` and maps ``ConfigError.field`` onto its form fields.
 
 Fields are dotted configuration paths: "mode", "class", "features", "ldp.epsilon", "ldp.encoding", "ldp.parameters",
-"ldp.strategy", "ldp.postprocess", "ldp.allocation", "mrr.theta", "mrr.groups", "mrr.personal", "mrr.postprocess",
-"numeric.handling", "numeric.bins", "numeric.approach", "projection", "validation.share".
+"ldp.strategy", "ldp.postprocess", "ldp.allocation", "ldp.reference_prior", "ldp.reference_counts", "mrr.theta",
+"mrr.groups", "mrr.personal", "mrr.postprocess", "numeric.handling", "numeric.bins", "numeric.approach", "projection",
+"validation.share".
 """
 from __future__ import annotations
 
@@ -23,6 +24,18 @@ from ..postprocess import METHODS
 #: How one-report respondents are assigned their input: uniformly, or by weights the server recomputes from each
 #: published model (``privacy.allocation``).
 ALLOCATIONS = ("uniform", "adaptive")
+
+
+def ldp_reference_prior(config: dict) -> bool:
+    """``ldp.reference_prior`` (false when absent): the public reference sample's answer counts as the conditionals'
+    prior (``privacy.public_prior``); the frequency-oracle protocol only (numbers kept as numbers have no counts)."""
+    value = section(config, "ldp").get("reference_prior", False)
+    if not isinstance(value, bool):
+        raise ConfigError("ldp.reference_prior", "the reference sample's prior is on (true) or off (false)")
+    if value and numeric_settings(config)[0] == "gaussian":
+        raise ConfigError("ldp.reference_prior", "the reference sample's prior needs the frequency-oracle protocol: "
+                                                 "numbers kept as numbers (Gaussian) have no answer counts")
+    return value
 
 
 def ldp_allocation(config: dict) -> str:
@@ -221,6 +234,7 @@ def _check_ldp(config: dict, share: float = 0.0) -> None:
     if ldp.get("strategy", "one-report") not in STRATEGIES:
         raise ConfigError("ldp.strategy", f"the strategy must be one of {', '.join(STRATEGIES)}")
     _postprocess(ldp, "ldp.postprocess")
+    ldp_reference_prior(config)
     if ldp_allocation(config) == "adaptive" and numeric_settings(config)[0] == "gaussian":
         raise ConfigError("ldp.allocation", "adaptive allocation needs the frequency-oracle protocol: the Gaussian "
                                             "approaches assign their own groups")

@@ -14,9 +14,11 @@ from ..exact_epsilon import ldp_nb_exact_epsilons, with_validation
 from ..jsonable import json_safe
 from ..naive_bayes.fit import fit_nonprivate
 from ..naive_bayes.ldp import LDPNaiveBayes, LDPNBReports, LDPNBStats
+from ..naive_bayes.model import NaiveBayesModel
 from ..oracles.wire import from_wire, to_wire
 from ..postprocess import DEFAULT as DEFAULT_POSTPROCESS
 from ..postprocess import to_distribution
+from ..public_prior import reference_counts, with_public_prior
 from ..validation import correct_oracle
 from .base import (
     LDPValidation,
@@ -26,7 +28,7 @@ from .base import (
     one_report_inputs,
     one_report_payloads,
 )
-from .config import ldp_allocation, ldp_epsilon, ldp_parameters, section
+from .config import ConfigError, ldp_allocation, ldp_epsilon, ldp_parameters, ldp_reference_prior, section
 from .schemas import INDEX, any_oracle_wire, array_of, keyed_cases, ldp_validation_inner, loosen, obj, validation_shape
 
 __all__ = ["LDPProtocol"]
@@ -67,6 +69,9 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
         )
         self.allocation = ldp_allocation(config)
         self.publishes_assignment = self.allocation == "adaptive"
+        self.reference_prior = ldp_reference_prior(config)
+        counts = ldp.get("reference_counts") if self.reference_prior else None
+        self.prior_counts = None if counts is None else self._checked_counts(counts)
         self.check_browser_epsilon(
             [(fo.name, fo.epsilon, fo.domain) for fo in self.nb.oracles])
 
@@ -120,6 +125,35 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
         variances = [fo.count_variance(1) for fo in self.nb.oracles]
         return allocation.weights(to_distribution(np.asarray(prior, dtype=np.float64), "norm-sub"), conditionals,
                                   variances, [c.n for c in stats.per_input]).tolist()
+
+    def _checked_counts(self, counts) -> list[np.ndarray]:
+        """``ldp.reference_counts``: per question an (answers × classes) table of finite counts ≥ 0."""
+        k = self.class_attribute.size
+        try:
+            tables = [np.asarray(c, dtype=np.float64) for c in counts]
+        except (TypeError, ValueError):
+            raise ConfigError("ldp.reference_counts", "the reference counts must be tables of numbers") from None
+        shapes = [(a.size, k) for a in self.nb.attributes]
+        if [t.shape for t in tables] != shapes or any(not np.all(np.isfinite(t)) or np.any(t < 0) for t in tables):
+            raise ConfigError("ldp.reference_counts", "the reference counts need one (answers × classes) table of "
+                                                      "counts ≥ 0 per question: refit them from the reference sample")
+        return tables
+
+    def reference_counts(self, X, y) -> list[list[list[float]]]:
+        """The public sample's (answer, class) counts per question (question-order records ``X``, class codes ``y``,
+        e.g. ``records`` of the designer's reference sample): what ``ldp.reference_counts`` takes."""
+        y = np.asarray(y, dtype=np.int64)
+        if y.size == 0:
+            raise ValueError("the sample has no rows")
+        tables = reference_counts(self.to_model_input(X).astype(np.int64), y, self.nb.attributes,
+                                  self.class_attribute.size)
+        return [t.tolist() for t in tables]
+
+    def estimate(self, stats) -> NaiveBayesModel:
+        """The mechanism's estimate; with the reference sample's prior (``ldp.reference_prior`` and its counts), every
+        conditional the posterior mean under it, weighted by the reports (``public_prior.with_public_prior``)."""
+        model = self.nb.estimate(stats)
+        return model if self.prior_counts is None else with_public_prior(model, self.prior_counts)
 
     def pilot_assignment(self, X, y, respondents: int | None = None) -> list[float] | None:
         """Adaptive allocation: the assignment a *public* sample (question-order records ``X`` and class codes ``y``,
