@@ -65,7 +65,7 @@ FIELD_LABELS = {
     "numeric_handling": _("Numeric handling"), "numeric_bins": _("Numeric bins"),
     "gaussian_approach": _("Gaussian approach"), "projection": _("Projection"),
     "projection_components": _("Projection components"), "reference_sample": _("Reference sample"),
-    "reference_prior": _("Reference sample as the model's prior"),
+    "reference_prior": _("Start from the reference sample"),
     "allocation": _("Allocation"), "postprocess": _("Post-processing"), "validation_share": _("Validation share"),
     "designers": _("Designers"), "retrain_minutes": _("Retrain every (minutes)"),
     "ohttp_relay": _("Oblivious HTTP relay"),

@@ -302,7 +302,8 @@ class Survey(models.Model):
         if self.reference_prior and self.mode != self.Mode.LDP:
             errors.setdefault("reference_prior", _("The reference sample's prior applies to LDP surveys only."))
         elif self.reference_prior and not self.reference_sample and "reference_prior" not in errors:
-            errors["reference_sample"] = _("The reference sample's prior needs a public reference sample.")
+            # On the setting's own field: the workspace's privacy form has no sample field.
+            errors["reference_prior"] = _("The reference sample's prior needs a public reference sample.")
         if self.projection != self.Projection.NONE and not self.projection_components:
             errors["projection_components"] = _("Say how many components to keep.")
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:

@@ -79,7 +79,7 @@ def test_the_setting_is_checked_on_the_form_fields():
     survey = make_survey(slug="health2", reference_prior=True, status="draft")
     with pytest.raises(ValidationError) as info:
         survey.full_clean()
-    assert "needs a public reference sample" in str(info.value.message_dict["reference_sample"])
+    assert "needs a public reference sample" in str(info.value.message_dict["reference_prior"])
     survey = make_survey(slug="health3", reference_prior=True, status="draft", numeric_handling="gaussian")
     survey.reference_sample.save("sample.csv", ContentFile(_sample(20, np.random.default_rng(5)).encode()))
     with pytest.raises(ValidationError) as info:
@@ -117,3 +117,20 @@ def test_saving_a_draft_refits_the_counts_and_says_so():
     assert notice.level == "error" and "no column 'age'" in notice.text
     survey.refresh_from_db()
     assert survey.reference_counts is None  # counts of the old sample are gone
+
+
+def test_the_workspace_figures_take_the_setting_without_a_server_error(client, django_user_model):
+    """The design workspace posts its privacy fields as they change: the box ticked without a sample is a 400 with
+    the reason on the setting's own field, never a 500 (its form has no sample field); unticked, the figures come."""
+    from django.urls import reverse
+
+    survey = make_survey(slug="ws", status="draft")
+    user = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
+    client.force_login(user)
+    url = reverse("design-figures", kwargs={"slug": survey.slug})
+    fields = {"p-mode": "ldp", "p-epsilon": "1", "p-encoding": "oue", "p-strategy": "one-report",
+              "p-allocation": "uniform", "p-postprocess": "bayes", "p-validation_share": "0.1"}
+    assert client.post(url, fields).status_code == 200
+    ticked = client.post(url, {**fields, "p-reference_prior": "on"})
+    assert ticked.status_code == 400
+    assert "needs a public reference sample" in ticked.content.decode()

@@ -124,7 +124,9 @@ async function refresh() {
   const data = new FormData();
   data.append("csrfmiddlewaretoken", form.querySelector("input[name=csrfmiddlewaretoken]").value);
   for (const element of fields.querySelectorAll("input, select, textarea")) {
-    if (element.name) data.append(element.name, element.value);
+    // As the form itself would post them: an unchecked box or radio sends nothing.
+    const unchecked = (element.type === "checkbox" || element.type === "radio") && !element.checked;
+    if (element.name && !unchecked) data.append(element.name, element.value);
   }
   figures.classList.add("updating");
   figures.setAttribute("aria-busy", "true");
