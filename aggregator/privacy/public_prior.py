@@ -8,7 +8,8 @@ the published column is the posterior mean given the reports' raw r_ac = P̂(a �
 N(C_ac, s_ac² + v_ac·(λ + 1/(n_c + 1))), v_ac = C_ac(1 − C_ac) (the last term the centre's own sampling noise), cells
 independent; λ̂ maximises that on a grid, and κ_c + 1 = 1/(λ̂ + 1/(n_c + 1)). Reports that agree with the sample
 beyond their noise give λ̂ → 0 (the public conditionals); reports that disagree (another population) give a large λ̂
-(the reports win). Only the model's additive statistics and the sample's counts are used: O(parameters).
+(the reports win). The class prior is treated alike, with the sample's class shares as its centre. Only the model's
+additive statistics and the sample's counts are used: O(parameters).
 """
 from __future__ import annotations
 
@@ -81,7 +82,8 @@ def public_share(raw: Sequence, errors: Sequence, counts: Sequence) -> float:
 def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesModel:
     """``model`` (an LDP Naive Bayes estimate with ``joint_raw`` and ``joint_standard_errors`` in its metadata) with
     every conditional the posterior mean under the public sample's Dirichlet prior (module docstring); the class prior
-    is the model's. ``metadata["public_prior"]``: the share λ̂, each class's κ_c and the sample's size."""
+    the same way, with the sample's class shares as its centre and a weight of its own. ``metadata["public_prior"]``:
+    the share λ̂, each class's κ_c, the class prior's share and κ, and the sample's size."""
     meta = model.metadata
     if "joint_raw" not in meta or "joint_standard_errors" not in meta:
         raise ValueError("the model carries no raw joint estimates (an LDP Naive Bayes estimate has them)")
@@ -90,11 +92,15 @@ def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesMod
     # P̂(c) of the same reports, projected onto the simplex: the denominator of the raw conditionals.
     prior = to_distribution(np.asarray(meta.get("prior_raw", model.prior), dtype=np.float64), "norm-sub")
     safe = np.where(prior > 0, prior, 1.0)
+    # The ratio's standard error by the delta method: the joint's and, where the prior's comes from other reports
+    # (one report per respondent), the prior's, √((se/p)² + (r·se_p/p)²).
+    prior_se = np.asarray(meta.get("prior_standard_errors", np.zeros(prior.size)), dtype=np.float64)
     raw, errors = [], []
     for joint, se in zip(meta["joint_raw"], meta["joint_standard_errors"], strict=True):
         joint, se = np.asarray(joint, dtype=np.float64), np.asarray(se, dtype=np.float64)
-        raw.append(np.where(prior > 0, joint / safe, np.nan))
-        errors.append(np.where(prior > 0, se / safe, np.nan))
+        r = joint / safe
+        raw.append(np.where(prior > 0, r, np.nan))
+        errors.append(np.where(prior > 0, np.hypot(se / safe, r * prior_se / safe), np.nan))
     for c, r in zip(counts, raw, strict=True):
         if np.asarray(c).shape != r.shape:
             raise ValueError("the public counts must have the shape of the question's (answers, classes) table")
@@ -113,9 +119,19 @@ def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesMod
             total = mean.sum()
             columns[:, j] = mean / total if total > 0 else C[:, j]
         tables.append(columns)
+    # The class prior the same way: the sample's add-½ class shares as the centre, the reports' raw P̂(c) with its
+    # standard errors as the data, one weight of its own.
+    raw_prior = np.asarray(meta.get("prior_raw", model.prior), dtype=np.float64)
+    class_counts = n_c[:, None]
+    prior_share = public_share([raw_prior[:, None]], [prior_se[:, None]], [class_counts])
+    prior_kappa = max(1.0 / (prior_share + 1.0 / (n_c.sum() + 1.0)) - 1.0, KAPPA_MIN)
+    published = posterior_mean(raw_prior, prior_se, prior.size, centre=centres(class_counts)[:, 0],
+                               concentration=prior_kappa)
+    published = published / published.sum() if published.sum() > 0 else centres(class_counts)[:, 0]
     metadata = {**meta, "public_prior": {"share": share, "concentrations": kappas.tolist(),
+                                         "prior_share": prior_share, "prior_concentration": prior_kappa,
                                          "sample_rows": int(n_c.sum())}}
-    return NaiveBayesModel(model.class_attribute, model.attributes, model.prior, tables, metadata=metadata)
+    return NaiveBayesModel(model.class_attribute, model.attributes, published, tables, metadata=metadata)
 
 
 def prior_sentence(metadata: dict) -> str | None:
