@@ -23,7 +23,7 @@ from aggregator.privacy.protocol import SETTING_SYMBOLS, SurveyProtocol
 
 from . import languages, theme
 from .credentials import active_key, rotate_key
-from .fitting import refit
+from .fitting import LEVELS, refit
 from .forms import CHOICES_LABEL, ImportForm, QuestionAdminForm, QuestionChoicesForm, QuestionFormSet
 from .mailing import MailingError, forget_addresses, parse_addresses, queue_invitations, queue_reminders, reminder_rows
 from .models import Choice, InvitationToken, Question, Survey, SurveyLogo, parameters_help
@@ -54,7 +54,6 @@ else:
 TRANSLATED_TEXTS = {Survey: languages.SURVEY_FIELDS, Question: languages.QUESTION_FIELDS, Choice: None}
 
 #: How each kind of ``survey_app.fitting.Notice`` is shown.
-NOTICE_LEVELS = {"success": messages.SUCCESS, "warning": messages.WARNING, "error": messages.ERROR}
 
 #: The labels of the models' fields on the designers' forms, translatable (a model field's verbose_name is part of
 #: its migration state: these labels change no migration).
@@ -319,7 +318,7 @@ class SurveyAdmin(TranslatedLabelsMixin, admin.ModelAdmin):
         if not change:
             survey.designers.add(request.user)  # the designers field (superusers only) was just saved
         for notice in refit(survey):
-            self.message_user(request, notice.text, NOTICE_LEVELS[notice.level])
+            self.message_user(request, notice.text, LEVELS[notice.level])
 
     @admin.display(description=_("Privacy this gives"))
     def privacy_report(self, obj: Survey) -> str:

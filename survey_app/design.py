@@ -24,6 +24,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from . import services
 from .design_forms import NewSurveyForm, PrivacyForm, SurveyForm, other_languages, question_formset
+from .fitting import LEVELS, refit
 from .models import Survey
 from .permissions import can_manage, surveys_for
 from .selectors import planned_accuracy, privacy_figures
@@ -98,6 +99,8 @@ def survey_edit(request, slug: str):
         if survey_form.is_valid() and privacy_form.is_valid() and formset.is_valid():
             services.save_design(survey_form, privacy_form, formset)
             messages.success(request, gettext("Saved “%(title)s”.") % {"title": survey.title})
+            for notice in refit(survey):  # what the survey derives from its reference sample, as the admin does
+                messages.add_message(request, LEVELS[notice.level], notice.text)
             return redirect("design-edit", slug=survey.slug)
         messages.error(request, gettext("Nothing was saved: correct the fields marked below."))
         survey = Survey.objects.get(pk=survey.pk)  # the figures and preview stay those of the saved survey

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib import messages
 from django.utils.translation import gettext
 
 from .models import Survey
 from .pilot import fit_pilot, fit_reference_counts
 from .services import fit_projection
 
-__all__ = ["Notice", "refit"]
+__all__ = ["Notice", "refit", "LEVELS"]
+
+#: A notice's level as a ``django.contrib.messages`` level.
+LEVELS = {"success": messages.SUCCESS, "warning": messages.WARNING, "error": messages.ERROR}
 
 
 @dataclass(frozen=True)

@@ -91,8 +91,12 @@ def test_the_engine_refuses_counts_that_do_not_fit_the_questions():
     config = {"class": {"kind": "categorical", "name": "c", "values": ["a", "b"]},
               "features": [{"kind": "categorical", "name": "x", "values": ["0", "1", "2"]}],
               "mode": "ldp", "ldp": {"epsilon": 1.0, "reference_prior": True}}
+    # Counts of questions since edited (another shape) are not used, as a stale assignment is not; bad numbers are
+    # refused.
+    stale = survey_protocol.build({**config, "ldp": {**config["ldp"], "reference_counts": [[[1, 2], [3, 4]]]}})
+    assert stale.prior_counts is None
     with pytest.raises(ConfigError, match="one \\(answers × classes\\) table") as info:
-        survey_protocol.build({**config, "ldp": {**config["ldp"], "reference_counts": [[[1, 2], [3, 4]]]}})
+        survey_protocol.build({**config, "ldp": {**config["ldp"], "reference_counts": [[[1, 2], [3, -4], [0, 1]]]}})
     assert info.value.field == "ldp.reference_counts"
     with pytest.raises(ConfigError, match="on \\(true\\) or off") as info:
         survey_protocol.build({**config, "ldp": {**config["ldp"], "reference_prior": "yes"}})
@@ -134,3 +138,21 @@ def test_the_workspace_figures_take_the_setting_without_a_server_error(client, d
     ticked = client.post(url, {**fields, "p-reference_prior": "on"})
     assert ticked.status_code == 400
     assert "needs a public reference sample" in ticked.content.decode()
+
+
+def test_counts_of_questions_since_edited_are_not_used_and_a_save_refits_them():
+    """A question gains an answer after the sample was counted: the stored counts no longer fit, so the protocol does
+    not use them (no error on any page), and saving the draft (``fitting.refit``, which the workspace and the admin
+    call) counts the sample again in the new shape."""
+    from survey_app.fitting import refit
+
+    survey = make_survey(slug="edited", reference_prior=True, status="draft", validation_share=0.0)
+    survey.reference_sample.save("sample.csv", ContentFile(_sample(60, np.random.default_rng(7)).encode()))
+    old = fit_reference_counts(survey)
+    smoker = survey.questions.get(name="smoker")
+    smoker.choices.create(label="weekly", position=9)
+    assert get_protocol(survey).prior_counts is None  # stale: not used
+    (notice,) = refit(survey)
+    assert notice.level == "success"
+    assert len(survey.reference_counts[0]) == len(old[0]) + 1
+    assert get_protocol(survey).prior_counts is not None

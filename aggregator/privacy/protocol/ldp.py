@@ -126,15 +126,18 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
         return allocation.weights(to_distribution(np.asarray(prior, dtype=np.float64), "norm-sub"), conditionals,
                                   variances, [c.n for c in stats.per_input]).tolist()
 
-    def _checked_counts(self, counts) -> list[np.ndarray]:
-        """``ldp.reference_counts``: per question an (answers × classes) table of finite counts ≥ 0."""
+    def _checked_counts(self, counts) -> list[np.ndarray] | None:
+        """``ldp.reference_counts``: per question an (answers × classes) table of finite counts ≥ 0. Tables that no
+        longer fit the questions (edited since the sample was counted; saving the draft refits them) are not used:
+        ``None``, as a stored assignment that no longer fits is not."""
         k = self.class_attribute.size
         try:
             tables = [np.asarray(c, dtype=np.float64) for c in counts]
         except (TypeError, ValueError):
             raise ConfigError("ldp.reference_counts", "the reference counts must be tables of numbers") from None
-        shapes = [(a.size, k) for a in self.nb.attributes]
-        if [t.shape for t in tables] != shapes or any(not np.all(np.isfinite(t)) or np.any(t < 0) for t in tables):
+        if [t.shape for t in tables] != [(a.size, k) for a in self.nb.attributes]:
+            return None
+        if any(not np.all(np.isfinite(t)) or np.any(t < 0) for t in tables):
             raise ConfigError("ldp.reference_counts", "the reference counts need one (answers × classes) table of "
                                                       "counts ≥ 0 per question: refit them from the reference sample")
         return tables
