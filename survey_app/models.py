@@ -218,7 +218,8 @@ class Survey(models.Model):
         default=False,
         help_text=_("LDP, answers in choices or bins: the public reference sample's answers per class become the "
                   "model's starting point, and the reports decide how far to trust it (more accuracy at small ε when "
-                  "the sample is like the respondents; it costs no privacy)."))
+                  "the sample is like the respondents). It costs the respondents no privacy; the sample must be "
+                  "public, since published models show its answers per class."))
     reference_counts = models.JSONField(
         null=True, blank=True, editable=False,
         help_text=_("The reference sample's answers per class, per question, that the model starts from "
@@ -1274,14 +1275,23 @@ def skip_rules(questions) -> list:
     return rules
 
 
+#: Why a survey that starts from its reference sample may not open without the sample's counts.
+REFERENCE_NOT_COUNTED = _("The reference sample's answers per class are not counted for the current questions: save "
+                          "the draft again, which counts them (its message says what does not fit), or untick "
+                          "“Start from the reference sample”.")
+
+
 def opening_refusal(survey: Survey) -> str | None:
     """Why ``survey`` (its settings as in memory, its saved questions) may not open, in the page's language, or
     ``None``: the engine refuses its protocol (a class question with two answers or more, features, …), or the
     settings give no privacy for some question (``SurveyProtocol.unprotected``: ε = ∞ against every reader)."""
     try:  # the engine itself, uncached (survey_app.protocol imports this module): opening is rare
-        unprotected = build(protocol_config(survey)).unprotected()
+        protocol = build(protocol_config(survey))
+        unprotected = protocol.unprotected()
     except ValueError as exc:
         return refusal_message(exc)
     if unprotected:
         return str(NO_PRIVACY) % {"questions": ", ".join(unprotected)}
+    if survey.reference_prior and not protocol.reference_prior_ready:
+        return str(REFERENCE_NOT_COUNTED)
     return None

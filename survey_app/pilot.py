@@ -59,6 +59,8 @@ def fit_reference_counts(survey: Survey) -> list | None:
         survey.save(update_fields=["reference_counts"])
     if not survey.reference_sample or not survey.reference_prior:
         return None
+    if not survey.questions.filter(is_class=True).exists() or not survey.questions.filter(is_class=False).exists():
+        return None  # an incomplete draft is not an error here: its questions come first
     protocol = get_protocol(survey)
     counts = protocol.reference_counts(*_sample_records(survey, protocol))
     survey.reference_counts = counts

@@ -8,8 +8,10 @@ the published column is the posterior mean given the reports' raw r_ac = P̂(a �
 N(C_ac, s_ac² + v_ac·(λ + 1/(n_c + 1))), v_ac = C_ac(1 − C_ac) (the last term the centre's own sampling noise), cells
 independent; λ̂ maximises that on a grid, and κ_c + 1 = 1/(λ̂ + 1/(n_c + 1)). Reports that agree with the sample
 beyond their noise give λ̂ → 0 (the public conditionals); reports that disagree (another population) give a large λ̂
-(the reports win). The class prior is treated alike, with the sample's class shares as its centre. Only the model's
-additive statistics and the sample's counts are used: O(parameters).
+(the reports win). The class prior is treated alike, with the sample's class shares as its centre. Approximations, for
+the weight only: the cells are taken as independent (a column sums to 1), and a raw conditional's standard error adds
+the class prior's by the delta method as if the two were independent (with one report per respondent they share
+some reports). Only the model's additive statistics and the sample's counts are used: O(parameters).
 """
 from __future__ import annotations
 
@@ -128,7 +130,9 @@ def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesMod
     published = posterior_mean(raw_prior, prior_se, prior.size, centre=centres(class_counts)[:, 0],
                                concentration=prior_kappa)
     published = published / published.sum() if published.sum() > 0 else centres(class_counts)[:, 0]
-    metadata = {**meta, "public_prior": {"share": share, "concentrations": kappas.tolist(),
+    # The default's guard, its κ and the conditionals' standard errors describe the model this one replaces.
+    replaced = ("guard", "concentration", "prior_concentration", "conditional_standard_errors")
+    metadata = {**{k: v for k, v in meta.items() if k not in replaced}, "public_prior": {"share": share, "concentrations": kappas.tolist(),
                                          "prior_share": prior_share, "prior_concentration": prior_kappa,
                                          "sample_rows": int(n_c.sum())}}
     return NaiveBayesModel(model.class_attribute, model.attributes, published, tables, metadata=metadata)
@@ -136,11 +140,13 @@ def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesMod
 
 def prior_sentence(metadata: dict) -> str | None:
     """What the public sample did to one estimated model, in plain words (``metadata["public_prior"]``), or ``None``
-    for a model without it."""
+    for a model without it. The share is shown on its own scale: 2λ̂, from 0 to 1 (λ̂ ≤ 1/(1 + ``KAPPA_MIN``))."""
     prior = metadata.get("public_prior")
     if not prior:
         return None
-    return (f"Estimator: each class's answers start from the public reference sample's ({prior['sample_rows']} rows), "
-            f"and the reports decide how far to trust it: they put the respondents' difference from the sample at "
-            f"{float(prior['share']):.3f} of its possible spread (0: the sample's answers exactly; the larger, the "
-            f"more the model follows the reports).")
+    scale = min(2.0 * float(prior["share"]), 1.0)
+    return (f"Estimator: each class's answers, and the classes' shares, start from the public reference sample "
+            f"({prior['sample_rows']} rows), weighed with the reports by their noise and the sample's size; the "
+            f"reports put the respondents' difference from the sample at {scale:.2f} on a scale from 0 (no "
+            f"difference beyond the reports' noise: the sample carries its full weight) to 1 (the reports count as "
+            f"much as they can).")

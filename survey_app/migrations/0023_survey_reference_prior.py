@@ -18,6 +18,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='survey',
             name='reference_prior',
-            field=models.BooleanField(default=False, help_text="LDP, answers in choices or bins: the public reference sample's answers per class become the model's starting point, and the reports decide how far to trust it (more accuracy at small ε when the sample is like the respondents; it costs no privacy)."),
+            field=models.BooleanField(default=False, help_text="LDP, answers in choices or bins: the public reference sample's answers per class become the model's starting point, and the reports decide how far to trust it (more accuracy at small ε when the sample is like the respondents). It costs the respondents no privacy; the sample must be public, since published models show its answers per class."),
         ),
     ]

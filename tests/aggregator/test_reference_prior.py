@@ -46,7 +46,9 @@ def test_the_sample_gives_counts_and_the_published_model_starts_from_them():
     version = published_yesterday(survey)
     model = NaiveBayesModel.from_dict(version.model)
     prior = model.metadata["public_prior"]
-    assert prior["sample_rows"] == 120 and 0 < prior["share"] < 0.5
+    assert prior["sample_rows"] == 120 and len(prior["concentrations"]) == 2
+    # What described the model this one replaces is gone: the default's guard and κ.
+    assert "guard" not in model.metadata and "concentration" not in model.metadata
     # The same statistics without the setting: the model without the sample's prior, which differs.
     stats = protocol.stats_from_dict(SurveyStatistics.objects.get(survey=survey).stats)
     survey.reference_prior = False
@@ -55,7 +57,7 @@ def test_the_sample_gives_counts_and_the_published_model_starts_from_them():
     assert not np.allclose(plain.conditionals[0], model.conditionals[0])
     survey.reference_prior = True
     sentences = card_for(version)["mechanism"]["sentences"]
-    assert any("public reference sample's (120 rows)" in s for s in sentences)
+    assert any("start from the public reference sample (120 rows)" in s for s in sentences)
 
 
 def test_without_the_setting_or_a_sample_nothing_is_fitted_and_stale_counts_go():
@@ -156,3 +158,33 @@ def test_counts_of_questions_since_edited_are_not_used_and_a_save_refits_them():
     assert notice.level == "success"
     assert len(survey.reference_counts[0]) == len(old[0]) + 1
     assert get_protocol(survey).prior_counts is not None
+
+
+def test_the_setting_changes_nothing_browsers_receive():
+    """The protocol browsers run, its version and every ε are the same with the setting and its counts as without."""
+    rng = np.random.default_rng(8)
+    survey = make_survey(slug="same", status="draft", validation_share=0.0)
+    without = get_protocol(survey)
+    survey.reference_prior = True
+    survey.reference_sample.save("sample.csv", ContentFile(_sample(30, rng).encode()))
+    fit_reference_counts(survey)
+    with_prior = get_protocol(survey)
+    assert with_prior.reference_prior_ready and not without.reference_prior_ready
+    assert with_prior.public() == without.public() and with_prior.version == without.version
+    assert with_prior.privacy() == without.privacy()
+
+
+def test_a_survey_that_starts_from_its_sample_opens_only_with_its_counts():
+    from survey_app.services import CannotOpen, open_survey
+
+    survey = make_survey(slug="opening", reference_prior=True, status="draft", validation_share=0.0)
+    survey.reference_sample.save("sample.csv", ContentFile(_sample(30, np.random.default_rng(9)).encode()))
+    with pytest.raises(CannotOpen, match="not counted for the current questions"):
+        open_survey(survey)  # never counted (the sample was attached without saving the draft)
+    fit_reference_counts(survey)
+    survey.questions.get(name="smoker").choices.create(label="weekly", position=9)
+    with pytest.raises(CannotOpen, match="save the draft again"):
+        open_survey(survey)  # counted before the question changed
+    fit_reference_counts(survey)
+    open_survey(survey)
+    assert survey.status == "open"

@@ -281,6 +281,12 @@ class SurveyProtocol(ABC):
     def estimate(self, stats) -> NaiveBayesModel:
         return self.mechanism.estimate(stats)
 
+    @property
+    def reference_prior_ready(self) -> bool:
+        """Whether the estimate starts from a public sample's counts (``ldp.reference_counts``, fitting the
+        questions)."""
+        return False
+
     def reference_counts(self, X, y) -> list:
         """A public sample's answer counts per class for the model's prior (``ldp.reference_prior``): only the
         frequency-oracle protocol takes them."""

@@ -142,6 +142,10 @@ class LDPProtocol(LDPValidation, SurveyProtocol):
                                                       "counts ≥ 0 per question: refit them from the reference sample")
         return tables
 
+    @property
+    def reference_prior_ready(self) -> bool:
+        return self.prior_counts is not None
+
     def reference_counts(self, X, y) -> list[list[list[float]]]:
         """The public sample's (answer, class) counts per question (question-order records ``X``, class codes ``y``,
         e.g. ``records`` of the designer's reference sample): what ``ldp.reference_counts`` takes."""
