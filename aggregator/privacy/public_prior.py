@@ -132,9 +132,9 @@ def with_public_prior(model: NaiveBayesModel, counts: Sequence) -> NaiveBayesMod
     published = published / published.sum() if published.sum() > 0 else centres(class_counts)[:, 0]
     # The default's guard, its κ and the conditionals' standard errors describe the model this one replaces.
     replaced = ("guard", "concentration", "prior_concentration", "conditional_standard_errors")
-    metadata = {**{k: v for k, v in meta.items() if k not in replaced}, "public_prior": {"share": share, "concentrations": kappas.tolist(),
-                                         "prior_share": prior_share, "prior_concentration": prior_kappa,
-                                         "sample_rows": int(n_c.sum())}}
+    metadata = {k: v for k, v in meta.items() if k not in replaced}
+    metadata["public_prior"] = {"share": share, "concentrations": kappas.tolist(), "prior_share": prior_share,
+                                "prior_concentration": prior_kappa, "sample_rows": int(n_c.sum())}
     return NaiveBayesModel(model.class_attribute, model.attributes, published, tables, metadata=metadata)
 
 
